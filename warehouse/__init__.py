@@ -1,0 +1,1 @@
+"""Storage: Parquet tables with explicit schemas, published as whole snapshots."""
