@@ -1,0 +1,142 @@
+"""Which model a listed id names, who makes it, and whether the listing is the maker's own.
+
+The same model appears under many ids: dated and undated (`claude-sonnet-4-20250514`,
+`claude-sonnet-4-0`), vendor-prefixed at hosts (`anthropic/claude-sonnet-4`,
+`anthropic.claude-sonnet-4-20250514-v1:0`), with dots or dashes (`claude-3.5-sonnet`). Ids are
+reduced to a normal form, and two ids of one maker with the same normal form are one model.
+The maker comes from the vendor prefix where there is one, otherwise from a curated table of
+brand patterns (`warehouse/seed/makers.csv`), so a host's listing of a model and the maker's
+own listing meet on the same key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pipelines.listings import canonical_provider
+
+# Suffixes that name a snapshot or packaging of a model rather than another model.
+_SNAPSHOT_SUFFIXES = [
+    re.compile(r"-v\d+:\d+$"),  # Bedrock packaging: -v1:0
+    re.compile(r"-\d{4}-\d{2}-\d{2}$"),  # -2024-08-06
+    re.compile(r"-\d{8}$"),  # -20250514
+    re.compile(r"-\d{6}$"),  # -251015
+    re.compile(r"-(?:0[1-9]|1[0-2])-20\d{2}$"),  # -03-2025
+    re.compile(r"-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$"),  # -06-17
+    # Four digits only where they read as a date: month-day (-0709) or year-month (-2411).
+    re.compile(r"-(?:(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])|2[3-9](?:0[1-9]|1[0-2]))$"),
+    re.compile(r"-00\d$"),  # -001 (Gemini revisions)
+    re.compile(r"-latest$"),
+]
+_HOST_PREFIXES = [
+    re.compile(r"^(?:us|eu|apac|global|jp|au)\.(?=[a-z0-9-]+\.)"),  # Bedrock cross-region profiles
+    re.compile(r"^@cf/"),  # Cloudflare
+    re.compile(r"^accounts/[^/]+/models/"),  # Fireworks
+    re.compile(r"^models/"),  # Google's REST form
+]
+# Ids that are not text models sold by the token, whatever their price table says.
+NOT_TEXT = re.compile(
+    r"embed|rerank|moderation|tts|transcribe|whisper|speech|audio|voice|realtime|image|"
+    r"dall-e|vision-preview|ocr|live|robotics|computer-use|search-api|nano-banana|veo|sora|imagen|"
+    r"video|music|^ft:|\.ft-|:"
+)
+
+
+@dataclass(frozen=True)
+class ModelKey:
+    """One model: its maker and the id the maker's own catalogue uses for it."""
+
+    maker: str
+    model_id: str
+
+
+def split_vendor(listed_id: str) -> tuple[str | None, str]:
+    """(vendor named in the id, the id without vendor and host packaging)."""
+    bare = listed_id.strip()
+    for prefix in _HOST_PREFIXES:
+        bare = prefix.sub("", bare)
+    vendor = None
+    if "/" in bare:
+        vendor, bare = bare.rsplit("/", 1)
+        vendor = vendor.split("/")[-1]
+    elif re.match(r"^[a-z0-9-]+\.[a-z]", bare) and not re.match(r"^[a-z]+-?\d", bare):
+        vendor, bare = bare.split(".", 1)  # Bedrock: anthropic.claude-...
+    return (canonical_provider(vendor) if vendor else None), bare
+
+
+def normal_form(model_id: str) -> str:
+    """Lower case, dots as dashes, snapshot suffixes and a trailing `-0` version removed."""
+    form = model_id.lower().replace(".", "-").replace("_", "-")
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _SNAPSHOT_SUFFIXES:
+            shorter = suffix.sub("", form)
+            if shorter != form and shorter:
+                form, changed = shorter, True
+    return re.sub(r"(\d)-0$", r"\1", form)
+
+
+def is_text_model(model_id: str) -> bool:
+    return not NOT_TEXT.search(normal_form(model_id))
+
+
+class MakerTable:
+    """Brand patterns → maker, first match wins (from `makers.csv`)."""
+
+    def __init__(self, rows: Iterable[tuple[str, str]]):
+        self._rules = [(re.compile(pattern), maker) for pattern, maker in rows]
+        self.makers = {maker for _, maker in self._rules}
+
+    def maker_of(self, listed_id: str, vendor: str | None = None) -> str | None:
+        """The brand decides; a vendor prefix only where no brand pattern matches, because
+        resellers prefix other makers' models with their own name (`perplexity/glm-5.3`)."""
+        bare = listed_id.lower()
+        for pattern, maker in self._rules:
+            if pattern.search(bare):
+                return maker
+        return vendor if vendor in self.makers else None
+
+
+class Resolver:
+    """Maps (provider, listed id) to a ModelKey, learning each maker's ids from its own listings.
+
+    Lookup tries the exact id first, then its normal form. A catalogue that lists two ids with
+    one normal form as separate models (`mistral-large` and `mistral-large-2512`) is believed:
+    with `distinct=True` the second id becomes a model of its own, reachable by its exact id.
+    """
+
+    def __init__(self, makers: MakerTable):
+        self.makers = makers
+        self._exact: dict[tuple[str, str], ModelKey] = {}
+        self._normal: dict[tuple[str, str], ModelKey] = {}
+
+    def _maker_and_bare(self, listed_id: str) -> tuple[str | None, str]:
+        vendor, bare = split_vendor(listed_id)
+        return self.makers.maker_of(bare, vendor), bare
+
+    def key_of(self, provider: str, listed_id: str) -> tuple[ModelKey | None, bool]:
+        """(model key or None, whether this provider is the model's maker)."""
+        maker, bare = self._maker_and_bare(listed_id)
+        if maker is None:
+            return None, False
+        key = self._exact.get((maker, bare.lower())) or self._normal.get((maker, normal_form(bare)))
+        return key, maker == canonical_provider(provider)
+
+    def learn(self, provider: str, listed_id: str, distinct: bool = False) -> ModelKey | None:
+        """Register a maker's own listing as a model; the first id seen for a normal form names it."""
+        maker, bare = self._maker_and_bare(listed_id)
+        if maker is None or maker != canonical_provider(provider) or not is_text_model(bare):
+            return None
+        exact, normal = (maker, bare.lower()), (maker, normal_form(bare))
+        if exact in self._exact:
+            return self._exact[exact]
+        if normal in self._normal and not distinct:
+            key = self._normal[normal]
+        else:
+            key = ModelKey(maker, bare)
+            self._normal.setdefault(normal, key)
+        self._exact[exact] = key
+        return key

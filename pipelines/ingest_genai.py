@@ -1,0 +1,164 @@
+"""genai-prices → listings: its current catalogue, dated conditional prices and batch variants.
+
+Reads the catalogue object the package ships (`genai_prices.data_snapshot.get_snapshot()`, its
+bundled data; the opt-in network updater is never started). Each provider's list is taken as
+that provider's own price, whether it made the model or resells it; identity reconciliation
+decides later which listing is the origin's.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta, timezone
+from decimal import Decimal
+
+from genai_prices.types import (
+    ConditionalPrice,
+    ModelInfo,
+    ModelPrice,
+    Provider,
+    StartDateConstraint,
+    TieredPrices,
+    TimeOfDateConstraint,
+)
+
+from pipelines.listings import (
+    BATCH,
+    CURRENT,
+    PUBLISHED,
+    SYNC,
+    Listing,
+    Tier,
+    canonical_provider,
+    tiers_json,
+)
+
+SOURCE = "genai-prices"
+
+# genai-prices field → our field. Reasoning is billed as output unless a model prices it apart.
+FIELDS = {
+    "input_mtok": "input",
+    "output_mtok": "output",
+    "cache_read_mtok": "cache_read",
+    "cache_write_mtok": "cache_write",
+    "output_reasoning_mtok": "reasoning",
+}
+BATCH_CONTEXT = {"processing": "batch"}
+
+
+def _midday(day: date) -> datetime:
+    # Midday UTC sits outside every time-of-day window in the data (DeepSeek's off-peak hours
+    # run 16:30–00:30 UTC), so resolving at midday gives the standard price.
+    return datetime.combine(day, time(12), tzinfo=timezone.utc)
+
+
+def price_fields(price: ModelPrice) -> tuple[dict[str, float | None], str | None]:
+    """Base rates of a ModelPrice and its context tiers as canonical JSON."""
+    base: dict[str, float | None] = {}
+    tiered: dict[str, TieredPrices] = {}
+    for theirs, ours in FIELDS.items():
+        value = getattr(price, theirs, None)
+        if isinstance(value, TieredPrices):
+            tiered[ours] = value
+            base[ours] = float(value.base)
+        else:
+            base[ours] = float(value) if isinstance(value, (Decimal, int, float)) else None
+    thresholds = sorted({tier.start for prices in tiered.values() for tier in prices.tiers})
+    tiers = []
+    for threshold in thresholds:
+        rates = {}
+        for ours, value in base.items():
+            if value is None:
+                continue
+            if ours in tiered:
+                # A field without a tier at this threshold keeps its rate from the tier below.
+                reached = [t.price for t in tiered[ours].tiers if t.start <= threshold]
+                rates[ours] = float(reached[-1]) if reached else value
+            else:
+                rates[ours] = value
+        tiers.append(Tier(above=threshold, rates=rates))
+    return base, tiers_json(tiers)
+
+
+def is_token_priced(price: ModelPrice) -> bool:
+    return getattr(price, "input_mtok", None) is not None and getattr(price, "output_mtok", None) is not None
+
+
+def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: ModelPrice,
+             provenance: str, version: str, note: str | None = None) -> Listing:
+    rates, tiers = price_fields(price)
+    return Listing(
+        provider=canonical_provider(provider.id),
+        source_model_id=model.id,
+        mode=mode,
+        effective_date=day,
+        tiers=tiers,
+        source=SOURCE,
+        source_version=version,
+        provenance=provenance,
+        source_url=(provider.pricing_urls or [None])[0],
+        display_name=model.name,
+        context_window=model.context_window,
+        deprecated=bool(model.deprecated) if model.deprecated is not None else None,
+        note=note,
+        **rates,
+    )
+
+
+def dated_listings(provider: Provider, model: ModelInfo, version: str) -> list[Listing]:
+    """The provider's documented price changes: one `published` listing per start date.
+
+    The undated first entry is the price in force before the first change; it is dated the day
+    before that change, the last day the provider's own data vouches for it.
+    """
+    if not isinstance(model.prices, list):
+        return []
+    dated = [c for c in model.prices if isinstance(c.constraint, StartDateConstraint)]
+    if not dated:
+        return []
+    first_change = min(c.constraint.start_date for c in dated)
+    out = []
+    for conditional in model.prices:
+        constraint = conditional.constraint
+        if isinstance(constraint, TimeOfDateConstraint) or not is_token_priced(conditional.prices):
+            continue  # daily off-peak windows are not price changes
+        if constraint is None:
+            day, note = first_change - timedelta(days=1), f"in force before {first_change}"
+        else:
+            day, note = constraint.start_date, None
+        out.append(_listing(provider, model, SYNC, day, conditional.prices, PUBLISHED, version, note))
+    return out
+
+
+def has_batch_variant(model: ModelInfo) -> bool:
+    return any(v.when == BATCH_CONTEXT for v in model.price_variants or [])
+
+
+def current_listings(provider: Provider, model: ModelInfo, as_of: date, version: str) -> list[Listing]:
+    """Today's sync price and, where the model has a batch variant, today's batch price.
+
+    Batch variants are read only as of today: the package models them from 2026-10-14 and
+    silently falls back to the standard price before that, so they carry no batch history.
+    """
+    at = _midday(as_of)
+    standard = model.get_prices(at)
+    if not is_token_priced(standard):
+        return []
+    out = [_listing(provider, model, SYNC, as_of, standard, CURRENT, version)]
+    if has_batch_variant(model):
+        out.append(_listing(provider, model, BATCH, as_of, model.get_prices(at, BATCH_CONTEXT), CURRENT, version))
+    return out
+
+
+def genai_listings(providers: list[Provider], as_of: date, version: str) -> list[Listing]:
+    """Every token-priced model of every provider: dated changes plus the current catalogue."""
+    out: list[Listing] = []
+    for provider in providers:
+        for model in provider.models:
+            out += dated_listings(provider, model, version)
+            out += current_listings(provider, model, as_of, version)
+    return out
+
+
+def conditional_start(conditional: ConditionalPrice) -> date | None:
+    constraint = conditional.constraint
+    return constraint.start_date if isinstance(constraint, StartDateConstraint) else None

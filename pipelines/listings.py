@@ -1,0 +1,109 @@
+"""The common shape every source is normalised to: one row per listed price.
+
+A *listing* is what one source says one provider charged for one model id in one mode from one
+date. Sources differ in vocabulary; these helpers give them a single one, so reconciliation
+downstream never needs to know which package a row came from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from datetime import date
+
+import pandas as pd
+
+# Provenance markers, from the contract.
+PUBLISHED = "published"  # a dated price the provider documented
+ARCHIVED = "archived"  # read from an archived public price list on that date
+FIRST_OBSERVED = "first_observed"  # first date a dataset shows it; the true start may be earlier
+CURRENT = "current"  # today's catalogue
+CARRIED_FORWARD = "carried_forward"  # a daily point with no new observation
+PROVENANCES = (PUBLISHED, ARCHIVED, FIRST_OBSERVED, CURRENT, CARRIED_FORWARD)
+
+SYNC, BATCH = "sync", "batch"
+
+# Provider ids differ between sources; one spelling per company.
+PROVIDER_ALIASES = {
+    "x-ai": "xai",
+    "mistralai": "mistral",
+    "meta-llama": "meta",
+    "z-ai": "zai",
+    "amazon-bedrock": "amazon",
+    "nova": "amazon",
+    "qwen": "alibaba",
+    "moonshot": "moonshotai",
+    "ai21labs": "ai21",
+    "volcengine": "bytedance",
+    "byteplus": "bytedance",
+    "stepfun-ai": "stepfun",
+    "tencent-tokenhub": "tencent",
+}
+
+
+def canonical_provider(provider_id: str) -> str:
+    key = provider_id.strip().lower()
+    return PROVIDER_ALIASES.get(key, key)
+
+
+@dataclass(frozen=True)
+class Listing:
+    provider: str
+    source_model_id: str
+    mode: str
+    effective_date: date
+    input: float | None
+    output: float | None
+    source: str
+    source_version: str
+    provenance: str
+    cache_read: float | None = None
+    cache_write: float | None = None
+    reasoning: float | None = None
+    tiers: str | None = None
+    source_url: str | None = None
+    display_name: str | None = None
+    context_window: int | None = None
+    deprecated: bool | None = None
+    note: str | None = None
+
+
+LISTING_COLUMNS = [f.name for f in fields(Listing)]
+
+
+def listings_frame(rows: list[Listing]) -> pd.DataFrame:
+    """Rows to a frame with every listing column, in a stable order, even when empty."""
+    frame = pd.DataFrame([r.__dict__ for r in rows], columns=LISTING_COLUMNS)
+    frame["context_window"] = frame["context_window"].astype("Int64")
+    frame["deprecated"] = frame["deprecated"].astype("boolean")
+    for col in ("input", "output", "cache_read", "cache_write", "reasoning"):
+        frame[col] = frame[col].astype("float64")
+    return frame.sort_values(
+        ["provider", "source_model_id", "mode", "effective_date", "provenance"], kind="stable"
+    ).reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Tier:
+    """Rates that apply to the whole request once the prompt exceeds `above` tokens."""
+
+    above: int
+    rates: dict[str, float] = field(default_factory=dict)
+
+
+def tiers_json(tiers: list[Tier]) -> str | None:
+    """Canonical JSON for context tiers (sorted by threshold, keys sorted), or None when flat."""
+    if not tiers:
+        return None
+    ordered = sorted(tiers, key=lambda t: t.above)
+    return json.dumps(
+        [{"above": t.above, **dict(sorted(t.rates.items()))} for t in ordered], separators=(",", ":")
+    )
+
+
+def positive_or_none(value: object) -> float | None:
+    """A price as float; missing, negative (sources use -1 for 'variable') or NaN becomes None."""
+    if value is None:
+        return None
+    number = float(value)
+    return number if number == number and number >= 0 else None

@@ -1,0 +1,130 @@
+"""All sources' listings → one table of observations keyed by ticker.
+
+Reconciliation, in order:
+1. The maker's own listings (genai-prices first, then model-prices) define the models.
+2. Every listing, the hosts' and the archive's included, is mapped onto those models.
+3. Tickers are assigned (`pipelines.tickers`).
+4. Where one provider's price for one model, mode and date is stated more than once, the most
+   authoritative statement wins and the others stay in the table, marked `superseded` with the
+   winner named, so a disagreement between sources is visible rather than dropped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pipelines.identity import ModelKey, Resolver
+from pipelines.ingest_archive import SOURCE as ARCHIVE_SOURCE
+from pipelines.ingest_genai import SOURCE as GENAI_SOURCE
+from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
+from pipelines.listings import ARCHIVED, CURRENT, FIRST_OBSERVED, PUBLISHED, SYNC
+from pipelines.tickers import TickerRequest, assign_tickers
+
+# A documented dated price beats today's catalogue, which beats a dataset's first sighting,
+# which beats an archived host list. Between sources with the same marker, the one that reads
+# the providers' pages more directly wins.
+PROVENANCE_RANK = {PUBLISHED: 4, CURRENT: 3, FIRST_OBSERVED: 2, ARCHIVED: 1}
+SOURCE_RANK = {GENAI_SOURCE: 3, MODEL_PRICES_SOURCE: 2, ARCHIVE_SOURCE: 1}
+PRICE_COLUMNS = ["input", "output", "cache_read", "cache_write", "reasoning", "tiers"]
+ORIGIN_SOURCES = (GENAI_SOURCE, MODEL_PRICES_SOURCE)
+OBSERVATION_COLUMNS = [
+    "ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date",
+    "input", "output", "cache_read", "cache_write", "reasoning", "tiers",
+    "source", "source_version", "source_url", "provenance", "authority", "superseded", "superseded_by", "note",
+]
+
+
+def authority(provenance: pd.Series, source: pd.Series) -> pd.Series:
+    return (provenance.map(PROVENANCE_RANK).fillna(0) * 10 + source.map(SOURCE_RANK).fillna(0)).astype("int8")
+
+
+def learn_models(listings: pd.DataFrame, resolver: Resolver) -> None:
+    """Teach the resolver every model its maker lists, genai-prices' ids first so they name them."""
+    origin = listings[listings["source"].isin(ORIGIN_SOURCES) & (listings["mode"] == SYNC)]
+    order = origin.assign(_rank=origin["source"].map(SOURCE_RANK)).sort_values(
+        ["_rank", "provider", "source_model_id"], ascending=[False, True, True], kind="stable"
+    )
+    for provider, listed_id, source in order[["provider", "source_model_id", "source"]].drop_duplicates(
+        ["provider", "source_model_id"]
+    ).itertuples(index=False):
+        # genai-prices separates models deliberately (its alias logic groups the snapshots of one).
+        resolver.learn(provider, listed_id, distinct=source == GENAI_SOURCE)
+
+
+def map_listings(listings: pd.DataFrame, resolver: Resolver) -> pd.DataFrame:
+    """Attach the model key and origin flag to each listing; listings of unknown models drop out."""
+    pairs = listings[["provider", "source_model_id"]].drop_duplicates()
+    resolved = {
+        (p, i): resolver.key_of(p, i) for p, i in pairs.itertuples(index=False)
+    }
+    keys = [resolved[(p, i)] for p, i in zip(listings["provider"], listings["source_model_id"])]
+    mapped = listings.assign(
+        _maker=[k.maker if k else None for k, _ in keys],
+        _model=[k.model_id if k else None for k, _ in keys],
+        is_origin=[origin for _, origin in keys],
+    )
+    return mapped[mapped["_model"].notna()].reset_index(drop=True)
+
+
+def priced_models_only(mapped: pd.DataFrame) -> pd.DataFrame:
+    """Keep models whose maker's latest sync price has a positive output rate.
+
+    A model offered only free (a preview) or never priced by its maker has no β to quote.
+    """
+    origin_sync = mapped[mapped["is_origin"] & (mapped["mode"] == SYNC)]
+    latest = origin_sync.sort_values("effective_date", kind="stable").groupby(["_maker", "_model"]).tail(1)
+    priced = latest.loc[latest["output"] > 0, ["_maker", "_model"]]
+    keep = pd.MultiIndex.from_frame(priced)
+    index = pd.MultiIndex.from_frame(mapped[["_maker", "_model"]])
+    return mapped[index.isin(keep)].reset_index(drop=True)
+
+
+def ticker_requests(mapped: pd.DataFrame, overrides: dict[tuple[str, str], str]) -> list[TickerRequest]:
+    first_seen = mapped.groupby(["_maker", "_model"])["effective_date"].min()
+    return [
+        TickerRequest(maker, model, day, overrides.get((maker, model)))
+        for (maker, model), day in first_seen.items()
+    ]
+
+
+def mark_superseded(frame: pd.DataFrame) -> pd.DataFrame:
+    """Within each (ticker, provider, mode, date), rank statements; losers name the winner."""
+    frame = frame.sort_values(
+        ["ticker", "provider", "mode", "effective_date", "authority", "provider_model_id"],
+        ascending=[True, True, True, True, False, True], kind="stable",
+    ).reset_index(drop=True)
+    group = ["ticker", "provider", "mode", "effective_date"]
+    winner = frame.groupby(group, sort=False).cumcount() == 0
+    label = frame["source"] + " (" + frame["provenance"] + ")"
+    winner_label = label.where(winner).groupby([frame[c] for c in group], sort=False).transform("first")
+    firsts = frame[PRICE_COLUMNS].where(winner).groupby([frame[c] for c in group], sort=False).transform("first")
+    same = np.logical_and.reduce(
+        [(frame[c] == firsts[c]) | (frame[c].isna() & firsts[c].isna()) for c in PRICE_COLUMNS]
+    )
+    disagreement = (~winner) & ~same
+    note = frame["note"].astype("object")
+    frame["superseded"] = ~winner
+    frame["superseded_by"] = winner_label.where(~winner)
+    frame["note"] = np.where(
+        disagreement,
+        ("disagrees with " + winner_label + note.map(lambda n: f"; {n}" if isinstance(n, str) else "")),
+        note,
+    )
+    return frame
+
+
+def build_observations(listings: pd.DataFrame, resolver: Resolver,
+                       overrides: dict[tuple[str, str], str]) -> tuple[pd.DataFrame, dict[ModelKey, str]]:
+    """The `price_observations` table and the ticker of every model key."""
+    learn_models(listings, resolver)
+    mapped = priced_models_only(map_listings(listings, resolver))
+    tickers = assign_tickers(ticker_requests(mapped, overrides))
+    frame = mapped.assign(
+        ticker=[tickers[(m, i)] for m, i in zip(mapped["_maker"], mapped["_model"])],
+        provider_model_id=mapped["source_model_id"],
+        authority=authority(mapped["provenance"], mapped["source"]),
+    )
+    frame = mark_superseded(frame)
+    keys = {ModelKey(m, i): t for (m, i), t in tickers.items()}
+    return frame[OBSERVATION_COLUMNS], keys

@@ -1,0 +1,112 @@
+"""The model registry: one record per ticker, with the fields of the contract (§1).
+
+Families, tiers and the reasoning flag are not in the price data. They come from curated
+pattern rules (`warehouse/seed/model_rules.csv`) matched against `maker/model_id`, with these
+defaults where no rule matches:
+- family: `maker/` + the ticker without its version tokens (`GPT-4.1-MINI` → `openai/gpt-mini`);
+- tier: by the latest sync output price: at least 10 $/M frontier, at most 1.5 $/M efficient,
+  mid in between;
+- is_reasoning: false.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+
+from pipelines.listings import BATCH, SYNC
+from pipelines.tickers import BATCH_SUFFIX, has_snapshot_suffix
+
+FRONTIER_OUTPUT_FLOOR = 10.0
+EFFICIENT_OUTPUT_CEILING = 1.5
+VERSION_TOKEN = re.compile(r"^[a-z]?\d+(\.\d+)*[a-z]?$")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Curated patterns: (kind, compiled pattern, value), first match per kind wins."""
+
+    rows: tuple[tuple[str, re.Pattern, str], ...]
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> "Rules":
+        return cls(tuple((k, re.compile(p), v) for k, p, v in frame[["kind", "pattern", "value"]].itertuples(index=False)))
+
+    def first(self, kind: str, subject: str) -> str | None:
+        for rule_kind, pattern, value in self.rows:
+            if rule_kind == kind and pattern.search(subject):
+                return value
+        return None
+
+
+def default_family(maker: str, ticker: str) -> str:
+    tokens = []
+    for token in ticker.lower().split("-"):
+        if VERSION_TOKEN.match(token) or re.match(r"^\d+k$", token):
+            continue
+        tokens.append(re.sub(r"(?<=[a-z]{3})\d+(\.\d+)*$", "", token))
+    line = "-".join(tokens) or re.sub(r"\d.*$", "", ticker.lower()) or ticker.lower()
+    return f"{maker}/{line}"
+
+
+def default_tier(output_price: float) -> str:
+    if output_price >= FRONTIER_OUTPUT_FLOOR:
+        return "frontier"
+    if output_price <= EFFICIENT_OUTPUT_CEILING:
+        return "efficient"
+    return "mid"
+
+
+def choose_model_id(ids: list[str]) -> str:
+    """The maker's own API id: an undated id that is not an alias form, else the earliest snapshot id."""
+    clean = sorted(i for i in ids if not has_snapshot_suffix(i) and not re.search(r"-0$", i))
+    if clean:
+        return min(clean, key=lambda i: (len(i), i)).lower()
+    dated = sorted(i for i in ids if re.search(r"\d{4}-?\d{2}-?\d{2}$|\d{4}$", i))
+    return (dated[0] if dated else sorted(ids)[0]).lower()
+
+
+def latest_origin_price(observations: pd.DataFrame, mode: str) -> pd.DataFrame:
+    rows = observations[observations["is_origin"] & ~observations["superseded"] & (observations["mode"] == mode)]
+    return rows.sort_values(["effective_date", "authority"], kind="stable").groupby("ticker").tail(1).set_index("ticker")
+
+
+def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rules) -> pd.DataFrame:
+    """One record per ticker in the observations (every ticker there has a maker's own price)."""
+    meta = listings.drop_duplicates(["provider", "source_model_id"])[
+        ["provider", "source_model_id", "display_name", "context_window", "deprecated", "source"]
+    ].rename(columns={"source_model_id": "provider_model_id", "source": "listing_source"})
+    origin = observations[observations["is_origin"]].merge(meta, on=["provider", "provider_model_id"], how="left")
+    latest_sync = latest_origin_price(observations, SYNC)
+    has_batch = set(observations.loc[observations["is_origin"] & (observations["mode"] == BATCH), "ticker"])
+    records = []
+    for ticker, rows in origin.groupby("ticker", sort=True):
+        maker = rows["provider"].iloc[0]
+        ids = sorted(rows["provider_model_id"].unique())
+        model_id = choose_model_id(ids)
+        subject = f"{maker}/{model_id}"
+        every = observations.loc[observations["ticker"] == ticker]
+        names = rows.sort_values("listing_source")["display_name"].dropna()
+        output_price = float(latest_sync.loc[ticker, "output"])
+        records.append(
+            {
+                "ticker": ticker,
+                "ticker_batch": ticker + BATCH_SUFFIX if ticker in has_batch else None,
+                "model_id": model_id,
+                "display_name": names.iloc[0] if len(names) else model_id,
+                "provider": maker,
+                "family": rules.first("family", subject) or default_family(maker, ticker),
+                "tier": rules.first("tier", subject) or default_tier(output_price),
+                "is_reasoning": (rules.first("reasoning", subject) or "false") == "true",
+                "context_window": rows["context_window"].dropna().max() if rows["context_window"].notna().any() else None,
+                "aliases": sorted({i.lower() for i in every["provider_model_id"]} | {ticker.lower()}),
+                "first_seen": every["effective_date"].min(),
+                "status": "deprecated" if rows["deprecated"].fillna(False).astype(bool).any() else "active",
+                "host_count": int(every.loc[~every["is_origin"], "provider"].nunique()),
+            }
+        )
+    frame = pd.DataFrame.from_records(records)
+    frame["context_window"] = frame["context_window"].astype("Int64")
+    return frame

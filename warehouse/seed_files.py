@@ -1,0 +1,100 @@
+"""Readers for the seed files shipped in warehouse/seed/.
+
+Seed files are committed data, so they are checked on read: a damaged file fails loudly with
+a ValueError naming the file, instead of turning into silently wrong prices downstream.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import zlib
+from pathlib import Path
+
+import pandas as pd
+
+SEED_DIR = Path(__file__).parent / "seed"
+
+PRICE_ARCHIVE = "price_archive.csv.gz"
+PRICE_ARCHIVE_META = "price_archive.meta.json"
+PRICE_ARCHIVE_COLUMNS = ("date", "model_id", "input", "output")
+
+
+def read_price_archive(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
+    """Monthly OpenRouter list prices (USD per million tokens) and the provenance of the file.
+
+    Returns a frame with columns date (datetime.date), model_id (str), input and output
+    (float64, all positive), sorted by date then model_id, and the dict from
+    price_archive.meta.json. Raises FileNotFoundError if either file is missing and
+    ValueError if either is corrupt.
+    """
+    path = Path(seed_dir) / PRICE_ARCHIVE
+    meta = _read_meta(Path(seed_dir) / PRICE_ARCHIVE_META)
+    try:
+        raw = pd.read_csv(path, compression="gzip", dtype=str, keep_default_na=False)
+    except FileNotFoundError:
+        raise
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as e:
+        raise ValueError(f"{path}: unreadable ({e})") from e
+
+    missing = [c for c in PRICE_ARCHIVE_COLUMNS if c not in raw.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}")
+    raw = raw[list(PRICE_ARCHIVE_COLUMNS)]
+
+    try:
+        dates = pd.to_datetime(raw["date"], format="%Y-%m-%d").dt.date
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{path}: bad date ({str(e).splitlines()[0]})") from e
+    if (raw["model_id"] == "").any():
+        raise ValueError(f"{path}: empty model_id")
+
+    frame = pd.DataFrame({"date": dates, "model_id": raw["model_id"].astype(str)})
+    for col in ("input", "output"):
+        values = pd.to_numeric(raw[col], errors="coerce").astype("float64")
+        bad = ~((values > 0) & (values < math.inf))  # NaN (non-numeric or empty) fails too
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            raise ValueError(
+                f"{path}: {col} must be a positive number, got {raw[col].iloc[row]!r} "
+                f"on data row {row + 1}"
+            )
+        frame[col] = values
+
+    if frame.duplicated(["date", "model_id"]).any():
+        raise ValueError(f"{path}: duplicate (date, model_id) rows")
+    if "rows" in meta and meta["rows"] != len(frame):
+        raise ValueError(f"{path}: {len(frame)} rows but {PRICE_ARCHIVE_META} says {meta['rows']}")
+    frame = frame.sort_values(["date", "model_id"], ignore_index=True)
+    return frame, meta
+
+
+def read_seed_csv(name: str, seed_dir: Path = SEED_DIR) -> pd.DataFrame:
+    """A plain CSV seed table, e.g. read_seed_csv("providers") or read_seed_csv("providers.csv").
+
+    Lines whose first non-blank character is # are comments (a # inside a value is kept).
+    Empty fields stay empty strings rather than NaN, so "no value" in a hand-edited table is
+    never confused with a missing number. Raises FileNotFoundError if the file is missing.
+    """
+    path = Path(seed_dir) / (name if name.endswith(".csv") else f"{name}.csv")
+    text = path.read_text(encoding="utf-8")
+    body = "".join(
+        line for line in text.splitlines(keepends=True) if not line.lstrip().startswith("#")
+    )
+    try:
+        return pd.read_csv(io.StringIO(body), keep_default_na=False, na_filter=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+        raise ValueError(f"{path}: unreadable CSV ({e})") from e
+
+
+def _read_meta(path: Path) -> dict:
+    """The provenance record is required: a price archive without it cannot be attributed."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from e
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: expected a JSON object")
+    return meta
