@@ -1,0 +1,37 @@
+# Two commands do all the set-up on a fresh machine:
+#   make run   build the warehouse from the bundled data and start the services
+#   make test  run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+export ORACLE_WAREHOUSE ?= $(CURDIR)/warehouse/snapshots
+export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
+
+.PHONY: install run refresh test validate clean
+
+$(INSTALLED): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(INSTALLED)
+
+install: $(INSTALLED)
+
+refresh: install
+	mkdir -p $(DAGSTER_HOME)
+	$(BIN)/oracle refresh
+
+# Builds a snapshot, then runs the Dagster UI (port 3000) with its daemon, so the daily 06:00 UTC
+# schedule keeps the warehouse fresh.
+run: refresh
+	$(BIN)/dagster dev -w workspace.yaml -h 0.0.0.0 -p 3000
+
+validate: install
+	$(BIN)/dagster definitions validate -w workspace.yaml
+
+test: install
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache warehouse/snapshots .dagster_home

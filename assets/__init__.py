@@ -1,0 +1,1 @@
+"""The Dagster code location: assets that call `pipelines` and write the warehouse."""

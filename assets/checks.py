@@ -1,0 +1,45 @@
+"""Blocking asset checks: a failure stops the run before the snapshot is published."""
+
+from dagster import AssetCheckResult, AssetCheckSeverity, asset_check
+
+from assets.resources import RefreshSettings
+from pipelines import quality
+
+
+def _result(problems: list[str], **metadata) -> AssetCheckResult:
+    return AssetCheckResult(
+        passed=not problems,
+        severity=AssetCheckSeverity.ERROR,
+        metadata={"problems": len(problems), "first_problems": "\n".join(problems[:20]), **metadata},
+    )
+
+
+@asset_check(asset="price_observations", blocking=True)
+def observation_prices_valid(price_observations):
+    """No observation has a negative price or lacks its input or output price."""
+    return _result(quality.negative_or_missing_prices(price_observations), rows=len(price_observations))
+
+
+@asset_check(asset="models", blocking=True)
+def tickers_unique(models):
+    """Every ticker names one model, and no batch ticker repeats."""
+    problems = quality.duplicate_values(models["ticker"]) + quality.duplicate_values(models["ticker_batch"].dropna())
+    return _result(problems, tickers=len(models))
+
+
+@asset_check(asset="models", blocking=True)
+def coverage_floor(models, settings: RefreshSettings):
+    """The registry reaches the configured floors of tickers and origin providers."""
+    problems = quality.coverage_shortfall(models, settings.min_tickers, settings.min_providers)
+    return _result(problems, tickers=len(models), origin_providers=int(models["provider"].nunique()))
+
+
+@asset_check(asset="price_history", blocking=True)
+def history_complete(price_history, settings: RefreshSettings):
+    """Every series has a point for every day up to the snapshot date, and no bad price."""
+    problems = quality.history_gaps(price_history, settings.as_of_date())
+    problems += quality.negative_or_missing_prices(price_history)
+    return _result(problems, rows=len(price_history))
+
+
+CHECKS = [observation_prices_valid, tickers_unique, coverage_floor, history_complete]

@@ -1,0 +1,58 @@
+"""Run the refresh job in process (the `oracle refresh` command), reporting each step as it ends."""
+
+import os
+import sys
+from collections.abc import Callable
+
+from dagster import (
+    DagsterInstance,
+    Definitions,
+    HookContext,
+    define_asset_job,
+    failure_hook,
+    success_hook,
+)
+
+from assets.definitions import ASSETS, CHECKS, build_resources
+from assets.resources import RefreshSettings, WarehouseResource
+
+
+def _printer(write: Callable[[str], None]):
+    @success_hook(name="report_success")
+    def report_success(context: HookContext):
+        write(f"  done    {context.op.name}")
+
+    @failure_hook(name="report_failure")
+    def report_failure(context: HookContext):
+        write(f"  FAILED  {context.op.name}: {context.op_exception}")
+
+    return {report_success, report_failure}
+
+
+def refresh(warehouse_root: str | None = None, as_of: str = "", write: Callable[[str], None] = print) -> bool:
+    """Materialise every asset and publish a snapshot. True when the snapshot was published."""
+    warehouse = WarehouseResource(root=warehouse_root or "")
+    job = define_asset_job("refresh", hooks=_printer(write))
+    defs = Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[job],
+                       resources=build_resources(warehouse, RefreshSettings(as_of=as_of)))
+    instance = DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
+    write(f"Refreshing the warehouse at {warehouse.store().root}")
+    quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    result = defs.resolve_job_def("refresh").execute_in_process(
+        run_config=quiet, instance=instance, raise_on_error=False
+    )
+    published = result.success and any(
+        e.asset_key and e.asset_key.path[-1] == "snapshot" for e in result.get_asset_materialization_events()
+    )
+    if published:
+        manifest = warehouse.store().current()
+        write(f"Published snapshot {manifest.snapshot_id}:")
+        for name, table in manifest.tables.items():
+            write(f"  {name:<20} {table.rows:>9,} rows")
+    else:
+        write("Refresh failed: nothing was published; the previous snapshot stays current.")
+    return published
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(0 if refresh() else 1)

@@ -1,0 +1,74 @@
+"""Configurable resources: where the warehouse lives, the snapshot date, and the price sources.
+
+Settings are read when a run uses them (from run config, else `ORACLE_*` variables), never at
+import time, so loading the code location has no side effects.
+"""
+
+
+import importlib.metadata
+import importlib.resources
+import json
+import os
+from datetime import date, datetime, timezone
+from typing import Any
+
+import pandas as pd
+from dagster import ConfigurableResource
+from genai_prices import data_snapshot
+
+from warehouse.seed_files import read_price_archive, read_seed_csv
+from warehouse.snapshot import SnapshotStore
+
+DEFAULT_WAREHOUSE = "warehouse/snapshots"
+
+
+class WarehouseResource(ConfigurableResource):
+    """The snapshot store. `root` empty means `ORACLE_WAREHOUSE`, else `warehouse/snapshots`."""
+
+    root: str = ""
+    keep: int = 5
+
+    def store(self) -> SnapshotStore:
+        return SnapshotStore(self.root or os.environ.get("ORACLE_WAREHOUSE", DEFAULT_WAREHOUSE), keep=self.keep)
+
+
+class RefreshSettings(ConfigurableResource):
+    """The snapshot date (`as_of`, ISO; empty means `ORACLE_AS_OF`, else today in UTC) and the
+    coverage floors the registry must reach before a snapshot is published."""
+
+    as_of: str = ""
+    min_tickers: int = 150
+    min_providers: int = 10
+
+    def as_of_date(self) -> date:
+        chosen = self.as_of or os.environ.get("ORACLE_AS_OF", "")
+        return date.fromisoformat(chosen) if chosen else datetime.now(timezone.utc).date()
+
+
+class PriceSources(ConfigurableResource):
+    """Offline readers for the three sources, each with its name and version.
+
+    The packages' own network refreshers (genai-prices' `UpdatePrices`, model-prices'
+    `refresh()`) are never called: the data is what the pinned versions ship.
+    """
+
+    def genai_prices(self) -> tuple[list[Any], str]:
+        return data_snapshot.get_snapshot().providers, importlib.metadata.version("genai-prices")
+
+    def model_prices(self) -> tuple[dict[str, Any], str]:
+        text = importlib.resources.files("model_prices").joinpath("snapshot.json").read_text()
+        return json.loads(text), importlib.metadata.version("model-prices")
+
+    def price_archive(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        return read_price_archive()
+
+    def versions(self) -> dict[str, str]:
+        """Name → version of every source, recorded in the snapshot's manifest."""
+        return {
+            "genai-prices": importlib.metadata.version("genai-prices"),
+            "model-prices": importlib.metadata.version("model-prices"),
+            "model-price-radar-mcp": read_price_archive()[1]["source_version"],
+        }
+
+    def seed_table(self, name: str) -> pd.DataFrame:
+        return read_seed_csv(name)

@@ -1,0 +1,37 @@
+"""The three source assets: each reads one real source offline and records its name and version."""
+
+from dagster import AssetExecutionContext, asset
+
+from assets.resources import PriceSources, RefreshSettings
+from pipelines.ingest_archive import archive_listings
+from pipelines.ingest_genai import genai_listings
+from pipelines.ingest_model_prices import model_prices_listings
+from pipelines.listings import listings_frame
+
+GROUP = "sources"
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings):
+    """The genai-prices catalogue: every provider's current prices, dated changes and batch variants."""
+    providers, version = sources.genai_prices()
+    context.add_output_metadata({"source": "genai-prices", "source_version": version})
+    return listings_frame(genai_listings(providers, settings.as_of_date(), version))
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def model_prices(context: AssetExecutionContext, sources: PriceSources):
+    """The model-prices timeline: dated lab prices with a source URL and basis per entry."""
+    snapshot, version = sources.model_prices()
+    context.add_output_metadata({"source": "model-prices", "source_version": version,
+                                 "data_updated_at": snapshot.get("updated_at", "")})
+    return listings_frame(model_prices_listings(snapshot, version))
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def price_archive(context: AssetExecutionContext, sources: PriceSources):
+    """Monthly archived copies of OpenRouter's public catalogue since mid-2023 (shipped seed file)."""
+    archive, meta = sources.price_archive()
+    context.add_output_metadata({"source": meta["source"], "source_version": meta["source_version"],
+                                 "file_sha256": meta["file_sha256"]})
+    return listings_frame(archive_listings(archive, meta["source_version"]))

@@ -1,0 +1,30 @@
+"""Who sells each model, and at what price today: the maker and every host or reseller."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pandas as pd
+
+PROVIDER_COLUMNS = ["ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date",
+                    "input", "output", "cache_read", "cache_write", "reasoning", "tiers",
+                    "source", "source_version", "source_url", "provenance"]
+
+
+def build_providers(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """The latest authoritative price per (ticker, provider, provider id, mode) known on `as_of`.
+
+    The archive's host prices are history, not a current offer, so only providers that are in
+    today's data count: a listing whose latest date is before the newest date that provider
+    has for any model is an offer that has ended, and is left out.
+    """
+    known = observations[~observations["superseded"] & (observations["effective_date"] <= as_of)]
+    latest = known.sort_values(["effective_date", "authority"], kind="stable").groupby(
+        ["ticker", "provider", "provider_model_id", "mode"], sort=True
+    ).tail(1)
+    newest_by_provider = latest.groupby("provider")["effective_date"].transform("max")
+    current = latest[latest["effective_date"] == newest_by_provider]
+    origin = latest[latest["is_origin"]]  # the maker's own latest price always stays, dated
+    out = pd.concat([origin, current[~current["is_origin"]]], ignore_index=True)
+    return out.sort_values(["ticker", "is_origin", "provider", "mode"], ascending=[True, False, True, True],
+                           kind="stable").reset_index(drop=True)[PROVIDER_COLUMNS]

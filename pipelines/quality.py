@@ -1,0 +1,52 @@
+"""Data-quality rules the pipeline enforces before it publishes (run as blocking asset checks).
+
+Each returns a list of problems, empty when the data passes, so a failed check can say
+exactly which rows are wrong.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+RATE_COLUMNS = ("input", "output", "cache_read", "cache_write", "reasoning")
+
+
+def negative_or_missing_prices(frame: pd.DataFrame, label: str = "ticker") -> list[str]:
+    problems = []
+    for column in ("input", "output"):
+        missing = frame[frame[column].isna()]
+        problems += [f"{row[label]}: {column} missing" for _, row in missing.head(20).iterrows()]
+    for column in RATE_COLUMNS:
+        negative = frame[frame[column] < 0]
+        problems += [f"{row[label]}: {column} negative ({row[column]})" for _, row in negative.head(20).iterrows()]
+    return problems
+
+
+def duplicate_values(values: pd.Series) -> list[str]:
+    duplicated = values[values.duplicated(keep=False)]
+    return [f"{value} appears {count} times" for value, count in duplicated.value_counts().items()]
+
+
+def coverage_shortfall(models: pd.DataFrame, min_tickers: int, min_providers: int) -> list[str]:
+    problems = []
+    if len(models) < min_tickers:
+        problems.append(f"{len(models)} tickers, fewer than the floor of {min_tickers}")
+    providers = models["provider"].nunique()
+    if providers < min_providers:
+        problems.append(f"{providers} origin providers, fewer than the floor of {min_providers}")
+    return problems
+
+
+def history_gaps(history: pd.DataFrame, as_of) -> list[str]:
+    """Each (ticker, mode) series must have one row per day from its first day to `as_of`."""
+    problems = []
+    dates = pd.to_datetime(history["date"])
+    grouped = dates.groupby([history["ticker"], history["mode"]])
+    spans = grouped.agg(["min", "max", "count", "nunique"])
+    expected = (spans["max"] - spans["min"]).dt.days + 1
+    for (ticker, mode), span in spans.iterrows():
+        if span["count"] != expected[(ticker, mode)] or span["nunique"] != span["count"]:
+            problems.append(f"{ticker} {mode}: {span['count']} rows for {expected[(ticker, mode)]} days")
+        if span["max"].date() != as_of:
+            problems.append(f"{ticker} {mode}: ends {span['max'].date()}, not on the snapshot date {as_of}")
+    return problems

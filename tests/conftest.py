@@ -1,0 +1,31 @@
+"""Shared fixtures: one real snapshot, built once from the bundled sources through the CLI."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cli import main
+from warehouse.snapshot import SnapshotStore
+
+AS_OF = "2026-11-22"
+
+
+@pytest.fixture(scope="session")
+def built_warehouse(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("warehouse")
+    assert main(["refresh", "--warehouse", str(root), "--as-of", AS_OF]) == 0
+    return root
+
+
+@pytest.fixture(scope="session")
+def store(built_warehouse) -> SnapshotStore:
+    return SnapshotStore(built_warehouse)
+
+
+@pytest.fixture
+def warehouse_copy(built_warehouse, tmp_path) -> Path:
+    """A private copy of the published warehouse, for tests that try to break it."""
+    target = tmp_path / "warehouse"
+    shutil.copytree(built_warehouse, target)
+    return target

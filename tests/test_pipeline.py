@@ -1,0 +1,117 @@
+"""The whole graph materialised from the bundled sources: real contents, pinned."""
+
+from datetime import date
+
+import pandas as pd
+import pytest
+
+from tests.conftest import AS_OF
+
+
+def _history(store, ticker, mode="sync"):
+    history = store.read_table("price_history")
+    return history[(history["ticker"] == ticker) & (history["mode"] == mode)].sort_values("date")
+
+
+def test_manifest_names_every_table_with_row_counts_and_sources(store):
+    manifest = store.current()
+    assert set(manifest.tables) == {"genai_prices", "model_prices", "price_archive", "price_observations",
+                                    "models", "providers", "price_history"}
+    for name, info in manifest.tables.items():
+        assert len(store.read_table(name)) == info.rows > 0
+    assert manifest.extra["as_of"] == AS_OF
+    assert manifest.extra["sources"] == {"genai-prices": "0.2.3", "model-prices": "0.0.5",
+                                         "model-price-radar-mcp": "0.1.0"}
+
+
+def test_sonnet_4_spot_is_3_in_15_out_030_cache_read(store):
+    models = store.read_table("models").set_index("ticker")
+    assert models.loc["SONNET-4", "model_id"] == "claude-sonnet-4-20250514"
+    assert models.loc["SONNET-4", "provider"] == "anthropic"
+    assert "claude-sonnet-4-0" in models.loc["SONNET-4", "aliases"]
+    today = _history(store, "SONNET-4").iloc[-1]
+    assert (today["date"], today["input"], today["output"], today["cache_read"]) == (date(2026, 11, 22), 3.0, 15.0, 0.3)
+    assert today["provenance"] == "current" and today["source"] == "genai-prices"
+
+
+def test_o3_history_shows_the_june_2025_cut_as_published(store):
+    o3 = _history(store, "O3").set_index("date")
+    before, after = o3.loc[date(2025, 6, 9)], o3.loc[date(2025, 6, 10)]
+    assert (before["input"], before["output"]) == (10.0, 40.0)
+    assert (after["input"], after["output"]) == (2.0, 8.0)
+    assert after["provenance"] == "published" and after["source"] == "genai-prices"
+    assert o3.loc[date(2025, 6, 20), "provenance"] == "carried_forward"
+
+
+def test_oldest_archived_points_date_from_2023(store):
+    history = store.read_table("price_history")
+    archived = history[history["provenance"] == "archived"]
+    assert archived["date"].min() == date(2023, 7, 26)
+    assert archived["source"].eq("model-price-radar-mcp").all()
+    assert archived["source_url"].str.startswith("https://web.archive.org/web/2").all()
+
+
+def test_every_provenance_marker_appears_and_none_other(store):
+    markers = set(store.read_table("price_history")["provenance"])
+    assert markers == {"published", "archived", "first_observed", "current", "carried_forward"}
+
+
+def test_coverage_reaches_150_tickers_across_10_origin_providers(store):
+    models = store.read_table("models")
+    assert len(models) >= 150 and models["provider"].nunique() >= 10
+    assert models["ticker"].is_unique
+    for ticker in ["SONNET-4", "OPUS-4.1", "GPT-4.1", "GPT-4.1-MINI", "O3", "GEMINI-2.5-PRO", "GROK-4",
+                   "DEEPSEEK-V3", "MISTRAL-LARGE"]:
+        assert ticker in set(models["ticker"]), ticker
+
+
+def test_registry_records_carry_every_contract_field(store):
+    models = store.read_table("models")
+    for column in ["ticker", "model_id", "display_name", "provider", "family", "tier", "is_reasoning",
+                   "context_window", "aliases", "first_seen", "status"]:
+        assert column in models.columns
+    assert set(models["tier"]) <= {"frontier", "mid", "efficient"}
+    assert set(models["status"]) <= {"active", "deprecated"}
+    o3 = models.set_index("ticker").loc["O3"]
+    assert bool(o3["is_reasoning"]) and o3["family"] == "openai/o-series" and o3["tier"] == "frontier"
+
+
+def test_observations_record_source_version_and_a_url_for_dated_entries(store):
+    observations = store.read_table("price_observations")
+    versions = observations.groupby("source")["source_version"].unique().map(list).to_dict()
+    assert versions == {"genai-prices": ["0.2.3"], "model-prices": ["0.0.5"], "model-price-radar-mcp": ["0.1.0"]}
+    dated = observations[observations["source"] == "model-prices"]
+    assert dated["source_url"].str.startswith("https://").all()
+
+
+def test_disagreements_between_sources_stay_visible(store):
+    observations = store.read_table("price_observations")
+    losers = observations[observations["superseded"]]
+    disagreements = losers[losers["note"].fillna("").str.startswith("disagrees with")]
+    assert len(disagreements) > 0
+    assert disagreements["superseded_by"].notna().all()
+
+
+def test_hosts_are_providers_of_models_not_models(store):
+    models = store.read_table("models")
+    providers = store.read_table("providers")
+    assert not set(models["provider"]) & {"openrouter", "aws", "azure", "together", "fireworks"}
+    sonnet = providers[(providers["ticker"] == "SONNET-4") & (providers["mode"] == "sync")]
+    assert sonnet["is_origin"].sum() >= 1
+    assert len(sonnet[~sonnet["is_origin"]]) >= 1
+    origin = sonnet[sonnet["is_origin"] & (sonnet["provider"] == "anthropic")].iloc[0]
+    assert (origin["input"], origin["output"]) == (3.0, 15.0)
+
+
+def test_history_is_daily_without_gaps_to_the_snapshot_date(store):
+    history = store.read_table("price_history")
+    dates = pd.to_datetime(history["date"])
+    spans = dates.groupby([history["ticker"], history["mode"]]).agg(["min", "max", "count"])
+    assert ((spans["max"] - spans["min"]).dt.days + 1 == spans["count"]).all()
+    assert (spans["max"] == pd.Timestamp(AS_OF)).all()
+
+
+@pytest.mark.parametrize("table", ["price_observations", "price_history"])
+def test_no_negative_or_missing_output_price(store, table):
+    frame = store.read_table(table)
+    assert frame["output"].notna().all() and (frame["output"] >= 0).all()
