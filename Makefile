@@ -5,8 +5,10 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
-export ORACLE_WAREHOUSE ?= $(CURDIR)/warehouse/snapshots
-export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
+ORACLE_WAREHOUSE ?= $(CURDIR)/warehouse/snapshots
+# Dagster keeps its runs and the schedule's state here, so they survive a restart.
+DAGSTER_HOME ?= $(CURDIR)/.dagster_home
+SERVICE_ENV := ORACLE_WAREHOUSE=$(ORACLE_WAREHOUSE) DAGSTER_HOME=$(DAGSTER_HOME)
 
 .PHONY: install run refresh test validate clean
 
@@ -20,12 +22,12 @@ install: $(INSTALLED)
 
 refresh: install
 	mkdir -p $(DAGSTER_HOME)
-	$(BIN)/oracle refresh
+	$(SERVICE_ENV) $(BIN)/oracle refresh
 
 # Builds a snapshot, then runs the Dagster UI (port 3000) with its daemon, so the daily 06:00 UTC
 # schedule keeps the warehouse fresh.
 run: refresh
-	$(BIN)/dagster dev -w workspace.yaml -h 0.0.0.0 -p 3000
+	$(SERVICE_ENV) $(BIN)/dagster dev -w workspace.yaml -h 0.0.0.0 -p 3000
 
 validate: install
 	$(BIN)/dagster definitions validate -w workspace.yaml

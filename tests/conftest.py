@@ -1,5 +1,6 @@
 """Shared fixtures: one real snapshot, built once from the bundled sources through the CLI."""
 
+import os
 import shutil
 from pathlib import Path
 
@@ -9,6 +10,10 @@ from cli import main
 from warehouse.snapshot import SnapshotStore
 
 AS_OF = "2026-11-22"
+
+# Tests run on an ephemeral Dagster instance and their own warehouses, whatever the shell has set.
+for variable in ("DAGSTER_HOME", "ORACLE_WAREHOUSE", "ORACLE_AS_OF"):
+    os.environ.pop(variable, None)
 
 
 @pytest.fixture(scope="session")
