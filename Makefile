@@ -20,8 +20,12 @@ $(INSTALLED): pyproject.toml
 
 install: $(INSTALLED)
 
-refresh: install
+# The instance's settings: telemetry off, since the oracle makes no network calls of its own.
+$(DAGSTER_HOME)/dagster.yaml:
 	mkdir -p $(DAGSTER_HOME)
+	printf 'telemetry:\n  enabled: false\n' > $@
+
+refresh: install $(DAGSTER_HOME)/dagster.yaml
 	$(SERVICE_ENV) $(BIN)/oracle refresh
 
 # Builds a snapshot, then runs the Dagster UI (port 3000) with its daemon, so the daily 06:00 UTC

@@ -24,8 +24,8 @@ def archive_listings(archive: pd.DataFrame, version: str) -> list[Listing]:
     out = []
     for row in archive.itertuples(index=False):
         price_in, price_out = positive_or_none(row.input), positive_or_none(row.output)
-        if price_in is None or price_out is None:
-            continue
+        if not price_in or not price_out:
+            continue  # the archive writes 0 for free or variable-priced (router) entries
         out.append(
             Listing(
                 provider=HOST,

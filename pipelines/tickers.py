@@ -10,7 +10,7 @@ Rule (documented in the README):
    the model (`deepseek-chat` → `DEEPSEEK-V3`).
 5. Collisions are broken deterministically: among models with the same base ticker, an id with
    no snapshot suffix keeps it, then the earliest first seen, then the shortest and
-   lexicographically first id; the others take the ticker of their full id, and if that
+   lexicographically first id (then maker); the others take the ticker of their full id, and if that
    still collides, the maker's name as a suffix. A later model therefore never takes over a
    ticker an earlier one holds.
 """
@@ -79,12 +79,12 @@ def assign_tickers(requests: list[TickerRequest]) -> dict[tuple[str, str], str]:
     losers: list[TickerRequest] = []
     for ticker, claimants in sorted(wanted.items()):
         claimants.sort(key=lambda r: (r.override is None, has_snapshot_suffix(r.model_id),
-                                      r.first_seen, len(r.model_id), r.model_id))
+                                      r.first_seen, len(r.model_id), r.model_id, r.maker))
         winner, *rest = claimants
         assigned[(winner.maker, winner.model_id)] = ticker
         taken.add(ticker)
         losers += rest
-    for request in sorted(losers, key=lambda r: (r.first_seen, r.model_id)):
+    for request in sorted(losers, key=lambda r: (r.first_seen, r.model_id, r.maker)):
         ticker = full_ticker(request.model_id)
         if ticker in taken:
             ticker = f"{ticker}-{request.maker.upper()}"

@@ -1,0 +1,112 @@
+"""Reconciliation: authority ranks, superseded statements and the priced-model filter."""
+
+from datetime import date
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipelines.observations import authority, mark_superseded, priced_models_only
+
+GENAI, MP, ARCHIVE = "genai-prices", "model-prices", "model-price-radar-mcp"
+
+
+@pytest.mark.parametrize("provenance, source, expected", [
+    ("published", GENAI, 43),
+    ("published", MP, 42),
+    ("current", GENAI, 33),
+    ("first_observed", MP, 22),
+    ("archived", ARCHIVE, 11),
+    ("carried_forward", "elsewhere", 0),
+])
+def test_authority_values(provenance, source, expected):
+    assert authority(pd.Series([provenance]), pd.Series([source])).tolist() == [expected]
+
+
+def test_authority_order():
+    ranks = authority(pd.Series(["archived", "first_observed", "current", "published"]),
+                      pd.Series([ARCHIVE, MP, GENAI, GENAI])).tolist()
+    assert ranks == sorted(ranks) and len(set(ranks)) == 4
+
+
+def statement(source, provenance, input_, output, day=date(2025, 6, 10), note=None, ticker="O3",
+              provider="openai", model_id="o3", cache_read=None, tiers=None):
+    return {
+        "ticker": ticker, "provider": provider, "provider_model_id": model_id, "mode": "sync",
+        "effective_date": day, "input": input_, "output": output, "cache_read": cache_read,
+        "cache_write": None, "reasoning": None, "tiers": tiers, "source": source,
+        "provenance": provenance, "note": note,
+        "authority": int(authority(pd.Series([provenance]), pd.Series([source])).iloc[0]),
+    }
+
+
+def superseded(rows):
+    frame = mark_superseded(pd.DataFrame(rows))
+    return frame.set_index(["source", "effective_date"])
+
+
+def test_disagreeing_statement_is_superseded_and_noted():
+    out = superseded([
+        statement(MP, "first_observed", 2.0, 10.0, note="models.dev value"),
+        statement(GENAI, "published", 2.0, 8.0),
+    ])
+    winner, loser = out.loc[(GENAI, date(2025, 6, 10))], out.loc[(MP, date(2025, 6, 10))]
+    assert not winner["superseded"] and pd.isna(winner["superseded_by"]) and pd.isna(winner["note"])
+    assert loser["superseded"]
+    assert loser["superseded_by"] == "genai-prices (published)"
+    assert loser["note"] == "disagrees with genai-prices (published); models.dev value"
+
+
+def test_disagreement_in_an_optional_field_is_noted():
+    out = superseded([statement(GENAI, "published", 2.0, 8.0, cache_read=0.5),
+                      statement(MP, "published", 2.0, 8.0)])
+    assert out.loc[(MP, date(2025, 6, 10)), "note"] == "disagrees with genai-prices (published)"
+
+
+def test_identical_statement_is_superseded_without_a_note():
+    out = superseded([statement(MP, "first_observed", 2.0, 8.0, tiers='[{"above":1}]'),
+                      statement(GENAI, "current", 2.0, 8.0, tiers='[{"above":1}]')])
+    loser = out.loc[(MP, date(2025, 6, 10))]
+    assert loser["superseded"] and loser["superseded_by"] == "genai-prices (current)"
+    assert pd.isna(loser["note"])
+
+
+def test_statements_on_different_days_or_providers_do_not_compete():
+    out = mark_superseded(pd.DataFrame([
+        statement(GENAI, "published", 2.0, 8.0),
+        statement(MP, "first_observed", 3.0, 9.0, day=date(2025, 6, 11)),
+        statement(ARCHIVE, "archived", 4.0, 16.0, provider="openrouter", model_id="openai/o3"),
+    ]))
+    assert out["superseded"].tolist() == [False, False, False]
+    assert out["superseded_by"].isna().all()
+
+
+def test_three_statements_two_losers_name_the_same_winner():
+    out = superseded([statement(ARCHIVE, "archived", 2.0, 8.0), statement(MP, "published", 2.0, 8.0),
+                      statement(GENAI, "current", 2.0, 9.0)])
+    day = date(2025, 6, 10)
+    assert out.loc[(MP, day), "superseded"] == np.False_
+    assert out.loc[(GENAI, day), "superseded_by"] == out.loc[(ARCHIVE, day), "superseded_by"] == "model-prices (published)"
+    assert out.loc[(GENAI, day), "note"] == "disagrees with model-prices (published)"
+    assert pd.isna(out.loc[(ARCHIVE, day), "note"])
+
+
+def mapped(maker, model, is_origin, day, output, mode="sync"):
+    return {"_maker": maker, "_model": model, "is_origin": is_origin, "mode": mode,
+            "effective_date": day, "output": output}
+
+
+def test_priced_models_only():
+    frame = pd.DataFrame([
+        mapped("zai", "glm-5.2", True, date(2026, 1, 1), 2.0),
+        mapped("zai", "glm-5.2", True, date(2026, 6, 13), 0.0),  # latest origin sync price is free
+        mapped("zai", "glm-5.2", False, date(2026, 7, 1), 1.5),  # a host's price does not count
+        mapped("openai", "o3", True, date(2025, 4, 16), 0.0),
+        mapped("openai", "o3", True, date(2025, 6, 10), 8.0),
+        mapped("openai", "o3", False, date(2025, 6, 10), 8.0),
+        mapped("openai", "o3", True, date(2026, 1, 1), 0.0, mode="batch"),  # batch does not decide
+        mapped("meta", "llama-4", False, date(2025, 4, 5), 0.6),  # no maker's own price at all
+    ])
+    kept = priced_models_only(frame)
+    assert sorted(set(zip(kept["_maker"], kept["_model"]))) == [("openai", "o3")]
+    assert len(kept) == 4
