@@ -40,8 +40,9 @@ _HOST_PREFIXES = [
 NOT_TEXT = re.compile(
     r"embed|rerank|moderation|tts|transcribe|whisper|speech|audio|voice|realtime|image|"
     r"dall-e|vision-preview|ocr|live|robotics|computer-use|search-api|nano-banana|veo|sora|imagen|"
-    r"video|music|^ft:|\.ft-|:"
+    r"video|music|:"
 )
+FINE_TUNE = re.compile(r"^ft:|\.ft-")  # read on the raw id, whose dots the normal form rewrites
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def normal_form(model_id: str) -> str:
 
 
 def is_text_model(model_id: str) -> bool:
-    return not NOT_TEXT.search(normal_form(model_id))
+    return not (NOT_TEXT.search(normal_form(model_id)) or FINE_TUNE.search(model_id.lower()))
 
 
 class MakerTable:
