@@ -56,6 +56,7 @@ def test_normal_form(model_id, expected):
 
 @pytest.mark.parametrize("model_id, expected", [
     ("gpt-4o", True), ("claude-sonnet-4-20250514", True), ("claude-3-5-sonnet-20241022-v2:0", True),
+    ("gpt-4o-mini-2024-07-18.ft-", False), ("ft:gpt-4o", False),
     ("deepseek-reasoner", True), ("o3-deep-research", True),
     ("text-embedding-3-small", False), ("gpt-4o-realtime-preview", False), ("whisper-1", False),
     ("gpt-4o-mini-tts", False), ("gpt-image-1", False), ("gemini-2.0-flash-live-001", False),
