@@ -10,7 +10,7 @@ ORACLE_WAREHOUSE ?= $(CURDIR)/warehouse/snapshots
 DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 SERVICE_ENV := ORACLE_WAREHOUSE=$(ORACLE_WAREHOUSE) DAGSTER_HOME=$(DAGSTER_HOME)
 
-.PHONY: install run refresh test validate clean
+.PHONY: install run refresh test lint validate clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,9 @@ validate: install
 
 test: install
 	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check pipelines assets warehouse serve tests scripts cli.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache warehouse/snapshots .dagster_home

@@ -1,6 +1,6 @@
 """Publishing: the snapshot becomes current only after every table and blocking check passed."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
@@ -15,7 +15,7 @@ def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, setti
              sources: PriceSources):
     """Publish this run's tables as one snapshot: tables first, the manifest pointer last."""
     extra = {"as_of": settings.as_of_date().isoformat(), "sources": sources.versions()}
-    manifest = warehouse.store().publish(context.run_id, datetime.now(timezone.utc), TABLES, extra=extra)
+    manifest = warehouse.store().publish(context.run_id, datetime.now(UTC), TABLES, extra=extra)
     return MaterializeResult(metadata={
         "snapshot_id": manifest.snapshot_id,
         "path": str(warehouse.store().root / manifest.snapshot_id),

@@ -18,8 +18,7 @@ def price_observations(genai_prices, model_prices, price_archive, sources: Price
     """Every source's prices in one table, keyed by ticker, with disagreements marked."""
     resolver = Resolver(maker_table(sources.seed_table("makers")))
     overrides = ticker_overrides(sources.seed_table("model_overrides"))
-    frame, _ = build_observations(all_listings(genai_prices, model_prices, price_archive), resolver, overrides)
-    return frame
+    return build_observations(all_listings(genai_prices, model_prices, price_archive), resolver, overrides)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -9,7 +9,7 @@ import importlib.metadata
 import importlib.resources
 import json
 import os
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pandas as pd
@@ -42,7 +42,7 @@ class RefreshSettings(ConfigurableResource):
 
     def as_of_date(self) -> date:
         chosen = self.as_of or os.environ.get("ORACLE_AS_OF", "")
-        return date.fromisoformat(chosen) if chosen else datetime.now(timezone.utc).date()
+        return date.fromisoformat(chosen) if chosen else datetime.now(UTC).date()
 
 
 class PriceSources(ConfigurableResource):

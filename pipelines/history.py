@@ -13,6 +13,7 @@ from datetime import date
 
 import pandas as pd
 
+from pipelines.ingest_archive import HOST as ARCHIVE_HOST
 from pipelines.listings import CARRIED_FORWARD, SYNC
 
 POINT_COLUMNS = ["input", "output", "cache_read", "cache_write", "reasoning", "tiers",
@@ -24,7 +25,8 @@ def history_points(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
     known = observations[~observations["superseded"] & (observations["effective_date"] <= as_of)]
     origin = known[known["is_origin"]]
     first_origin = origin.groupby(["ticker", "mode"])["effective_date"].min().rename("first_origin")
-    archived = known[(known["provider"] == "openrouter") & (known["mode"] == SYNC)].join(first_origin, on=["ticker", "mode"])
+    archived = known[(known["provider"] == ARCHIVE_HOST) & (known["mode"] == SYNC)]
+    archived = archived.join(first_origin, on=["ticker", "mode"])
     archived = archived[archived["effective_date"] < archived["first_origin"]].drop(columns="first_origin")
     points = pd.concat([origin, archived], ignore_index=True)
     points = points.sort_values(["ticker", "mode", "effective_date", "authority"],

@@ -67,10 +67,9 @@ def split_vendor(listed_id: str) -> tuple[str | None, str]:
     return (canonical_provider(vendor) if vendor else None), bare
 
 
-def normal_form(model_id: str) -> str:
-    """Lower case, dots as dashes, snapshot suffixes and a trailing `-0` version removed."""
-    form = model_id.lower().replace(".", "-").replace("_", "-")
-    changed = True
+def strip_snapshot(model_id: str) -> str:
+    """Lower case, without snapshot suffixes (repeatedly: `-2024-08-06-v1:0`) or a trailing `-0` version."""
+    form, changed = model_id.lower(), True
     while changed:
         changed = False
         for suffix in _SNAPSHOT_SUFFIXES:
@@ -78,6 +77,11 @@ def normal_form(model_id: str) -> str:
             if shorter != form and shorter:
                 form, changed = shorter, True
     return re.sub(r"(\d)-0$", r"\1", form)
+
+
+def normal_form(model_id: str) -> str:
+    """`strip_snapshot` with dots and underscores as dashes, so `claude-3.5-sonnet` meets `claude-3-5-sonnet`."""
+    return strip_snapshot(model_id.replace(".", "-").replace("_", "-"))
 
 
 def is_text_model(model_id: str) -> bool:

@@ -8,11 +8,10 @@ decides later which listing is the origin's.
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from genai_prices.types import (
-    ConditionalPrice,
     ModelInfo,
     ModelPrice,
     Provider,
@@ -48,7 +47,7 @@ BATCH_CONTEXT = {"processing": "batch"}
 def _midday(day: date) -> datetime:
     # Midday UTC sits outside every time-of-day window in the data (DeepSeek's off-peak hours
     # run 16:30–00:30 UTC), so resolving at midday gives the standard price.
-    return datetime.combine(day, time(12), tzinfo=timezone.utc)
+    return datetime.combine(day, time(12), tzinfo=UTC)
 
 
 def price_fields(price: ModelPrice) -> tuple[dict[str, float | None], str | None]:
@@ -158,7 +157,3 @@ def genai_listings(providers: list[Provider], as_of: date, version: str) -> list
             out += current_listings(provider, model, as_of, version)
     return out
 
-
-def conditional_start(conditional: ConditionalPrice) -> date | None:
-    constraint = conditional.constraint
-    return constraint.start_date if isinstance(constraint, StartDateConstraint) else None

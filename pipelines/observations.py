@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pipelines.identity import ModelKey, Resolver
+from pipelines.identity import Resolver
 from pipelines.ingest_archive import SOURCE as ARCHIVE_SOURCE
 from pipelines.ingest_genai import SOURCE as GENAI_SOURCE
 from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
@@ -58,7 +58,7 @@ def map_listings(listings: pd.DataFrame, resolver: Resolver) -> pd.DataFrame:
     resolved = {
         (p, i): resolver.key_of(p, i) for p, i in pairs.itertuples(index=False)
     }
-    keys = [resolved[(p, i)] for p, i in zip(listings["provider"], listings["source_model_id"])]
+    keys = [resolved[(p, i)] for p, i in zip(listings["provider"], listings["source_model_id"], strict=True)]
     mapped = listings.assign(
         _maker=[k.maker if k else None for k, _ in keys],
         _model=[k.model_id if k else None for k, _ in keys],
@@ -115,16 +115,15 @@ def mark_superseded(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def build_observations(listings: pd.DataFrame, resolver: Resolver,
-                       overrides: dict[tuple[str, str], str]) -> tuple[pd.DataFrame, dict[ModelKey, str]]:
-    """The `price_observations` table and the ticker of every model key."""
+                       overrides: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """The `price_observations` table."""
     learn_models(listings, resolver)
     mapped = priced_models_only(map_listings(listings, resolver))
     tickers = assign_tickers(ticker_requests(mapped, overrides))
     frame = mapped.assign(
-        ticker=[tickers[(m, i)] for m, i in zip(mapped["_maker"], mapped["_model"])],
+        ticker=[tickers[(m, i)] for m, i in zip(mapped["_maker"], mapped["_model"], strict=True)],
         provider_model_id=mapped["source_model_id"],
         authority=authority(mapped["provenance"], mapped["source"]),
     )
     frame = mark_superseded(frame)
-    keys = {ModelKey(m, i): t for (m, i), t in tickers.items()}
-    return frame[OBSERVATION_COLUMNS], keys
+    return frame[OBSERVATION_COLUMNS]

@@ -31,8 +31,9 @@ class Rules:
     rows: tuple[tuple[str, re.Pattern, str], ...]
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame) -> "Rules":
-        return cls(tuple((k, re.compile(p), v) for k, p, v in frame[["kind", "pattern", "value"]].itertuples(index=False)))
+    def from_frame(cls, frame: pd.DataFrame) -> Rules:
+        rows = frame[["kind", "pattern", "value"]].itertuples(index=False)
+        return cls(tuple((kind, re.compile(pattern), value) for kind, pattern, value in rows))
 
     def first(self, kind: str, subject: str) -> str | None:
         for rule_kind, pattern, value in self.rows:
@@ -70,7 +71,8 @@ def choose_model_id(ids: list[str]) -> str:
 
 def latest_origin_price(observations: pd.DataFrame, mode: str) -> pd.DataFrame:
     rows = observations[observations["is_origin"] & ~observations["superseded"] & (observations["mode"] == mode)]
-    return rows.sort_values(["effective_date", "authority"], kind="stable").groupby("ticker").tail(1).set_index("ticker")
+    latest = rows.sort_values(["effective_date", "authority"], kind="stable").groupby("ticker").tail(1)
+    return latest.set_index("ticker")
 
 
 def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rules) -> pd.DataFrame:
@@ -89,6 +91,7 @@ def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rule
         subject = f"{maker}/{model_id}"
         every = observations.loc[observations["ticker"] == ticker]
         names = rows.sort_values("listing_source")["display_name"].dropna()
+        windows = rows["context_window"].dropna()
         output_price = float(latest_sync.loc[ticker, "output"])
         records.append(
             {
@@ -100,7 +103,7 @@ def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rule
                 "family": rules.first("family", subject) or default_family(maker, ticker),
                 "tier": rules.first("tier", subject) or default_tier(output_price),
                 "is_reasoning": (rules.first("reasoning", subject) or "false") == "true",
-                "context_window": rows["context_window"].dropna().max() if rows["context_window"].notna().any() else None,
+                "context_window": windows.max() if len(windows) else None,
                 "aliases": sorted({i.lower() for i in every["provider_model_id"]} | {ticker.lower()}),
                 "first_seen": every["effective_date"].min(),
                 "status": "deprecated" if rows["deprecated"].fillna(False).astype(bool).any() else "active",

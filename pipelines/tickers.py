@@ -2,7 +2,7 @@
 
 Rule (documented in the README):
 1. Start from the maker's id; drop snapshot suffixes (dates, `-latest`, Bedrock packaging) and a
-   trailing `-0` version, as in `identity.normal_form`, but keep dots.
+   trailing `-0` version (`identity.strip_snapshot`), keeping dots.
 2. Claude ids drop the `claude-` brand (Anthropic's lines are distinct on their own), and the
    old `claude-3-5-sonnet` order becomes `SONNET-3.5`.
 3. A version written with dashes becomes dotted (`4-1` → `4.1`), then everything is upper case.
@@ -21,20 +21,9 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from pipelines.identity import _SNAPSHOT_SUFFIXES
+from pipelines.identity import strip_snapshot
 
 BATCH_SUFFIX = ".B"
-
-
-def _strip_snapshot(model_id: str) -> str:
-    form, changed = model_id.lower(), True
-    while changed:
-        changed = False
-        for suffix in _SNAPSHOT_SUFFIXES:
-            shorter = suffix.sub("", form)
-            if shorter != form and shorter:
-                form, changed = shorter, True
-    return re.sub(r"(\d)-0$", r"\1", form)
 
 
 def _format(stem: str) -> str:
@@ -50,7 +39,7 @@ def _format(stem: str) -> str:
 
 
 def base_ticker(model_id: str) -> str:
-    return _format(_strip_snapshot(model_id))
+    return _format(strip_snapshot(model_id))
 
 
 def full_ticker(model_id: str) -> str:
@@ -58,7 +47,7 @@ def full_ticker(model_id: str) -> str:
 
 
 def has_snapshot_suffix(model_id: str) -> bool:
-    return _strip_snapshot(model_id) != model_id.lower()
+    return strip_snapshot(model_id) != model_id.lower()
 
 
 @dataclass(frozen=True)

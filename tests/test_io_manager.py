@@ -1,7 +1,7 @@
 """The Parquet IO manager on its own: an asset's frame is staged with its schema and row count,
 and an input that this run did not produce is read from the published snapshot."""
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pandas as pd
 from dagster import asset, materialize
@@ -43,7 +43,7 @@ def test_an_asset_is_staged_with_its_row_count_and_path(tmp_path):
 def test_an_input_not_produced_in_the_run_comes_from_the_published_snapshot(tmp_path):
     store = SnapshotStore(tmp_path)
     store.write_table("earlier-run", "providers", pd.DataFrame([ROW, {**ROW, "provider": "aws", "is_origin": False}]))
-    store.publish("earlier-run", datetime(2026, 11, 22, 6, tzinfo=timezone.utc), ["providers"])
+    store.publish("earlier-run", datetime(2026, 11, 22, 6, tzinfo=UTC), ["providers"])
 
     class CountOnly(ParquetIOManager):
         def handle_output(self, context, obj):  # the count is not a table; only inputs are under test

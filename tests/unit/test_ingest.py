@@ -6,8 +6,18 @@ from decimal import Decimal
 
 import pandas as pd
 import pytest
-from genai_prices.types import (ClauseEquals, ConditionalPrice, ModelInfo, ModelPrice, PriceVariant, Provider,
-                                StartDateConstraint, Tier, TieredPrices, TimeOfDateConstraint)
+from genai_prices.types import (
+    ClauseEquals,
+    ConditionalPrice,
+    ModelInfo,
+    ModelPrice,
+    PriceVariant,
+    Provider,
+    StartDateConstraint,
+    Tier,
+    TieredPrices,
+    TimeOfDateConstraint,
+)
 
 from pipelines import listings as L
 from pipelines.ingest_archive import archive_listings
