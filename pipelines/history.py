@@ -1,16 +1,20 @@
 """Daily price history per ticker and mode, each point carrying where it came from.
 
-The series follows the maker's own prices. Before the first of those, the archived host list
-(OpenRouter, which lists makers' models at their list price) carries the history back to mid-2023;
-once the maker's own data begins, the archive no longer steers the series, so a host's
-markup or discount never masquerades as a price change. A day with no new observation repeats
-the last one, marked `carried_forward`.
+The series follows the maker's own prices. Before the first of those, the archived OpenRouter
+list can carry the history back to mid-2023, but only where that list has been shown to track
+the maker's price: OpenRouter passes closed models through at the maker's list price, while for
+open-weight models it quotes whichever host serves them, which is no evidence of the maker's
+price. The evidence is measured on the days where both exist (`archive_tracks_maker`). Once the
+maker's own data begins, the archive no longer steers the series, so a host's markup never
+masquerades as a price change. A day with no new observation repeats the last one, marked
+`carried_forward`.
 """
 
 from __future__ import annotations
 
 from datetime import date
 
+import numpy as np
 import pandas as pd
 
 from pipelines.ingest_archive import HOST as ARCHIVE_HOST
@@ -19,13 +23,71 @@ from pipelines.listings import CARRIED_FORWARD, SYNC
 POINT_COLUMNS = ["input", "output", "cache_read", "cache_write", "reasoning", "tiers",
                  "source", "source_version", "source_url", "provenance"]
 
+# The archive counts as tracking a maker when, on the days both are known, at least this share
+# of archived prices match the maker's price in force (within the tolerance, which absorbs the
+# archive's rounding), over at least this many comparisons.
+AGREEMENT_FLOOR = 0.9
+AGREEMENT_TOLERANCE = 0.02
+MIN_COMPARISONS = 10
 
-def history_points(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
-    """The observations that steer the series: one per (ticker, mode, date), the most authoritative."""
-    known = observations[~observations["superseded"] & (observations["effective_date"] <= as_of)]
-    origin = known[known["is_origin"]]
-    first_origin = origin.groupby(["ticker", "mode"])["effective_date"].min().rename("first_origin")
+
+def _in_force(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    known = known[~known["superseded"]]
+    origin = known[known["is_origin"] & (known["mode"] == SYNC)]
     archived = known[(known["provider"] == ARCHIVE_HOST) & (known["mode"] == SYNC)]
+    return origin, archived
+
+
+def archive_agreement(observations: pd.DataFrame) -> pd.DataFrame:
+    """Each archived price compared with the maker's price in force that day (where there is one)."""
+    origin, archived = _in_force(observations)
+    origin = origin.sort_values(["effective_date", "authority"], kind="stable")
+    origin = origin.drop_duplicates(["ticker", "effective_date"], keep="last")
+    left = archived[["ticker", "effective_date", "input", "output"]].assign(
+        _day=pd.to_datetime(archived["effective_date"])).sort_values("_day")
+    right = origin[["ticker", "effective_date", "input", "output", "provider"]].assign(
+        _day=pd.to_datetime(origin["effective_date"])).sort_values("_day")
+    paired = pd.merge_asof(left, right, on="_day", by="ticker", suffixes=("", "_maker"), direction="backward")
+    paired = paired[paired["provider"].notna()]
+    agree = np.isclose(paired["input"], paired["input_maker"], rtol=AGREEMENT_TOLERANCE) & np.isclose(
+        paired["output"], paired["output_maker"], rtol=AGREEMENT_TOLERANCE)
+    return pd.DataFrame({"ticker": paired["ticker"], "maker": paired["provider"], "agree": agree})
+
+
+def archive_tracks_maker(observations: pd.DataFrame) -> set[str]:
+    """Tickers whose history the archive may carry back: the ticker's own comparisons decide
+    where it has enough of them, else its maker's."""
+    comparisons = archive_agreement(observations)
+    tracked = set()
+
+    def trusted(rows: pd.DataFrame) -> bool:
+        return len(rows) >= MIN_COMPARISONS and rows["agree"].mean() >= AGREEMENT_FLOOR
+
+    makers = {maker: trusted(rows) for maker, rows in comparisons.groupby("maker")}
+    origin, archived = _in_force(observations)
+    maker_of = origin.drop_duplicates("ticker").set_index("ticker")["provider"]
+    by_ticker = dict(tuple(comparisons.groupby("ticker")))
+    for ticker in archived["ticker"].unique():
+        own = by_ticker.get(ticker)
+        if own is not None and len(own) >= MIN_COMPARISONS:
+            ok = trusted(own)
+        else:
+            ok = makers.get(maker_of.get(ticker), False) and (own is None or own["agree"].all())
+        if ok:
+            tracked.add(ticker)
+    return tracked
+
+
+def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) -> pd.DataFrame:
+    """The observations that steer the series: one per (ticker, mode, date), the most authoritative.
+
+    `backfill` names the tickers whose history the archive may carry back (`archive_tracks_maker`).
+    """
+    known = observations[observations["effective_date"] <= as_of]
+    origin = known[known["is_origin"] & ~known["superseded"]]
+    _, archived = _in_force(known)
+    archived = archived[archived["ticker"].isin(backfill)]
+    first_origin = origin.groupby(["ticker", "mode"])["effective_date"].min().rename("first_origin")
     archived = archived.join(first_origin, on=["ticker", "mode"])
     archived = archived[archived["effective_date"] < archived["first_origin"]].drop(columns="first_origin")
     points = pd.concat([origin, archived], ignore_index=True)
@@ -56,4 +118,5 @@ def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
 
 
 def build_price_history(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
-    return daily_history(history_points(observations, as_of), as_of)
+    known = observations[observations["effective_date"] <= as_of]
+    return daily_history(history_points(observations, as_of, archive_tracks_maker(known)), as_of)

@@ -4,7 +4,13 @@ from datetime import date, timedelta
 
 import pandas as pd
 
-from pipelines.history import build_price_history, history_points
+from pipelines.history import (
+    archive_agreement,
+    archive_tracks_maker,
+    build_price_history,
+    daily_history,
+    history_points,
+)
 from pipelines.observations import OBSERVATION_COLUMNS
 
 AS_OF = date(2025, 1, 8)
@@ -40,8 +46,13 @@ OBSERVATIONS = pd.DataFrame([
 ], columns=OBSERVATION_COLUMNS)
 
 
+def with_backfill(observations, as_of):
+    """The history with the archive trusted for O3, whatever the evidence (tested apart below)."""
+    return daily_history(history_points(observations, as_of, backfill={"O3"}), as_of)
+
+
 def test_history_points():
-    points = history_points(OBSERVATIONS, AS_OF)
+    points = history_points(OBSERVATIONS, AS_OF, backfill={"O3"})
     assert list(zip(points["mode"], points["effective_date"], points["source"], points["output"])) == [
         ("batch", d(7), GENAI, 4.0),
         ("sync", d(1), ARCHIVE, 16.0),
@@ -51,7 +62,7 @@ def test_history_points():
 
 
 def test_daily_history():
-    history = build_price_history(OBSERVATIONS, AS_OF)
+    history = with_backfill(OBSERVATIONS, AS_OF)
     assert len(history) == 10  # sync: 1..8 January (8 days); batch: 7..8 January (2 days)
     sync = history[history["mode"] == "sync"].reset_index(drop=True)
     assert sync["date"].tolist() == [d(n) for n in range(1, 9)]
@@ -87,10 +98,57 @@ def test_archive_alone_does_not_make_a_series():
 
 def test_history_ends_on_as_of_with_one_row_per_day():
     as_of = date(2025, 3, 1)
-    history = build_price_history(OBSERVATIONS, as_of)
+    history = with_backfill(OBSERVATIONS, as_of)
     sync = history[history["mode"] == "sync"]
     assert len(sync) == (as_of - d(1)).days + 1 == 60
     assert sync["date"].iloc[-1] == as_of
     # the 10 January statement is now known and steers the series from that day
     assert sync.set_index("date").loc[d(10), "provenance"] == "published"
     assert sync.set_index("date").loc[d(10) + timedelta(days=1), "observed_on"] == d(10)
+
+
+def test_without_backfill_the_series_starts_at_the_makers_first_price():
+    sync = build_price_history(OBSERVATIONS, AS_OF).query("mode == 'sync'")
+    # One archived comparison is too little evidence, so the archive does not carry O3 back.
+    assert sync["date"].min() == d(3) and "archived" not in set(sync["provenance"])
+
+
+def evidence(ticker, maker, agreeing, disagreeing, start=date(2024, 1, 1)):
+    """A maker's price of 2/8 from `start`, and monthly archived prices after it."""
+    rows = [obs(start, 2.0, 8.0, "first_observed", MP, 22, provider=maker, ticker=ticker)]
+    prices = [(2.0, 8.0)] * agreeing + [(1.0, 3.0)] * disagreeing
+    for month, (price_in, price_out) in enumerate(prices, start=1):
+        day = start + timedelta(days=31 * month)
+        rows.append(obs(day, price_in, price_out, "archived", ARCHIVE, 11, provider="openrouter",
+                        is_origin=False, ticker=ticker))
+    return rows
+
+
+def test_archive_agreement_compares_with_the_price_in_force_within_two_percent():
+    rows = evidence("A", "openai", 1, 0) + [
+        obs(date(2024, 3, 15), 2.03, 8.1, "archived", ARCHIVE, 11, provider="openrouter", is_origin=False, ticker="A"),
+        obs(date(2023, 12, 1), 2.0, 8.0, "archived", ARCHIVE, 11, provider="openrouter", is_origin=False, ticker="A"),
+    ]
+    frame = pd.DataFrame(rows, columns=OBSERVATION_COLUMNS)
+    comparisons = archive_agreement(frame)
+    # The December point predates the maker's data, so there is nothing to compare it with.
+    assert comparisons["agree"].tolist() == [True, True] and set(comparisons["maker"]) == {"openai"}
+
+
+def test_a_ticker_with_enough_evidence_of_its_own_is_judged_on_it():
+    frame = pd.DataFrame(evidence("GOOD", "openai", 9, 1) + evidence("BAD", "openai", 8, 2),
+                         columns=OBSERVATION_COLUMNS)
+    assert archive_tracks_maker(frame) == {"GOOD"}  # 90% agreement passes, 80% does not
+
+
+def test_a_ticker_without_evidence_of_its_own_follows_its_maker():
+    frame = pd.DataFrame(
+        evidence("TRACKED", "anthropic", 10, 0) + evidence("HOSTED", "alibaba", 2, 8)
+        + [obs(date(2023, 6, 1), 5.0, 15.0, "archived", ARCHIVE, 11, provider="openrouter", is_origin=False,
+               ticker="NEW-A"),
+           obs(date(2024, 9, 1), 5.0, 15.0, "first_observed", MP, 22, provider="anthropic", ticker="NEW-A"),
+           obs(date(2023, 6, 1), 5.0, 15.0, "archived", ARCHIVE, 11, provider="openrouter", is_origin=False,
+               ticker="NEW-Q"),
+           obs(date(2024, 9, 1), 5.0, 15.0, "first_observed", MP, 22, provider="alibaba", ticker="NEW-Q")],
+        columns=OBSERVATION_COLUMNS)
+    assert archive_tracks_maker(frame) == {"TRACKED", "NEW-A"}
