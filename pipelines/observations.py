@@ -7,6 +7,9 @@ Reconciliation, in order:
 4. Where one provider's price for one model, mode and date is stated more than once, the most
    authoritative statement wins and the others stay in the table, marked `superseded` with the
    winner named, so a disagreement between sources is visible rather than dropped.
+5. A catalogue's `current` price carries no date of its own, so it can be stale: it yields to
+   another source's dated price that is newer than every dated price its own source has for
+   that model (`yield_stale_current`).
 """
 
 from __future__ import annotations
@@ -114,6 +117,43 @@ def mark_superseded(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def yield_stale_current(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mark a `current` price superseded when another source dates a different, positive price
+    later than anything the current price's own source dates for that model.
+
+    genai-prices still lists DeepSeek's 2025 prices as current, for instance, while model-prices
+    dates the cuts that followed; without this rule the snapshot date would show a price jump
+    that never happened.
+    """
+    live = frame[~frame["superseded"]]
+    dated = live[~live["provenance"].isin([CURRENT, ARCHIVED])]
+    key = ["ticker", "provider", "mode"]
+    dated_by_key = {k: rows for k, rows in dated.groupby(key, sort=False)}
+    frame = frame.copy()
+    for index, row in live[live["provenance"] == CURRENT].iterrows():
+        rows = dated_by_key.get(tuple(row[k] for k in key))
+        if rows is None:
+            continue
+        own = rows.loc[rows["source"] == row["source"], "effective_date"]
+        newer = rows[(rows["source"] != row["source"]) & (rows["output"] > 0)]
+        if len(own):
+            newer = newer[newer["effective_date"] > own.max()]
+        if newer.empty:
+            continue
+        latest = newer.sort_values(["effective_date", "authority"], kind="stable").iloc[-1]
+        if all(_same(row[c], latest[c]) for c in ("input", "output")):
+            continue
+        label = f"{latest['source']} ({latest['provenance']})"
+        frame.loc[index, ["superseded", "superseded_by"]] = [True, label]
+        frame.loc[index, "note"] = (f"disagrees with {label}, dated {latest['effective_date']}, "
+                                    "newer than any date this source gives")
+    return frame
+
+
+def _same(a, b) -> bool:
+    return (pd.isna(a) and pd.isna(b)) or a == b
+
+
 def build_observations(listings: pd.DataFrame, resolver: Resolver,
                        overrides: dict[tuple[str, str], str]) -> pd.DataFrame:
     """The `price_observations` table."""
@@ -125,5 +165,5 @@ def build_observations(listings: pd.DataFrame, resolver: Resolver,
         provider_model_id=mapped["source_model_id"],
         authority=authority(mapped["provenance"], mapped["source"]),
     )
-    frame = mark_superseded(frame)
+    frame = yield_stale_current(mark_superseded(frame))
     return frame[OBSERVATION_COLUMNS]

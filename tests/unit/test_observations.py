@@ -6,7 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipelines.observations import authority, mark_superseded, priced_models_only
+from pipelines.observations import (
+    OBSERVATION_COLUMNS,
+    authority,
+    mark_superseded,
+    priced_models_only,
+    yield_stale_current,
+)
 
 GENAI, MP, ARCHIVE = "genai-prices", "model-prices", "model-price-radar-mcp"
 
@@ -110,3 +116,41 @@ def test_priced_models_only():
     kept = priced_models_only(frame)
     assert sorted(set(zip(kept["_maker"], kept["_model"]))) == [("openai", "o3")]
     assert len(kept) == 4
+
+
+def stale_frame(*rows):
+    """Statements for one (ticker, provider, mode): (date, input, output, source, provenance)."""
+    records = [dict.fromkeys(OBSERVATION_COLUMNS) | {
+        "ticker": "DEEPSEEK-V3", "provider": "deepseek", "provider_model_id": "deepseek-chat", "is_origin": True,
+        "mode": "sync", "effective_date": day, "input": price_in, "output": price_out, "source": source,
+        "source_version": "v", "provenance": provenance, "superseded": False,
+        "authority": {"published": 43, "current": 33, "first_observed": 22}[provenance],
+    } for day, price_in, price_out, source, provenance in rows]
+    return pd.DataFrame(records, columns=OBSERVATION_COLUMNS)
+
+
+TODAY = date(2026, 11, 22)
+
+
+def test_a_current_price_yields_to_a_newer_dated_price_from_another_source():
+    frame = stale_frame((date(2025, 6, 10), 0.27, 1.10, MP, "first_observed"),
+                        (date(2026, 6, 6), 0.14, 0.28, MP, "first_observed"),
+                        (TODAY, 0.27, 1.10, GENAI, "current"))
+    out = yield_stale_current(frame)
+    current = out.iloc[2]
+    assert current["superseded"] and current["superseded_by"] == "model-prices (first_observed)"
+    assert current["note"].startswith("disagrees with model-prices (first_observed), dated 2026-06-06")
+    assert not out.iloc[:2]["superseded"].any()
+
+
+@pytest.mark.parametrize("rows", [
+    # its own source dates a price after the other source's latest: it knows the period
+    [(date(2026, 6, 6), 0.14, 0.28, MP, "first_observed"), (date(2026, 9, 10), 0.27, 1.10, GENAI, "published"),
+     (TODAY, 0.27, 1.10, GENAI, "current")],
+    # the newer dated price agrees
+    [(date(2026, 6, 6), 0.27, 1.10, MP, "first_observed"), (TODAY, 0.27, 1.10, GENAI, "current")],
+    # a zero (free preview) price is no evidence against a positive current price
+    [(date(2026, 6, 6), 0.0, 0.0, MP, "first_observed"), (TODAY, 1.0, 3.2, GENAI, "current")],
+])
+def test_a_current_price_stands_otherwise(rows):
+    assert not yield_stale_current(stale_frame(*rows))["superseded"].any()
