@@ -16,7 +16,7 @@ import pandas as pd
 from dagster import ConfigurableResource
 from genai_prices import data_snapshot
 
-from warehouse.seed_files import read_price_archive, read_seed_csv
+from warehouse.seed_files import read_price_archive, read_price_archive_meta, read_seed_csv
 from warehouse.snapshot import SnapshotStore
 
 DEFAULT_WAREHOUSE = "warehouse/snapshots"
@@ -67,7 +67,7 @@ class PriceSources(ConfigurableResource):
         return {
             "genai-prices": importlib.metadata.version("genai-prices"),
             "model-prices": importlib.metadata.version("model-prices"),
-            "model-price-radar-mcp": read_price_archive()[1]["source_version"],
+            "model-price-radar-mcp": read_price_archive_meta()["source_version"],
         }
 
     def seed_table(self, name: str) -> pd.DataFrame:

@@ -89,6 +89,11 @@ def read_seed_csv(name: str, seed_dir: Path = SEED_DIR) -> pd.DataFrame:
         raise ValueError(f"{path}: unreadable CSV ({e})") from e
 
 
+def read_price_archive_meta(seed_dir: Path = SEED_DIR) -> dict:
+    """Where the archive file comes from (source, version, checksum), without reading the prices."""
+    return _read_meta(Path(seed_dir) / PRICE_ARCHIVE_META)
+
+
 def _read_meta(path: Path) -> dict:
     """The provenance record is required: a price archive without it cannot be attributed."""
     try:
