@@ -1,0 +1,231 @@
+"""Task cost: what one request costs on one model, from its rates and a token profile (contract §3).
+
+Symbols: β is the output price ($/M) of the chosen mode; r_in = input/β, r_cache = cache-read/β
+(r_in when the model has no cache price), r_think = reasoning/β (1 when thinking is billed as
+output); η is the share of the prompt read from cache.
+
+    r_in_eff   = r_in·(1 − η) + r_cache·η
+    spot_cost  = β·(n_out + n_in·r_in_eff + n_think·r_think)·10⁻⁶
+    kappa      = 1 + (n_in/n_out)·r_in_eff
+
+Context tiers are a cliff, as the providers bill them: once the prompt has more than a tier's
+`above` tokens, every token of the request pays that tier's rates. The arithmetic is carried out
+multiplied through by β (β·r_in_eff is the blended input price), which is the same expression and
+stays defined for a model whose output price is zero. The scalar and the vectorised costs share
+one helper, so there is one copy of the formula.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from numbers import Real
+
+import numpy as np
+import pandas as pd
+
+PER_MILLION = 1e-6
+RATE_FIELDS = ("input", "output", "cache_read", "reasoning")
+# Where each rate sits in a price_history row; callers with other names pass their own mapping.
+HISTORY_COLUMNS = {"input": "input", "output": "output", "cache_read": "cache_read", "reasoning": "reasoning",
+                   "tiers": "tiers"}
+
+
+def _missing(value: object) -> bool:
+    return value is None or (not isinstance(value, (list, tuple, dict)) and bool(pd.isna(value)))
+
+
+def _price(name: str, value: object, required: bool) -> float | None:
+    if _missing(value):
+        if required:
+            raise ValueError(f"{name} price is required")
+        return None
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"{name} price must be a finite non-negative number, got {value!r}")
+    return number
+
+
+@dataclass(frozen=True)
+class Rates:
+    """One model's prices in one mode, $/M; `tiers` is ((above, Rates), ...) sorted by threshold."""
+
+    input: float
+    output: float
+    cache_read: float | None = None
+    reasoning: float | None = None
+    tiers: tuple[tuple[float, Rates], ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in RATE_FIELDS:
+            object.__setattr__(self, name, _price(name, getattr(self, name), name in ("input", "output")))
+        object.__setattr__(self, "tiers", tuple(sorted(self.tiers, key=lambda tier: tier[0])))
+
+    @classmethod
+    def from_row(cls, row: Mapping, columns: Mapping[str, str] | None = None) -> Rates:
+        """From a price_history or spots row; `columns` maps input/output/cache_read/reasoning/tiers to names."""
+        names = {**HISTORY_COLUMNS, **(columns or {})}
+        base = cls(**{field: row.get(names[field]) for field in RATE_FIELDS})
+        return replace(base, tiers=parse_tiers(row.get(names["tiers"]), base))
+
+
+def parse_tiers(text: str | None, base: Rates) -> tuple[tuple[float, Rates], ...]:
+    """The tiers JSON as ((above, Rates), ...); a field a tier does not name keeps the base rate."""
+    if _missing(text) or not str(text).strip():
+        return ()
+    tiers = []
+    for tier in json.loads(text):
+        fields = {name: tier.get(name, getattr(base, name)) for name in RATE_FIELDS}
+        tiers.append((float(tier["above"]), Rates(**fields)))
+    return tuple(sorted(tiers, key=lambda t: t[0]))
+
+
+def _check_count(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
+    return float(value)
+
+
+def _check_eta(eta: object) -> float:
+    if isinstance(eta, bool) or not isinstance(eta, Real) or not math.isfinite(eta) or not 0 <= eta <= 1:
+        raise ValueError(f"eta must be a number in [0, 1], got {eta!r}")
+    return float(eta)
+
+
+def rates_for_prompt(rates: Rates, n_in: float) -> Rates:
+    """The flat rates that bill a request whose prompt has n_in tokens (the cliff)."""
+    applied = replace(rates, tiers=())
+    for above, tier in rates.tiers:
+        if n_in > above:
+            applied = tier
+    return applied
+
+
+def _ratio(price: float, beta: float) -> float:
+    return price / beta if beta > 0 else math.nan
+
+
+def r_in(rates: Rates) -> float:
+    """input/output of the base rates (NaN for a zero output price)."""
+    return _ratio(rates.input, rates.output)
+
+
+def r_cache(rates: Rates) -> float:
+    """cache_read/output; r_in when the model has no cache price."""
+    return r_in(rates) if rates.cache_read is None else _ratio(rates.cache_read, rates.output)
+
+
+def r_think(rates: Rates) -> float:
+    """reasoning/output; 1 when thinking tokens are billed as output."""
+    return 1.0 if rates.reasoning is None else _ratio(rates.reasoning, rates.output)
+
+
+def r_batch(beta_batch: float | None, beta_sync: float | None) -> float:
+    """Batch output price over sync output price; NaN without a batch price."""
+    if _missing(beta_batch) or _missing(beta_sync):
+        return math.nan
+    return _ratio(float(beta_batch), float(beta_sync))
+
+
+def _blended_input_price(input_price, cache_price, eta):
+    """β·r_in_eff: the prompt's price per token, part fresh and part read from cache."""
+    return input_price * (1.0 - eta) + cache_price * eta
+
+
+def _cost(beta, input_price, cache_price, think_price, n_in, n_out, eta, n_think):
+    """The one copy of spot_cost, for floats or numpy arrays; NaN cache/think prices fall back."""
+    cache_price = np.where(np.isnan(cache_price), input_price, cache_price)
+    think_price = np.where(np.isnan(think_price), beta, think_price)
+    blended = _blended_input_price(input_price, cache_price, eta)
+    return (beta * n_out + n_in * blended + n_think * think_price) * PER_MILLION
+
+
+def _prices(rates: Rates) -> tuple[float, float, float, float]:
+    nan = math.nan
+    cache = nan if rates.cache_read is None else rates.cache_read
+    return rates.output, rates.input, cache, nan if rates.reasoning is None else rates.reasoning
+
+
+def effective_input_rate(rates: Rates, n_in: float, eta: float) -> float:
+    """r_in·(1 − η) + r_cache·η at the tier n_in reaches (NaN for a zero output price)."""
+    applied = rates_for_prompt(rates, _check_count("n_in", n_in))
+    cache = applied.input if applied.cache_read is None else applied.cache_read
+    return _ratio(_blended_input_price(applied.input, cache, _check_eta(eta)), applied.output)
+
+
+def kappa(rates: Rates, n_in: float, n_out: float, eta: float) -> float | None:
+    """1 + (n_in/n_out)·r_in_eff; None when n_out is 0 (or β is 0), never infinity."""
+    rate = effective_input_rate(rates, n_in, eta)
+    if _check_count("n_out", n_out) == 0 or math.isnan(rate):
+        return None
+    return 1.0 + (n_in / n_out) * rate
+
+
+def spot_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0) -> float:
+    """USD for one request: β·(n_out + n_in·r_in_eff + n_think·r_think)·10⁻⁶ after the tier."""
+    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
+    eta = _check_eta(eta)
+    return float(_cost(*_prices(rates_for_prompt(rates, n_in)), n_in, n_out, eta, n_think))
+
+
+@dataclass(frozen=True)
+class CacheValue:
+    cost_without_cache: float
+    savings: float
+    savings_pct: float  # percent of cost_without_cache
+
+
+def cache_value(rates: Rates, n_in: float, n_out: float, eta: float, n_think: float = 0.0) -> CacheValue:
+    """What reading η of the prompt from cache saves against paying full input for all of it."""
+    with_cache = spot_cost(rates, n_in, n_out, eta, n_think)
+    without = spot_cost(rates, n_in, n_out, 0.0, n_think)
+    savings = without - with_cache
+    return CacheValue(without, savings, 100.0 * savings / without if without > 0 else 0.0)
+
+
+@dataclass(frozen=True)
+class TaskCost:
+    beta_used: float  # output price after the context tier, $/M
+    r_in_eff: float | None  # None when β is 0
+    kappa: float | None  # None when n_out is 0
+    spot_cost: float  # USD
+    cache_value: CacheValue | None  # None when η is 0
+
+
+def task_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0) -> TaskCost:
+    """Everything §3 says about one request, in one call."""
+    cost = spot_cost(rates, n_in, n_out, eta, n_think)  # validates the profile
+    rate = effective_input_rate(rates, n_in, eta)
+    return TaskCost(
+        beta_used=rates_for_prompt(rates, n_in).output,
+        r_in_eff=None if math.isnan(rate) else rate,
+        kappa=kappa(rates, n_in, n_out, eta),
+        spot_cost=cost,
+        cache_value=cache_value(rates, n_in, n_out, eta, n_think) if eta > 0 else None,
+    )
+
+
+def spot_costs(frame: pd.DataFrame, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0,
+               columns: Mapping[str, str] | None = None) -> np.ndarray:
+    """spot_cost of one task profile on every row of a frame of rates; NaN where β is missing."""
+    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
+    eta = _check_eta(eta)
+    names = {**HISTORY_COLUMNS, **(columns or {})}
+
+    def column(field: str) -> np.ndarray:
+        if names[field] not in frame:
+            return np.full(len(frame), np.nan)
+        values = pd.to_numeric(frame[names[field]], errors="coerce")
+        return np.array(values.to_numpy(dtype=float, na_value=np.nan), dtype=float)  # a writable copy
+
+    beta, input_price, cache, think = (column(f) for f in ("output", "input", "cache_read", "reasoning"))
+    if names["tiers"] in frame:
+        for i, text in enumerate(frame[names["tiers"]]):
+            if _missing(text) or math.isnan(beta[i]) or math.isnan(input_price[i]):
+                continue
+            base = Rates(input_price[i], beta[i], cache[i], think[i])  # NaN optional prices become None
+            tiered = replace(base, tiers=parse_tiers(text, base))
+            beta[i], input_price[i], cache[i], think[i] = _prices(rates_for_prompt(tiered, n_in))
+    return np.asarray(_cost(beta, input_price, cache, think, n_in, n_out, eta, n_think), dtype=float)

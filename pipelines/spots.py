@@ -1,0 +1,75 @@
+"""Spots: one record per model ticker with its prices on the snapshot date, the ratios of the
+Greek sheet and where each price came from (contract §4 and §9, `GET /v1/spots`).
+
+Prices are read from `price_history` on `as_of` exactly (the history is daily and carried forward,
+so a model priced on or before that date has a row on it). Ratios are computed by
+`pipelines.pricing`, the same functions the task-cost endpoints use.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+from pipelines.listings import BATCH, SYNC
+from pipelines.pricing import Rates, r_batch, r_cache, r_in, r_think
+
+# Identity, from the model registry.
+IDENTITY_COLUMNS = ["ticker", "ticker_batch", "model_id", "display_name", "provider", "family", "tier",
+                    "is_reasoning", "context_window"]
+# Prices in $/M on as_of; beta_* is the output price of that mode, tiers_* the context tiers JSON.
+# Batch columns are NaN where the model has no batch series on as_of.
+PRICE_FIELDS = {"output": "beta", "input": "input", "cache_read": "cache_read", "cache_write": "cache_write",
+                "reasoning": "reasoning", "tiers": "tiers"}
+SYNC_PRICE_COLUMNS = [f"{name}_{SYNC}" for name in PRICE_FIELDS.values()]
+BATCH_PRICE_COLUMNS = [f"{name}_{BATCH}" for name in PRICE_FIELDS.values()]
+# Ratios of the base sync rates (r_in, r_cache, r_think) and batch over sync output price (r_batch).
+RATIO_COLUMNS = ["r_in", "r_cache", "r_think", "r_batch"]
+# The observation behind each mode's price on as_of: which source, which version, which marker,
+# the date it was last observed (earlier than as_of for a carried-forward price) and its URL.
+PROVENANCE_FIELDS = ["source", "source_version", "provenance", "observed_on", "source_url"]
+SYNC_PROVENANCE_COLUMNS = [f"{name}_{SYNC}" for name in PROVENANCE_FIELDS]
+BATCH_PROVENANCE_COLUMNS = [f"{name}_{BATCH}" for name in PROVENANCE_FIELDS]
+
+SPOT_COLUMNS = (IDENTITY_COLUMNS + SYNC_PRICE_COLUMNS + BATCH_PRICE_COLUMNS + RATIO_COLUMNS
+                + SYNC_PROVENANCE_COLUMNS + BATCH_PROVENANCE_COLUMNS)
+
+
+def rate_columns(mode: str) -> dict[str, str]:
+    """Where `Rates.from_row` and `pricing.spot_costs` find a mode's rates in a spots frame."""
+    return {field: f"{name}_{mode}" for field, name in PRICE_FIELDS.items() if field != "cache_write"}
+
+
+def _mode_prices(today: pd.DataFrame, mode: str) -> pd.DataFrame:
+    rows = today[today["mode"] == mode]
+    duplicated = rows["ticker"][rows["ticker"].duplicated()]
+    if len(duplicated):
+        raise ValueError(f"price_history has more than one {mode} row on one date for {sorted(set(duplicated))}")
+    renames = {field: f"{name}_{mode}" for field, name in PRICE_FIELDS.items()}
+    renames |= {field: f"{field}_{mode}" for field in PROVENANCE_FIELDS}
+    return rows[["ticker", *renames]].rename(columns=renames)
+
+
+def _ratios(row: pd.Series) -> dict[str, float]:
+    if pd.isna(row[f"beta_{SYNC}"]) or pd.isna(row[f"input_{SYNC}"]):
+        return dict.fromkeys(RATIO_COLUMNS, np.nan)
+    rates = Rates.from_row(row, columns=rate_columns(SYNC))
+    return {"r_in": r_in(rates), "r_cache": r_cache(rates), "r_think": r_think(rates),
+            "r_batch": r_batch(row[f"beta_{BATCH}"], row[f"beta_{SYNC}"])}
+
+
+def build_spots(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """One row per ticker of `models`, in SPOT_COLUMNS order, sorted by ticker."""
+    as_of = pd.Timestamp(as_of).date()
+    today = price_history[price_history["date"] == as_of]
+    frame = models[IDENTITY_COLUMNS]
+    for mode in (SYNC, BATCH):
+        frame = frame.merge(_mode_prices(today, mode), on="ticker", how="left", validate="one_to_one")
+    ratios = pd.DataFrame([_ratios(row) for _, row in frame.iterrows()], columns=RATIO_COLUMNS, index=frame.index)
+    frame = pd.concat([frame, ratios], axis=1)
+    for column in SYNC_PRICE_COLUMNS + BATCH_PRICE_COLUMNS:
+        if not column.startswith("tiers_"):
+            frame[column] = frame[column].astype("float64")
+    return frame[SPOT_COLUMNS].sort_values("ticker", kind="stable").reset_index(drop=True)

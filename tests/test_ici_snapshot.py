@@ -1,0 +1,131 @@
+"""The Inference Cost Index on the real snapshot: every published figure recomputed from its inputs."""
+
+import hashlib
+import json
+import math
+from datetime import date, timedelta
+
+import pandas as pd
+import pytest
+
+from pipelines.ici import (
+    MAJOR_MAKERS,
+    METHODOLOGY_VERSION,
+    TIERS,
+    VARIANTS,
+    build_ici,
+    build_ici_history,
+    select_constituents,
+)
+from tests.conftest import AS_OF
+
+TODAY = date.fromisoformat(AS_OF)
+START = date(2024, 1, 1)
+
+
+@pytest.fixture(scope="module")
+def tables(store):
+    return store.read_table("price_history"), store.read_table("models"), store.read_table("price_observations")
+
+
+@pytest.fixture(scope="module")
+def current(tables):
+    return build_ici(*tables, TODAY)
+
+
+@pytest.fixture(scope="module")
+def daily(tables):
+    return build_ici_history(*tables, TODAY, start=START)
+
+
+def _variant(frame, variant):
+    rows = frame[frame["type"] == variant]
+    assert len(rows) > 0, f"no {variant} constituents"
+    return rows
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_weights_sum_to_one_and_the_value_is_the_weighted_sum_of_prices(current, variant):
+    rows = _variant(current, variant)
+    assert abs(math.fsum(rows["weight"]) - 1.0) <= 1e-12
+    assert rows["value"].nunique() == 1
+    recomputed = math.fsum(w * p for w, p in zip(rows["weight"], rows["price"], strict=True))
+    assert rows["value"].iloc[0] == pytest.approx(recomputed, abs=1e-12)
+    assert (rows["as_of"] == TODAY).all() and (rows["methodology_version"] == METHODOLOGY_VERSION).all()
+    assert (rows["rebalance_date"] == date(2026, 10, 1)).all()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_hash_recomputes_from_the_published_constituents(current, variant):
+    rows = _variant(current, variant).sort_values("ticker")
+    payload = {
+        "methodology_version": rows["methodology_version"].iloc[0],
+        "type": variant,
+        "as_of": rows["as_of"].iloc[0].isoformat(),
+        "constituents": [[t, round(w, 12), round(p, 12)]
+                         for t, w, p in zip(rows["ticker"], rows["weight"], rows["price"], strict=True)],
+    }
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert (rows["verification_hash"] == digest).all()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_price_is_the_blend_of_that_days_history_row(tables, current, variant):
+    history = tables[0]
+    today = history[history["date"] == TODAY].set_index(["ticker", "mode"])
+    for row in _variant(current, variant).itertuples():
+        sync = today.loc[(row.ticker, "sync")]
+        sync_blend = (3 * sync["input"] + sync["output"]) / 4
+        if (row.ticker, "batch") in today.index:
+            batch = today.loc[(row.ticker, "batch")]
+            batch_blend = (3 * batch["input"] + batch["output"]) / 4
+        else:
+            batch_blend = None
+        expected = {"sync": sync_blend, "batch": batch_blend,
+                    "unified": sync_blend if batch_blend is None else 0.75 * sync_blend + 0.25 * batch_blend}[variant]
+        assert row.price == pytest.approx(expected, rel=1e-12), row.ticker
+
+
+def test_batch_and_unified_levels_are_not_above_sync(current):
+    level = current.groupby("type")["value"].first()
+    assert level["batch"] <= level["sync"]
+    assert level["unified"] <= level["sync"]
+
+
+def test_batch_constituents_are_sync_constituents_with_a_batch_price(current):
+    tickers = current.groupby("type")["ticker"].apply(set)
+    assert tickers["batch"] <= tickers["sync"] == tickers["unified"]
+
+
+def test_the_basket_holds_at_most_one_finished_model_per_major_maker_and_tier(tables):
+    history, models, observations = tables
+    basket = select_constituents(history, models, observations, date(2026, 10, 1))
+    assert basket["maker"].isin(MAJOR_MAKERS).all() and basket["tier"].isin(TIERS).all()
+    assert not basket.duplicated(["maker", "tier"]).any()
+    assert not basket["ticker"].str.contains("PREVIEW|BETA").any()
+    registry = models.set_index("ticker")
+    assert (registry.loc[basket["ticker"], "provider"].to_numpy() == basket["maker"].to_numpy()).all()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_history_is_daily_without_gaps_and_ends_at_the_current_value(daily, current, variant):
+    series = daily[daily["type"] == variant].reset_index(drop=True)
+    assert list(series["date"]) == [START + timedelta(days=i) for i in range((TODAY - START).days + 1)]
+    priced = series["value"].notna()
+    # A level exists whenever a constituent is priced; batch prices are recorded only from mid-2025,
+    # and from the first batch level on there is no day without one.
+    assert (priced == (series["constituents"] > 0)).all()
+    first = priced.idxmax()
+    assert priced.iloc[first:].all()
+    if variant != "batch":
+        assert first == 0
+    assert series["value"].iloc[-1] == pytest.approx(_variant(current, variant)["value"].iloc[0], abs=1e-12)
+    assert series["rebalance_date"].iloc[-1] == date(2026, 10, 1)
+    assert set(series["rebalance_date"]) == {START, *(date(y, m, 1) for y in (2024, 2025, 2026)
+                                                       for m in (1, 4, 7, 10) if date(y, m, 1) <= TODAY)}
+
+
+def test_history_levels_fall_from_2024_to_today(daily):
+    levels = daily.pivot(index="date", columns="type", values="value")
+    assert pd.notna(levels.loc[START, "sync"])
+    assert levels.loc[TODAY, "sync"] < levels.loc[START, "sync"]

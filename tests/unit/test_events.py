@@ -1,0 +1,259 @@
+"""Price events from small hand-made histories: which changes count, and their numbers."""
+
+from datetime import date, timedelta
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipelines.events import EVENT_COLUMNS, EVENT_KINDS, build_events, pct_change, recent_events
+from pipelines.history import POINT_COLUMNS
+
+START = date(2025, 1, 1)
+AS_OF = date(2025, 1, 31)
+NAN = float("nan")
+
+
+def d(n: int) -> date:
+    return START + timedelta(days=n - 1)
+
+
+def point(day, input_, output, cache_read=NAN, provenance="published", source="genai-prices"):
+    return dict(day=day, input=input_, output=output, cache_read=cache_read, provenance=provenance,
+                source=source)
+
+
+def series(ticker, mode, points, end=AS_OF):
+    """Daily rows from the first observed point to `end`, days between points carried forward."""
+    by_day = {p["day"]: p for p in points}
+    rows, last, day = [], None, min(by_day)
+    while day <= end:
+        observed = by_day.get(day)
+        last = observed or last
+        row = dict.fromkeys(POINT_COLUMNS)
+        row.update(
+            ticker=ticker, mode=mode, date=day, input=last["input"], output=last["output"],
+            cache_read=last["cache_read"], cache_write=NAN, reasoning=NAN, source=last["source"],
+            source_version="1.0", source_url=f"https://example.com/{ticker}/{last['day']}",
+            provenance=last["provenance"] if observed else "carried_forward", observed_on=last["day"],
+        )
+        rows.append(row)
+        day += timedelta(days=1)
+    return rows
+
+
+def history(*many):
+    columns = ["ticker", "mode", "date", *POINT_COLUMNS, "observed_on"]
+    return pd.DataFrame([row for rows in many for row in rows], columns=columns)
+
+
+def models(active=("A",), deprecated=()):
+    return pd.DataFrame({"ticker": [*active, *deprecated],
+                         "status": ["active"] * len(active) + ["deprecated"] * len(deprecated)})
+
+
+def changes(events):
+    """The events other than new_model, as comparable tuples."""
+    rest = events[events["kind"] != "new_model"]
+    return [(k, m, f, b, a, e) for k, m, f, b, a, e in zip(
+        rest["kind"], rest["mode"], rest["field"], rest["before"], rest["after"], rest["effective_date"])]
+
+
+def events_of(*sync_points, status=None):
+    frame = history(series("A", "sync", list(sync_points)))
+    return build_events(frame, status if status is not None else models(), AS_OF)
+
+
+@pytest.mark.parametrize(("first", "second", "expected"), [
+    # a cut of output alone
+    ((3.0, 15.0), (3.0, 12.0), [("price_cut", "output", 15.0, 12.0, -20.0)]),
+    # an increase of input alone
+    ((2.0, 8.0), (3.0, 8.0), [("price_increase", "input", 2.0, 3.0, 50.0)]),
+    # both fields cut
+    ((4.0, 16.0), (2.0, 12.0), [("price_cut", "input", 4.0, 2.0, -50.0), ("price_cut", "output", 16.0, 12.0, -25.0)]),
+    # one up, one down
+    ((1.0, 10.0), (1.25, 5.0), [("price_increase", "input", 1.0, 1.25, 25.0), ("price_cut", "output", 10.0, 5.0, -50.0)]),
+    # equal prices: no event
+    ((3.0, 15.0), (3.0, 15.0), []),
+    # float noise below a relative 1e-9: no event
+    ((3.0, 15.0), (3.0 * (1 + 1e-12), 15.0 * (1 - 1e-11)), []),
+    # a change just above the noise floor still counts
+    ((3.0, 15.0), (3.0, 15.0 + 3e-7), [("price_increase", "output", 15.0, 15.0 + 3e-7, 2e-6)]),
+])
+def test_sync_price_changes(first, second, expected):
+    events = events_of(point(d(1), *first), point(d(10), *second, provenance="current", source="model-prices"))
+    changed = events[events["kind"] != "new_model"]
+    got = list(zip(changed["kind"], changed["field"], changed["before"], changed["after"], changed["pct_change"]))
+    assert len(got) == len(expected)
+    for row, want in zip(got, expected):
+        assert row[:4] == want[:4]
+        assert row[4] == pytest.approx(want[4], rel=1e-6)
+    assert (changed["effective_date"] == d(10)).all()
+    assert (changed["provenance"] == "current").all() and (changed["source"] == "model-prices").all()
+    assert (changed["mode"] == "sync").all()
+
+
+def test_each_point_is_compared_with_the_previous_observed_point():
+    events = events_of(point(d(1), 2.0, 10.0), point(d(5), 2.0, 8.0), point(d(9), 2.0, 8.0), point(d(20), 2.0, 9.0))
+    assert changes(events) == [
+        ("price_cut", "sync", "output", 10.0, 8.0, d(5)),
+        ("price_increase", "sync", "output", 8.0, 9.0, d(20)),
+    ]
+
+
+def test_carried_forward_rows_never_make_an_event():
+    frame = history(series("A", "sync", [point(d(1), 2.0, 10.0)]))
+    # A carried-forward day that (wrongly) holds another price is still no observation.
+    frame.loc[frame["date"] == d(15), "output"] = 5.0
+    assert changes(build_events(frame, models(), AS_OF)) == []
+
+
+def test_new_model_is_the_first_sync_point():
+    events = events_of(point(d(3), 1.0, 4.0, provenance="archived", source="model-price-radar-mcp"),
+                       point(d(8), 1.0, 2.0))
+    new = events[events["kind"] == "new_model"]
+    assert len(new) == 1
+    row = new.iloc[0]
+    assert (row["ticker"], row["mode"], row["field"], row["after"], row["effective_date"]) == ("A", "sync", "output", 4.0, d(3))
+    assert np.isnan(row["before"]) and np.isnan(row["pct_change"])
+    assert (row["provenance"], row["source"]) == ("archived", "model-price-radar-mcp")
+    assert row["event_id"] == "A:sync:output:2025-01-03"
+
+
+@pytest.mark.parametrize(("cache", "expected"), [
+    # a known value that moves
+    ((0.5, 0.25), [(d(10), 0.5, 0.25, -50.0)]),
+    # unknown to known is no change
+    ((NAN, 0.3), []),
+    # known to unknown is no change either
+    ((0.3, NAN), []),
+    # an observation that leaves the field empty neither hides a change nor makes one
+    ((0.3, NAN, 0.3), []),
+    ((0.3, NAN, 0.6), [(d(20), 0.3, 0.6, 100.0)]),
+])
+def test_cache_changes(cache, expected):
+    days = [d(1), d(10), d(20)]
+    events = events_of(*[point(day, 1.0, 4.0, cache_read=c) for day, c in zip(days, cache)])
+    got = events[events["kind"] == "cache_change"]
+    assert list(got["field"].unique()) in ([], ["cache_read"])
+    assert [(e, b, a) for e, b, a in zip(got["effective_date"], got["before"], got["after"])] == [w[:3] for w in expected]
+    assert list(got["pct_change"]) == pytest.approx([w[3] for w in expected])
+    assert len(events) == 1 + len(expected)  # new_model, and nothing else
+
+
+def test_batch_series_events():
+    frame = history(
+        series("A", "sync", [point(d(1), 2.0, 8.0)]),
+        series("A", "batch", [point(d(4), 1.0, 4.0, cache_read=0.2, provenance="first_observed"),
+                              point(d(12), 1.0, 5.0, cache_read=0.1),
+                              point(d(18), 0.5, 5.0, cache_read=0.1)]),
+    )
+    events = build_events(frame, models(), AS_OF)
+    batch = events[events["mode"] == "batch"]
+    got = list(zip(batch["kind"], batch["field"], batch["before"].fillna(-1), batch["after"], batch["effective_date"]))
+    assert got == [
+        ("batch_change", "output", -1, 4.0, d(4)),
+        ("cache_change", "cache_read", 0.2, 0.1, d(12)),
+        ("batch_change", "output", 4.0, 5.0, d(12)),
+        ("batch_change", "input", 1.0, 0.5, d(18)),
+    ]
+    assert batch["pct_change"].fillna(-1).tolist() == pytest.approx([-1, -50.0, 25.0, -50.0])
+    assert batch["provenance"].iloc[0] == "first_observed"
+    # A batch change is never reported as a sync cut or increase.
+    assert set(events.loc[events["mode"] == "batch", "kind"]) == {"batch_change", "cache_change"}
+
+
+def test_deprecated_is_dated_at_the_last_observation():
+    frame = history(
+        series("OLD", "sync", [point(d(1), 2.0, 8.0, provenance="archived", source="model-price-radar-mcp"),
+                               point(d(6), 2.0, 8.0, provenance="first_observed", source="model-prices")]),
+        series("OLD", "batch", [point(d(2), 1.0, 4.0), point(d(20), 1.0, 4.0)]),  # batch does not date it
+        series("A", "sync", [point(d(1), 1.0, 2.0), point(d(9), 1.0, 2.0)]),
+    )
+    events = build_events(frame, models(active=("A",), deprecated=("OLD",)), AS_OF)
+    deprecated = events[events["kind"] == "deprecated"]
+    assert len(deprecated) == 1
+    row = deprecated.iloc[0]
+    assert (row["ticker"], row["mode"], row["field"], row["effective_date"]) == ("OLD", "sync", "status", d(6))
+    assert (row["provenance"], row["source"]) == ("first_observed", "model-prices")
+    assert np.isnan(row["before"]) and np.isnan(row["after"]) and np.isnan(row["pct_change"])
+
+
+def test_observations_after_as_of_are_ignored():
+    frame = history(series("OLD", "sync", [point(d(1), 2.0, 8.0), point(d(25), 2.0, 4.0)]))
+    events = build_events(frame, models(active=(), deprecated=("OLD",)), d(20))
+    assert list(events["kind"]) == ["new_model", "deprecated"]
+    assert events["effective_date"].tolist() == [d(1), d(1)]
+
+
+def test_columns_ids_and_order():
+    frame = history(
+        series("B", "sync", [point(d(2), 1.0, 2.0), point(d(7), 0.5, 2.0)]),
+        series("A", "sync", [point(d(1), 3.0, 6.0, cache_read=0.3), point(d(7), 3.0, 9.0, cache_read=0.6)]),
+        series("A", "batch", [point(d(7), 1.5, 4.5)]),
+    )
+    events = build_events(frame, models(active=("A", "B")), AS_OF)
+    assert list(events.columns) == EVENT_COLUMNS
+    assert list(events["event_id"]) == [
+        "A:sync:output:2025-01-01",
+        "B:sync:output:2025-01-02",
+        "A:batch:output:2025-01-07",
+        "A:sync:cache_read:2025-01-07",
+        "A:sync:output:2025-01-07",
+        "B:sync:input:2025-01-07",
+    ]
+    assert set(events["kind"]) <= set(EVENT_KINDS)
+
+
+def test_empty_history_gives_empty_events():
+    events = build_events(history(), models(), AS_OF)
+    assert list(events.columns) == EVENT_COLUMNS and events.empty
+
+
+@pytest.mark.parametrize(("before", "after", "expected"), [
+    (40.0, 8.0, -80.0),
+    (10.0, 2.0, -80.0),
+    (2.0, 3.0, 50.0),
+    (3.0, 3.3, 10.0),
+    (0.25, 1.0, 300.0),
+    (0.0, 1.0, NAN),
+    (NAN, 1.0, NAN),
+])
+def test_pct_change(before, after, expected):
+    got = float(pct_change([before], [after])[0])
+    if np.isnan(expected):
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.fixture
+def sample():
+    frame = history(
+        series("O3", "sync", [point(d(1), 10.0, 40.0), point(d(10), 2.0, 8.0)]),
+        series("GPT-4.1", "sync", [point(d(5), 2.0, 8.0), point(d(10), 2.0, 6.0), point(d(20), 2.0, 7.0)]),
+    )
+    return build_events(frame, models(active=("O3", "GPT-4.1")), AS_OF)
+
+
+@pytest.mark.parametrize(("kwargs", "expected"), [
+    (dict(since=d(10)), ["GPT-4.1:sync:output:2025-01-20", "GPT-4.1:sync:output:2025-01-10",
+                         "O3:sync:input:2025-01-10", "O3:sync:output:2025-01-10"]),
+    (dict(since=d(11)), ["GPT-4.1:sync:output:2025-01-20"]),
+    (dict(since=d(1), ticker="o3"), ["O3:sync:input:2025-01-10", "O3:sync:output:2025-01-10",
+                                     "O3:sync:output:2025-01-01"]),
+    (dict(since=d(1), kind="new_model"), ["GPT-4.1:sync:output:2025-01-05", "O3:sync:output:2025-01-01"]),
+    (dict(since=d(1), kind="price_increase"), ["GPT-4.1:sync:output:2025-01-20"]),
+    (dict(since=d(1), ticker="gpt-4.1", kind="price_cut"), ["GPT-4.1:sync:output:2025-01-10"]),
+    (dict(since=d(1), limit=2), ["GPT-4.1:sync:output:2025-01-20", "GPT-4.1:sync:output:2025-01-10"]),
+    (dict(since=None, ticker="nope"), []),
+    (dict(since=d(21)), []),
+])
+def test_recent_events(sample, kwargs, expected):
+    assert list(recent_events(sample, **kwargs)["event_id"]) == expected
+
+
+@pytest.mark.parametrize("kwargs", [dict(kind="price_drop"), dict(limit=-1)])
+def test_recent_events_rejects_bad_filters(sample, kwargs):
+    with pytest.raises(ValueError):
+        recent_events(sample, d(1), **kwargs)
