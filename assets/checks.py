@@ -43,3 +43,18 @@ def history_complete(price_history, settings: RefreshSettings):
 
 
 CHECKS = [observation_prices_valid, tickers_unique, coverage_floor, history_complete]
+
+
+@asset_check(asset="ici", blocking=True)
+def ici_weights_sum_to_one(ici):
+    """Each variant's constituent weights sum to 1 and its value to the sum of contributions."""
+    return _result(quality.index_inconsistencies(ici), variants=int(ici["type"].nunique()))
+
+
+@asset_check(asset="forward_curves", blocking=True)
+def forwards_well_formed(forward_curves):
+    """Every forward and band bound is a positive, finite price with p05 ≤ p95."""
+    return _result(quality.malformed_forwards(forward_curves), rows=len(forward_curves))
+
+
+CHECKS += [ici_weights_sum_to_one, forwards_well_formed]

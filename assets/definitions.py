@@ -2,6 +2,18 @@
 
 from dagster import AssetSelection, DefaultScheduleStatus, Definitions, ScheduleDefinition, define_asset_job
 
+from assets.analytics import (
+    accuracy,
+    backtest,
+    backtest_families,
+    backtest_summary,
+    events,
+    forward_curves,
+    greeks,
+    ici,
+    ici_history,
+    spots,
+)
 from assets.checks import CHECKS
 from assets.io_manager import ParquetIOManager
 from assets.publish import snapshot
@@ -10,7 +22,8 @@ from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from assets.sources import genai_prices, model_prices, price_archive
 
 ASSETS = [genai_prices, model_prices, price_archive, price_observations, models, providers, price_history,
-          snapshot]
+          spots, greeks, forward_curves, ici, ici_history, events, backtest, backtest_summary, backtest_families,
+          accuracy, snapshot]
 
 refresh_job = define_asset_job("refresh", selection=AssetSelection.all(),
                                description="Ingest every source, rebuild every table, check, and publish.")

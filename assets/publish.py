@@ -7,7 +7,8 @@ from dagster import AssetExecutionContext, MaterializeResult, asset
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 
 TABLES = ["genai_prices", "model_prices", "price_archive", "price_observations", "models", "providers",
-          "price_history"]
+          "price_history", "spots", "greeks", "forward_curves", "ici", "ici_history", "events", "backtest",
+          "backtest_summary", "backtest_families", "accuracy"]
 
 
 @asset(deps=TABLES, group_name="publish")

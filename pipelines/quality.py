@@ -6,6 +6,7 @@ exactly which rows are wrong.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 RATE_COLUMNS = ("input", "output", "cache_read", "cache_write", "reasoning")
@@ -50,3 +51,20 @@ def history_gaps(history: pd.DataFrame, as_of) -> list[str]:
         if span["max"].date() != as_of:
             problems.append(f"{ticker} {mode}: ends {span['max'].date()}, not on the snapshot date {as_of}")
     return problems
+
+
+def index_inconsistencies(ici: pd.DataFrame, tolerance: float = 1e-9) -> list[str]:
+    problems = []
+    for variant, rows in ici.groupby("type"):
+        if abs(rows["weight"].sum() - 1) > tolerance:
+            problems.append(f"{variant}: weights sum to {rows['weight'].sum()!r}")
+        if abs(rows["contribution"].sum() - rows["value"].iloc[0]) > tolerance * max(1.0, rows["value"].iloc[0]):
+            problems.append(f"{variant}: value {rows['value'].iloc[0]!r} is not the sum of contributions")
+    return problems
+
+
+def malformed_forwards(curves: pd.DataFrame) -> list[str]:
+    prices = curves[["beta_forward", "p05", "p95"]].to_numpy(dtype=float)
+    bad = ~(np.isfinite(prices).all(axis=1) & (prices > 0).all(axis=1) & (curves["p05"] <= curves["p95"]).to_numpy())
+    return [f"{row.ticker_forward}: forward {row.beta_forward}, band [{row.p05}, {row.p95}]"
+            for row in curves[bad].head(20).itertuples()]

@@ -105,3 +105,84 @@ SCHEMAS: dict[str, pa.Schema] = {
     "providers": PROVIDERS,
     "price_history": PRICE_HISTORY,
 }
+
+
+def _schema(**columns: pa.DataType | tuple[pa.DataType, bool]) -> pa.Schema:
+    """Columns in order; a type alone is nullable, (type, False) is required."""
+    return pa.schema([
+        pa.field(name, *(spec if isinstance(spec, tuple) else (spec, True))) for name, spec in columns.items()
+    ])
+
+
+_STR, _F64, _I64, _DATE, _BOOL = pa.string(), pa.float64(), pa.int64(), pa.date32(), pa.bool_()
+
+
+def _mode_prices(mode: str) -> dict:
+    return {f"{'beta' if f == 'output' else f}_{mode}": (_STR if f == "tiers" else _F64)
+            for f in ("output", "input", "cache_read", "cache_write", "reasoning", "tiers")}
+
+
+def _mode_provenance(mode: str) -> dict:
+    return {f"source_{mode}": _STR, f"source_version_{mode}": _STR, f"provenance_{mode}": _STR,
+            f"observed_on_{mode}": _DATE, f"source_url_{mode}": _STR}
+
+
+_SPOT_COLUMNS = dict(
+    ticker=(_STR, False), ticker_batch=_STR, model_id=(_STR, False), display_name=(_STR, False),
+    provider=(_STR, False), family=(_STR, False), tier=(_STR, False), is_reasoning=(_BOOL, False),
+    context_window=_I64, **_mode_prices("sync"), **_mode_prices("batch"),
+    r_in=_F64, r_cache=_F64, r_think=_F64, r_batch=_F64, **_mode_provenance("sync"), **_mode_provenance("batch"),
+)
+SPOTS = _schema(**_SPOT_COLUMNS)
+
+_PROCESS = dict(theta=_F64, sigma=_F64, jump_rate=_F64, jump_mean=_F64, jump_std=_F64, prior_weight=_F64,
+                pool=_STR, exposure_months=_F64, n_jumps=_I64)
+GREEKS = _schema(**_SPOT_COLUMNS, **_PROCESS, **{f"{k}_batch": v for k, v in _PROCESS.items()})
+
+FORWARD_CURVES = _schema(
+    ticker=(_STR, False), mode=(_STR, False), ticker_forward=(_STR, False), tenor=(_STR, False),
+    months=(_F64, False), spot=(_F64, False), theta=(_F64, False), decay_factor=(_F64, False),
+    beta_forward=(_F64, False), p05=(_F64, False), p95=(_F64, False),
+)
+
+ICI = _schema(
+    type=(_STR, False), as_of=(_DATE, False), value=(_F64, False), methodology_version=(_STR, False),
+    verification_hash=(_STR, False), rebalance_date=(_DATE, False), ticker=(_STR, False),
+    weight=(_F64, False), price=(_F64, False), contribution=(_F64, False),
+)
+ICI_HISTORY = _schema(type=(_STR, False), date=(_DATE, False), value=_F64, rebalance_date=(_DATE, False),
+                      constituents=(_I64, False))
+
+EVENTS = _schema(
+    event_id=(_STR, False), ticker=(_STR, False), mode=(_STR, False), kind=(_STR, False), field=(_STR, False),
+    before=_F64, after=_F64, pct_change=_F64, effective_date=(_DATE, False), source=(_STR, False),
+    source_version=(_STR, False), source_url=_STR, provenance=(_STR, False),
+)
+
+BACKTEST = _schema(
+    anchor=(_DATE, False), ticker=(_STR, False), family=(_STR, False), tier=(_STR, False), tenor=(_STR, False),
+    months=(_F64, False), method=(_STR, False), target_date=(_DATE, False), spot=(_F64, False),
+    forecast=(_F64, False), p05=_F64, p95=_F64, realised=(_F64, False), rel_error=(_F64, False),
+    ape=(_F64, False), covered=_BOOL,
+)
+_METRICS = dict(n=(_I64, False), rel_rmse=_F64, mape=_F64, median_ape=_F64, bias=_F64, coverage=_F64)
+BACKTEST_SUMMARY = _schema(tenor=(_STR, False), method=(_STR, False), **_METRICS)
+BACKTEST_FAMILIES = _schema(family=(_STR, False), tenor=(_STR, False), method=(_STR, False), **_METRICS)
+ACCURACY = _schema(
+    tenor=(_STR, False), n=(_I64, False), rel_rmse=_F64, rel_rmse_flat=_F64, rel_rmse_single_exp=_F64,
+    rel_rmse_gap_se=_F64, mape=_F64, mape_flat=_F64, mape_single_exp=_F64, bias=_F64, bias_flat=_F64,
+    bias_single_exp=_F64, coverage=_F64, coverage_single_exp=_F64, no_change_share=_F64,
+)
+
+SCHEMAS.update({
+    "spots": SPOTS,
+    "greeks": GREEKS,
+    "forward_curves": FORWARD_CURVES,
+    "ici": ICI,
+    "ici_history": ICI_HISTORY,
+    "events": EVENTS,
+    "backtest": BACKTEST,
+    "backtest_summary": BACKTEST_SUMMARY,
+    "backtest_families": BACKTEST_FAMILIES,
+    "accuracy": ACCURACY,
+})

@@ -1,0 +1,77 @@
+"""Analytics assets: spots, the Greek sheet, forward curves, the index, events and the backtest."""
+
+from dagster import asset
+
+from assets.resources import PriceSources, RefreshSettings
+from pipelines.backtest import accuracy_table, run_backtest, summarise
+from pipelines.dynamics import fit_processes
+from pipelines.events import build_events
+from pipelines.forwards import build_forward_curves
+from pipelines.greeks import build_greeks, processes_from_greeks
+from pipelines.ici import build_ici, build_ici_history
+from pipelines.registry import Rules
+from pipelines.spots import build_spots
+
+GROUP = "analytics"
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def spots(price_history, models, settings: RefreshSettings):
+    """Each model's sync and batch price on the snapshot date, with the observation behind it."""
+    return build_spots(price_history, models, settings.as_of_date())
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def greeks(spots, price_history, models, settings: RefreshSettings):
+    """The Greek sheet: spot record and fitted price process per ticker (contract §4)."""
+    processes = fit_processes(price_history, models[["ticker", "family", "tier"]], settings.as_of_date())
+    return build_greeks(spots, processes)
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def forward_curves(greeks):
+    """Expected price and 90% band at 1M–12M, sync and batch."""
+    return build_forward_curves(processes_from_greeks(greeks))
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def ici(price_history, models, price_observations, settings: RefreshSettings):
+    """The inference cost index today, per variant, with constituents and a verification hash."""
+    return build_ici(price_history, models, price_observations, settings.as_of_date())
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def ici_history(price_history, models, price_observations, settings: RefreshSettings):
+    """Each variant's daily level since 2024-01-01, by the same rule."""
+    return build_ici_history(price_history, models, price_observations, settings.as_of_date())
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def events(price_history, models, settings: RefreshSettings):
+    """Every price change in the history, with before, after and provenance."""
+    return build_events(price_history, models, settings.as_of_date())
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def backtest(price_observations, price_history, models, sources: PriceSources, settings: RefreshSettings):
+    """Every walk-forward prediction of the oracle and both baselines, scored."""
+    rules = Rules.from_frame(sources.seed_table("model_rules"))
+    return run_backtest(price_observations, price_history, models, rules, settings.as_of_date())
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def backtest_summary(backtest):
+    """Per tenor and method: n, relative RMSE, MAPE, median APE, bias, band coverage."""
+    return summarise(backtest, ["tenor", "method"])
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def backtest_families(backtest):
+    """The same figures per family."""
+    return summarise(backtest, ["family", "tenor", "method"])
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def accuracy(backtest):
+    """The headline: the oracle against both baselines per tenor."""
+    return accuracy_table(backtest)

@@ -1,0 +1,50 @@
+"""Forward curves: the fitted process's expected price at each tenor, with a 90% band.
+
+beta_forward(t) = spot · exp(−θ t) is E[β_t] under the process (`pipelines.dynamics`), so the
+Monte Carlo mean converges to it; p05 and p95 are the 5% and 95% quantiles of β_t.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pipelines.dynamics import decay_factor, ratio_quantiles
+
+TENORS = {"1M": 1, "2M": 2, "3M": 3, "6M": 6, "9M": 9, "12M": 12}
+BATCH_SUFFIX = ".B"
+FORWARD_COLUMNS = ["ticker", "mode", "ticker_forward", "tenor", "months", "spot", "theta", "decay_factor",
+                   "beta_forward", "p05", "p95"]
+
+
+def forward_ticker(ticker: str, mode: str, tenor: str) -> str:
+    return f"{ticker}{BATCH_SUFFIX if mode == 'batch' else ''}-{tenor}"
+
+
+def forward_rows(processes: pd.DataFrame, tenor: str, months: float) -> pd.DataFrame:
+    """One tenor for every (ticker, mode): columns ticker, mode, spot and the process parameters."""
+    factor = decay_factor(processes["theta"].to_numpy(dtype=float), months)
+    band = ratio_quantiles(processes, months)
+    spot = processes["spot"].to_numpy(dtype=float)
+    return pd.DataFrame({
+        "ticker": processes["ticker"].to_numpy(),
+        "mode": processes["mode"].to_numpy(),
+        "ticker_forward": [forward_ticker(t, m, tenor) for t, m in zip(
+            processes["ticker"], processes["mode"], strict=True)],
+        "tenor": tenor,
+        "months": float(months),
+        "spot": spot,
+        "theta": processes["theta"].to_numpy(dtype=float),
+        "decay_factor": factor,
+        "beta_forward": spot * factor,
+        "p05": spot * band[:, 0],
+        "p95": spot * band[:, 1],
+    })
+
+
+def build_forward_curves(processes: pd.DataFrame) -> pd.DataFrame:
+    """Every tenor for each (ticker, mode) with a positive spot (`greeks.processes_from_greeks`)."""
+    base = processes[processes["spot"] > 0].reset_index(drop=True)
+    curves = pd.concat([forward_rows(base, tenor, months) for tenor, months in TENORS.items()], ignore_index=True)
+    curves["_order"] = curves["tenor"].map(list(TENORS).index)
+    return curves.sort_values(["ticker", "mode", "_order"]).drop(columns="_order").reset_index(drop=True)[
+        FORWARD_COLUMNS]
