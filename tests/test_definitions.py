@@ -16,8 +16,19 @@ EXPECTED_GRAPH = {
     "models": {"price_observations", "genai_prices", "model_prices"},
     "providers": {"price_observations"},
     "price_history": {"price_observations"},
+    "spots": {"price_history", "models"},
+    "greeks": {"spots", "price_history", "models"},
+    "forward_curves": {"greeks"},
+    "ici": {"price_history", "models", "price_observations"},
+    "ici_history": {"price_history", "models", "price_observations"},
+    "events": {"price_history", "models"},
+    "backtest": {"price_observations", "price_history", "models"},
+    "backtest_summary": {"backtest"},
+    "backtest_families": {"backtest"},
+    "accuracy": {"backtest"},
     "snapshot": {"genai_prices", "model_prices", "price_archive", "price_observations", "models",
-                 "providers", "price_history"},
+                 "providers", "price_history", "spots", "greeks", "forward_curves", "ici", "ici_history",
+                 "events", "backtest", "backtest_summary", "backtest_families", "accuracy"},
 }
 
 
@@ -38,6 +49,8 @@ def test_blocking_checks_guard_the_tables():
         ("models", "tickers_unique"),
         ("models", "coverage_floor"),
         ("price_history", "history_complete"),
+        ("ici", "ici_weights_sum_to_one"),
+        ("forward_curves", "forwards_well_formed"),
     }
     for check in defs.asset_checks:
         for spec in check.check_specs:

@@ -16,7 +16,9 @@ def _history(store, ticker, mode="sync"):
 def test_manifest_names_every_table_with_row_counts_and_sources(store):
     manifest = store.current()
     assert set(manifest.tables) == {"genai_prices", "model_prices", "price_archive", "price_observations",
-                                    "models", "providers", "price_history"}
+                                    "models", "providers", "price_history", "spots", "greeks", "forward_curves",
+                                    "ici", "ici_history", "events", "backtest", "backtest_summary",
+                                    "backtest_families", "accuracy"}
     for name, info in manifest.tables.items():
         assert len(store.read_table(name)) == info.rows > 0
     assert manifest.extra["as_of"] == AS_OF
