@@ -161,16 +161,19 @@ def jump_law(jumps: np.ndarray) -> tuple[float, float]:
     s_J² is the variance of the log sizes. The mean size ratio E[e^J], which is what the forward
     needs, is the sample mean of the ratios shrunk toward 1 (no expected change) by its own
     standard error: m_J = 1 + c·(m̂ − 1) with c = τ²/(τ² + se²), τ² = max(0, (m̂ − 1)² − se²),
-    se² = var(e^x)/n (normal empirical Bayes). A handful of jumps, or a mean dominated by one
-    or two large ones, says little, and the law then stays close to no drift. μ_J is set so that
-    E[e^J] = m_J exactly, so the forward and the simulated paths agree.
+    se² = s²(e^x)/n with s² the unbiased sample variance (normal empirical Bayes). A handful of
+    jumps, or a mean dominated by one or two large ones, says little, and the law then stays
+    close to no drift; a single jump has no measurable spread and is no evidence of drift at all
+    (m_J = 1). μ_J is set so that E[e^J] = m_J exactly, so the forward and the simulated paths agree.
     """
     if len(jumps) == 0:
         return 0.0, 0.0
     variance = float(np.var(jumps))
     ratios = np.exp(jumps)
     excess = float(np.mean(ratios)) - 1.0
-    se2 = float(np.var(ratios)) / len(ratios)
+    if len(ratios) < 2:
+        return float(-0.5 * variance), float(np.sqrt(variance))
+    se2 = float(np.var(ratios, ddof=1)) / len(ratios)
     tau2 = max(excess**2 - se2, 0.0)
     mean_ratio = 1.0 + (tau2 / (tau2 + se2) if tau2 + se2 > 0 else 0.0) * excess
     return float(np.log(mean_ratio) - 0.5 * variance), float(np.sqrt(variance))

@@ -21,8 +21,8 @@ def simulate_ratios(process: Process, horizons: Sequence[float], paths: int, see
                     chunk: int = CHUNK_PATHS) -> np.ndarray:
     """β_t / β_0 on each path at each horizon (months, increasing), shape (paths, len(horizons))."""
     grid = np.asarray(horizons, dtype=float)
-    if paths <= 0 or grid.size == 0 or np.any(np.diff(grid) <= 0) or grid[0] <= 0:
-        raise ValueError("paths must be positive and horizons positive and increasing")
+    if paths <= 0 or chunk <= 0 or grid.size == 0 or np.any(np.diff(grid) <= 0) or grid[0] <= 0:
+        raise ValueError("paths and chunk must be positive, and horizons positive and increasing")
     steps = np.diff(grid, prepend=0.0)
     rng = np.random.default_rng(seed)
     out = np.empty((paths, grid.size))
