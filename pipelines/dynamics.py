@@ -17,9 +17,11 @@ Estimators (all on the history known at the anchor date; `docs/methodology.md` g
 - λ: Gamma–Poisson empirical Bayes. The prior's mean is the pool's jumps per month of
   exposure; its strength β₀ (pseudo-months) comes from the method of moments on the pool's
   per-series rates. Posterior mean λ = (m·β₀ + n) / (β₀ + T); prior_weight = β₀ / (β₀ + T).
-- μ_J, s_J: one lognormal jump law per mode, pooled over all its series (a ticker's one or
-  two past jumps say nothing reliable about the size of its next), matched to the sample
-  moments of the jumps (`jump_law`).
+- μ_J, s_J: one lognormal jump law per tier of a mode, pooled over its series (a ticker's one
+  or two past jumps say nothing reliable about the size of its next), matched to the sample
+  moments of the jumps; the mode's mean size ratio is shrunk toward 1 (no drift) and each
+  tier's toward the mode's, by their standard errors (`jump_law`). Tiers differ: frontier
+  models' price changes are mostly cuts, efficient and mid models' mostly rises.
 - σ²: the series' diffusion moves per month of exposure, shrunk to the pool's with β₀ pseudo-months.
 - The shrinkage of λ and σ² is hierarchical: all series of the mode → tier → family → ticker,
   each level shrunk to the posterior of the level above with that level's own prior strength
@@ -155,28 +157,36 @@ def _shrink(prior_rate, prior_move, strength, rows) -> tuple:
     return rate, move
 
 
-def jump_law(jumps: np.ndarray) -> tuple[float, float]:
-    """(μ_J, s_J) of the lognormal jump law of a mode, from its jumps' sample moments.
+def jump_law(jumps: np.ndarray, prior_ratio: float = 1.0, prior_variance: float = 0.0) -> tuple[float, float]:
+    """(μ_J, s_J) of a lognormal jump law, from the jumps' sample moments and a prior.
 
-    s_J² is the variance of the log sizes. The mean size ratio E[e^J], which is what the forward
-    needs, is the sample mean of the ratios shrunk toward 1 (no expected change) by its own
-    standard error: m_J = 1 + c·(m̂ − 1) with c = τ²/(τ² + se²), τ² = max(0, (m̂ − 1)² − se²),
-    se² = s²(e^x)/n with s² the unbiased sample variance (normal empirical Bayes). A handful of
-    jumps, or a mean dominated by one or two large ones, says little, and the law then stays
-    close to no drift; a single jump has no measurable spread and is no evidence of drift at all
-    (m_J = 1). μ_J is set so that E[e^J] = m_J exactly, so the forward and the simulated paths agree.
+    The mean size ratio E[e^J], which is what the forward needs, is the sample mean m̂ of the
+    ratios shrunk toward the prior's ratio m₀ by its own standard error: m_J = m₀ + c·(m̂ − m₀)
+    with c = τ²/(τ² + se²), τ² = max(0, (m̂ − m₀)² − se²), se² = s²(e^x)/n and s² the unbiased
+    sample variance (normal empirical Bayes). A handful of jumps, or a mean dominated by one or
+    two large ones, says little, and the law then stays close to its prior; fewer than two jumps
+    have no measurable spread and leave the prior as it is. s_J² is the variance of the log sizes
+    (the prior's with fewer than two jumps). μ_J is set so that E[e^J] = m_J exactly, so the
+    forward and the simulated paths agree.
     """
-    if len(jumps) == 0:
-        return 0.0, 0.0
+    if len(jumps) < 2:
+        return float(np.log(prior_ratio) - 0.5 * prior_variance), float(np.sqrt(prior_variance))
     variance = float(np.var(jumps))
     ratios = np.exp(jumps)
-    excess = float(np.mean(ratios)) - 1.0
-    if len(ratios) < 2:
-        return float(-0.5 * variance), float(np.sqrt(variance))
+    excess = float(np.mean(ratios)) - prior_ratio
     se2 = float(np.var(ratios, ddof=1)) / len(ratios)
     tau2 = max(excess**2 - se2, 0.0)
-    mean_ratio = 1.0 + (tau2 / (tau2 + se2) if tau2 + se2 > 0 else 0.0) * excess
+    mean_ratio = prior_ratio + (tau2 / (tau2 + se2) if tau2 + se2 > 0 else 0.0) * excess
     return float(np.log(mean_ratio) - 0.5 * variance), float(np.sqrt(variance))
+
+
+def _tier_jump_laws(mode_jumps: pd.DataFrame) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
+    """The mode's law (shrunk toward no drift) and each tier's (shrunk toward the mode's)."""
+    mode_law = jump_law(mode_jumps["x"].to_numpy())
+    mode_ratio = float(np.exp(mode_law[0] + 0.5 * mode_law[1] ** 2))
+    tiers = {tier: jump_law(rows["x"].to_numpy(), mode_ratio, mode_law[1] ** 2)
+             for tier, rows in mode_jumps.groupby("tier")}
+    return mode_law, tiers
 
 
 def fit_processes(history: pd.DataFrame, groups: pd.DataFrame, anchor: date) -> pd.DataFrame:
@@ -184,16 +194,18 @@ def fit_processes(history: pd.DataFrame, groups: pd.DataFrame, anchor: date) -> 
 
     `groups` gives each ticker's family and tier (columns ticker, family, tier). The jump rate
     and the diffusion are shrunk level by level, mode → tier → family → ticker; the jump sizes
-    are pooled over the mode (`jump_law`).
+    follow one law per tier, shrunk toward the mode's (`jump_law`).
     """
     series, jumps = series_moves(history, anchor, with_jumps=True)
     series = series.merge(groups[["ticker", "family", "tier"]], on="ticker", how="left")
     if series.empty:
         return pd.DataFrame(columns=PARAM_COLUMNS)
     series[["family", "tier"]] = series[["family", "tier"]].fillna("unknown")
+    jumps = jumps.merge(series[["ticker", "mode", "tier"]], on=["ticker", "mode"], how="left")
     out = []
     for mode, in_mode in series.groupby("mode", sort=True):
-        jump_mean, jump_std = jump_law(jumps.loc[jumps["mode"] == mode, "x"].to_numpy())
+        mode_law, tier_laws = _tier_jump_laws(jumps[jumps["mode"] == mode])
+        laws = np.array([tier_laws.get(t, mode_law) for t in in_mode["tier"]]).reshape(-1, 2)
         rate0, strength0 = prior_strength(in_mode["n_jumps"].to_numpy(float),
                                           in_mode["exposure_months"].to_numpy())
         move0 = in_mode["sum_move_sq"].sum() / max(in_mode["exposure_months"].sum(), TINY)
@@ -211,7 +223,7 @@ def fit_processes(history: pd.DataFrame, groups: pd.DataFrame, anchor: date) -> 
                              in_mode.reset_index(drop=True))
         out.append(pd.DataFrame({
             "ticker": in_mode["ticker"].to_numpy(), "mode": mode,
-            "jump_rate": np.asarray(rate), "jump_mean": jump_mean, "jump_std": jump_std,
+            "jump_rate": np.asarray(rate), "jump_mean": laws[:, 0], "jump_std": laws[:, 1],
             "sigma": np.sqrt(np.asarray(move)),
             "prior_weight": strength / (strength + in_mode["exposure_months"].to_numpy()),
             "pool": "family:" + in_mode["family"].to_numpy(),
