@@ -200,3 +200,34 @@ def test_ratio_quantiles_agree_with_the_simulator():
     got = ratio_quantiles(frame(2.0, -0.1, 0.05, 0.05), 3.0, probabilities=(0.05, 0.5, 0.95))[0]
     paths = simulate_ratios(process, [3.0], paths=400_000, seed=7)[:, 0]
     assert got == pytest.approx(np.quantile(paths, [0.05, 0.5, 0.95]), rel=4e-3)
+
+
+def _shrunk_ratio(ratios, prior):
+    """The documented formula, written out independently: m₀ + τ²/(τ² + se²)·(m̂ − m₀)."""
+    ratios = np.asarray(ratios, dtype=float)
+    excess = ratios.mean() - prior
+    se2 = ratios.var(ddof=1) / len(ratios)
+    tau2 = max(excess**2 - se2, 0.0)
+    return prior + tau2 / (tau2 + se2) * excess
+
+
+def test_each_tier_has_its_own_jump_law_shrunk_toward_the_modes():
+    from pipelines.dynamics import _tier_jump_laws
+
+    jumps = pd.DataFrame({
+        "x": np.log([0.5, 0.5, 0.5, 0.8, 3.0, 4.0, 2.0]),
+        "tier": ["frontier"] * 4 + ["efficient"] * 2 + ["mid"],
+    })
+    (mode_mu, mode_s), tiers = _tier_jump_laws(jumps)
+    mode_ratio = _shrunk_ratio(np.exp(jumps["x"]), 1.0)
+    assert math.exp(mode_mu + mode_s**2 / 2) == pytest.approx(mode_ratio, abs=EXACT)
+    assert mode_s == pytest.approx(np.log([0.5, 0.5, 0.5, 0.8, 3.0, 4.0, 2.0]).std(), abs=EXACT)
+    for tier, ratios in (("frontier", [0.5, 0.5, 0.5, 0.8]), ("efficient", [3.0, 4.0])):
+        mu, s = tiers[tier]
+        assert s == pytest.approx(np.log(ratios).std(), abs=EXACT)
+        assert math.exp(mu + s**2 / 2) == pytest.approx(_shrunk_ratio(ratios, mode_ratio), abs=EXACT)
+    # One jump cannot measure a spread: the tier keeps the mode's law.
+    assert tiers["mid"] == pytest.approx((math.log(mode_ratio) - mode_s**2 / 2, mode_s), abs=EXACT)
+    # Frontier changes are cuts, efficient ones rises: their laws sit on either side of the mode's.
+    assert math.exp(tiers["frontier"][0] + tiers["frontier"][1] ** 2 / 2) < mode_ratio
+    assert math.exp(tiers["efficient"][0] + tiers["efficient"][1] ** 2 / 2) > mode_ratio
