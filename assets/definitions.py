@@ -16,7 +16,7 @@ from assets.analytics import (
 )
 from assets.checks import CHECKS
 from assets.io_manager import ParquetIOManager
-from assets.publish import snapshot
+from assets.publish import record_failure, snapshot
 from assets.registry import models, price_history, price_observations, providers
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from assets.sources import genai_prices, model_prices, price_archive
@@ -25,7 +25,7 @@ ASSETS = [genai_prices, model_prices, price_archive, price_observations, models,
           spots, greeks, forward_curves, ici, ici_history, events, backtest, backtest_summary, backtest_families,
           accuracy, snapshot]
 
-refresh_job = define_asset_job("refresh", selection=AssetSelection.all(),
+refresh_job = define_asset_job("refresh", selection=AssetSelection.all(), hooks={record_failure},
                                description="Ingest every source, rebuild every table, check, and publish.")
 
 daily_refresh = ScheduleDefinition(

@@ -14,6 +14,7 @@ from dagster import (
 )
 
 from assets.definitions import ASSETS, CHECKS, build_resources
+from assets.publish import record_failure
 from assets.resources import RefreshSettings, WarehouseResource
 
 
@@ -32,7 +33,7 @@ def _printer(write: Callable[[str], None]):
 def refresh(warehouse_root: str | None = None, as_of: str = "", write: Callable[[str], None] = print) -> bool:
     """Materialise every asset and publish a snapshot. True when the snapshot was published."""
     warehouse = WarehouseResource(root=warehouse_root or "")
-    job = define_asset_job("refresh", hooks=_printer(write))
+    job = define_asset_job("refresh", hooks=_printer(write) | {record_failure})
     defs = Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[job],
                        resources=build_resources(warehouse, RefreshSettings(as_of=as_of)))
     instance = DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()

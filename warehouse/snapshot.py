@@ -294,3 +294,37 @@ class SnapshotStore:
             for entry in self.root.iterdir()
             if entry.is_dir() and not entry.name.startswith(".") and (entry / POINTER).is_file()
         )
+
+
+RUN_STATUS_FILE = "last_run.json"
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """How the latest pipeline run ended: `ok` (it published) or `failed`, with the reason."""
+
+    status: str
+    finished: datetime
+    detail: str = ""
+    run_id: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps({"status": self.status, "finished": _iso_utc(self.finished), "detail": self.detail,
+                           "run_id": self.run_id}, sort_keys=True)
+
+
+def record_run(root: str | os.PathLike, status: RunStatus) -> None:
+    """Write the latest run's outcome beside the manifest (atomically; readers see old or new)."""
+    folder = Path(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    _atomic_write(folder / RUN_STATUS_FILE, lambda handle: handle.write(status.to_json().encode()))
+
+
+def last_run(root: str | os.PathLike) -> RunStatus | None:
+    """The latest recorded run, or None when none was recorded (or the record is unreadable)."""
+    try:
+        raw = json.loads((Path(root) / RUN_STATUS_FILE).read_text(encoding="utf-8"))
+        finished = datetime.fromisoformat(raw["finished"].replace("Z", "+00:00"))
+        return RunStatus(raw["status"], finished, raw.get("detail", ""), raw.get("run_id", ""))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
