@@ -28,10 +28,10 @@ $(DAGSTER_HOME)/dagster.yaml:
 refresh: install $(DAGSTER_HOME)/dagster.yaml
 	$(SERVICE_ENV) $(BIN)/oracle refresh
 
-# Builds a snapshot, then runs the Dagster UI (port 3000) with its daemon, so the daily 06:00 UTC
-# schedule keeps the warehouse fresh.
+# Builds a snapshot, then serves the API (port 8000) and the Dagster UI (port 3000) with its
+# daemon, so the daily 06:00 UTC schedule keeps the API's data fresh. Ctrl-C stops both.
 run: refresh
-	$(SERVICE_ENV) $(BIN)/dagster dev -w workspace.yaml -h 0.0.0.0 -p 3000
+	$(SERVICE_ENV) $(BIN)/oracle up --host 0.0.0.0
 
 validate: install
 	$(BIN)/dagster definitions validate -w workspace.yaml

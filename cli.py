@@ -1,4 +1,8 @@
-"""The `oracle` command: `oracle refresh [--warehouse PATH] [--as-of DATE]`.
+"""The `oracle` command: `refresh`, `serve` and `up`.
+
+    oracle refresh [--warehouse PATH] [--as-of DATE]   build and publish a snapshot
+    oracle serve [--host H] [--port P] [--warehouse PATH]   run the HTTP API
+    oracle up [--warehouse PATH]   refresh if empty, then the API (8000) and Dagster with its daemon (3000)
 
 Settings come from arguments, else from `ORACLE_*` environment variables, read when the command
 runs. Each subcommand imports its room only when called, so `refresh` never loads the API.
@@ -17,7 +21,57 @@ def _parser() -> argparse.ArgumentParser:
                          help="snapshot folder (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
     refresh.add_argument("--as-of", default=None,
                          help="snapshot date, YYYY-MM-DD (default: $ORACLE_AS_OF, else today in UTC)")
+    for name, help_text in (("serve", "run the HTTP API"),
+                            ("up", "refresh if needed, then run the API and the Dagster UI with its daemon")):
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument("--host", default=os.environ.get("ORACLE_HOST", "127.0.0.1"))
+        command.add_argument("--port", type=int, default=int(os.environ.get("ORACLE_PORT", "8000")))
+        command.add_argument("--warehouse", default=None,
+                             help="snapshot folder (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
+        if name == "up":
+            command.add_argument("--dagster-port", type=int, default=3000)
     return parser
+
+
+def _serve(host: str, port: int, warehouse: str | None) -> None:
+    import uvicorn
+
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    uvicorn.run(create_app(Settings.from_env(warehouse=warehouse)), host=host, port=port, log_level="info")
+
+
+def _up(args) -> int:
+    """The API in this process, Dagster's UI and daemon in a child; stopping one stops both."""
+    import subprocess
+    from pathlib import Path
+
+    from warehouse.snapshot import SnapshotStore
+
+    warehouse = args.warehouse or os.environ.get("ORACLE_WAREHOUSE") or "warehouse/snapshots"
+    warehouse = str(Path(warehouse).resolve())
+    if SnapshotStore(warehouse).current() is None:
+        from assets.refresh import refresh
+
+        if not refresh(warehouse):
+            return 1
+    home = Path(os.environ.get("DAGSTER_HOME", ".dagster_home")).resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "dagster.yaml").exists():
+        (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    env = {**os.environ, "ORACLE_WAREHOUSE": warehouse, "DAGSTER_HOME": str(home)}
+    dagster = subprocess.Popen([sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml",
+                                "-h", args.host, "-p", str(args.dagster_port)], env=env)
+    try:
+        _serve(args.host, args.port, warehouse)
+    finally:
+        dagster.terminate()
+        try:
+            dagster.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            dagster.kill()
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         published = refresh(args.warehouse or os.environ.get("ORACLE_WAREHOUSE"),
                             args.as_of or os.environ.get("ORACLE_AS_OF", ""))
         return 0 if published else 1
+    if args.command == "serve":
+        _serve(args.host, args.port, args.warehouse)
+        return 0
+    if args.command == "up":
+        return _up(args)
     return 2
 
 

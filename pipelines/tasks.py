@@ -1,0 +1,42 @@
+"""The published table of task types: the token profile of one request of each kind.
+
+These are the oracle's reference profiles, stated so that a swap, a Monte Carlo run or a budget
+simulation on `coding` means the same thing everywhere; they are conventions chosen to be
+typical, not measurements, and a client who knows its own workload passes an explicit profile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class TaskProfile:
+    n_in: float
+    n_out: float
+    eta: float = 0.0
+    n_think: float = 0.0
+    description: str = ""
+
+
+TASK_TYPES: dict[str, TaskProfile] = {
+    "chat": TaskProfile(1_500, 400, 0.3, 0, "a conversational turn with some history"),
+    "coding": TaskProfile(8_000, 1_200, 0.5, 0, "an edit with files in context, half of them cached"),
+    "reasoning": TaskProfile(2_000, 1_000, 0.1, 6_000, "a hard question answered after long thinking"),
+    "rag": TaskProfile(12_000, 500, 0.4, 0, "an answer grounded in retrieved passages"),
+    "summarization": TaskProfile(10_000, 600, 0.0, 0, "a long document condensed"),
+    "extraction": TaskProfile(4_000, 300, 0.2, 0, "structured fields pulled from a document"),
+    "agentic": TaskProfile(30_000, 1_500, 0.7, 2_000, "a tool-using step with a long, mostly cached context"),
+}
+
+
+def task_profile(name: str) -> TaskProfile:
+    """The profile of a task type (case-insensitive); KeyError lists the valid names."""
+    try:
+        return TASK_TYPES[name.strip().lower()]
+    except KeyError:
+        raise KeyError(f"unknown task type '{name}'; valid: {', '.join(TASK_TYPES)}") from None
+
+
+def task_table() -> list[dict]:
+    return [{"task_type": name, **asdict(profile)} for name, profile in TASK_TYPES.items()]

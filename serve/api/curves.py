@@ -1,0 +1,3 @@
+"""Endpoints under construction: curves."""
+
+ROUTES: list = []

@@ -1,0 +1,116 @@
+"""`/` (the service descriptor of interface-spec §2.1) and `/health` (contract §8)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+
+import msgspec
+from litestar import Request, Response, get
+
+from serve.deps import state_of
+from serve.respond import iso_millis
+from serve.state import Freshness
+
+ENDPOINTS = {
+    "health": "/health",
+    "spots": "/v1/spots",
+    "greeks": "/v1/greeks",
+    "forwards": "/v1/forwards/:ticker",
+    "price": "POST /v1/price",
+    "compare": "POST /v1/compare",
+    "history": "/v1/history/:ticker",
+    "keys": {"create": "POST /v1/keys", "usage": "GET /v1/keys/usage", "revoke": "DELETE /v1/keys"},
+    "ici": "/v1/ici?type=unified, batch or sync",
+    "accuracy": "/v1/accuracy",
+    "swap": "POST /v1/swap",
+    "simulate": "POST /v1/simulate",
+    "providers": "POST /v1/providers",
+}
+
+
+class OracleBlock(msgspec.Struct):
+    last_update: str | None
+    age_seconds: int | None
+    stale: bool
+    model_count: int
+
+
+class KeyEndpoints(msgspec.Struct):
+    create: str
+    usage: str
+    revoke: str
+
+
+class Endpoints(msgspec.Struct):
+    health: str
+    spots: str
+    greeks: str
+    forwards: str
+    price: str
+    compare: str
+    history: str
+    keys: KeyEndpoints
+    ici: str
+    accuracy: str
+    swap: str
+    simulate: str
+    providers: str
+
+
+class Descriptor(msgspec.Struct):
+    name: str
+    description: str
+    version: str
+    runtime: str
+    status: str
+    status_reason: str
+    oracle: OracleBlock
+    endpoints: Endpoints
+    documentation: str
+
+
+class Health(msgspec.Struct):
+    status: str
+    status_reason: str
+    oracle: OracleBlock
+    oracle_timestamp: str | None
+    models_tracked: int
+
+
+def oracle_block(freshness: Freshness) -> OracleBlock:
+    return OracleBlock(
+        last_update=iso_millis(freshness.last_update) if freshness.last_update else None,
+        age_seconds=freshness.age_seconds, stale=freshness.stale, model_count=freshness.model_count,
+    )
+
+
+@get("/", summary="Service descriptor", tags=["service"])
+async def descriptor(request: Request) -> Descriptor:
+    freshness = state_of(request).freshness()
+    return Descriptor(
+        name="Inference Pricing Oracle",
+        description="Prices language-model inference: spots, Greeks, forward curves, task costs, an index, "
+                    "swaps and simulations, with the provenance of every price.",
+        version=importlib.metadata.version("inference-pricing-oracle"),
+        runtime=f"Python {platform.python_version()} (Litestar, uvicorn)",
+        status=freshness.status,
+        status_reason=freshness.reason,
+        oracle=oracle_block(freshness),
+        endpoints=msgspec.convert(ENDPOINTS, Endpoints),
+        documentation="/schema",
+    )
+
+
+@get("/health", summary="Health: 200 while a snapshot is served, 503 before the first", tags=["service"])
+async def health(request: Request) -> Response[Health]:
+    freshness = state_of(request).freshness()
+    body = Health(
+        status=freshness.status, status_reason=freshness.reason, oracle=oracle_block(freshness),
+        oracle_timestamp=iso_millis(freshness.last_update) if freshness.last_update else None,
+        models_tracked=freshness.model_count,
+    )
+    return Response(body, status_code=200 if freshness.last_update else 503)
+
+
+ROUTES = [descriptor, health]

@@ -1,0 +1,79 @@
+"""Snapshot data: spots and the Greek sheet, each as a list and per ticker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, get
+
+from serve.deps import settings_of, snapshot_of
+from serve.problems import Problem
+from serve.respond import envelope, envelope_type, records, snapshot_response
+from serve.state import LoadedSnapshot
+from serve.structs import struct_from_schema
+from warehouse.schemas import GREEKS, SPOTS
+
+Spot = struct_from_schema("Spot", SPOTS)
+GreekSheet = struct_from_schema("GreekSheet", GREEKS)
+SpotList = envelope_type("SpotListResponse", list[Spot])
+SpotOne = envelope_type("SpotResponse", Spot)
+GreekList = envelope_type("GreekListResponse", list[GreekSheet])
+GreekOne = envelope_type("GreekResponse", GreekSheet)
+
+
+def table_records(snapshot: LoadedSnapshot, table: str) -> list[dict[str, Any]]:
+    """A whole table as JSON-ready records, computed once per snapshot."""
+    key = ("records", table)
+    if key not in snapshot.cache:
+        snapshot.cache[key] = records(snapshot.table(table))
+    return snapshot.cache[key]
+
+
+def ticker_of(snapshot: LoadedSnapshot, name: str, **kinds: bool) -> Any:
+    from serve.lookup import UnknownModel
+
+    name = name.lstrip("/")  # `{ticker:path}` keeps its leading slash; it lets `vendor/model` ids through
+    try:
+        return snapshot.lookup.resolve(name, **kinds)
+    except UnknownModel as unknown:
+        hint = f"; did you mean {', '.join(unknown.suggestions)}?" if unknown.suggestions else ""
+        raise Problem(404, "unknown_model", f"no model is called '{name}'{hint}",
+                      suggestions=unknown.suggestions) from None
+
+
+def record_of(snapshot: LoadedSnapshot, table: str, ticker: str) -> dict[str, Any]:
+    key = ("by_ticker", table)
+    if key not in snapshot.cache:
+        snapshot.cache[key] = {row["ticker"]: row for row in table_records(snapshot, table)}
+    return snapshot.cache[key][ticker]
+
+
+def _answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
+    return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
+
+
+@get("/v1/spots", summary="Spot prices of every model", tags=["market"])
+async def list_spots(request: Request) -> Response[SpotList]:
+    snapshot = snapshot_of(request)
+    return _answer(request, snapshot, table_records(snapshot, "spots"))
+
+
+@get("/v1/spots/{ticker:path}", summary="Spot prices of one model", tags=["market"])
+async def one_spot(request: Request, ticker: str) -> Response[SpotOne]:
+    snapshot = snapshot_of(request)
+    return _answer(request, snapshot, record_of(snapshot, "spots", ticker_of(snapshot, ticker).ticker))
+
+
+@get("/v1/greeks", summary="The Greek sheet of every model", tags=["market"])
+async def list_greeks(request: Request) -> Response[GreekList]:
+    snapshot = snapshot_of(request)
+    return _answer(request, snapshot, table_records(snapshot, "greeks"))
+
+
+@get("/v1/greeks/{ticker:path}", summary="The Greek sheet of one model", tags=["market"])
+async def one_greeks(request: Request, ticker: str) -> Response[GreekOne]:
+    snapshot = snapshot_of(request)
+    return _answer(request, snapshot, record_of(snapshot, "greeks", ticker_of(snapshot, ticker).ticker))
+
+
+ROUTES = [list_spots, one_spot, list_greeks, one_greeks]

@@ -1,0 +1,3 @@
+"""Endpoints under construction: pricing."""
+
+ROUTES: list = []

@@ -1,0 +1,3 @@
+"""Endpoints under construction: simulation."""
+
+ROUTES: list = []

@@ -1,0 +1,35 @@
+"""The Litestar application factory: `create_app(settings)`; nothing is read at import time."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from litestar import Litestar
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+
+from serve.api import curves, descriptor, market, pricing, simulation
+from serve.problems import handle
+from serve.settings import Settings
+from serve.state import SnapshotState
+
+ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, pricing.ROUTES, simulation.ROUTES]
+
+
+def create_app(settings: Settings) -> Litestar:
+    import importlib.metadata
+
+    snapshots = SnapshotState(settings.warehouse, timedelta(hours=settings.stale_after_hours))
+    return Litestar(
+        route_handlers=[handler for group in ROUTE_GROUPS for handler in group],
+        state=State({"settings": settings, "snapshots": snapshots}),
+        exception_handlers={Exception: handle},
+        request_max_body_size=settings.max_body_bytes,
+        openapi_config=OpenAPIConfig(
+            title="Inference Pricing Oracle",
+            version=importlib.metadata.version("inference-pricing-oracle"),
+            description="Prices, sensitivities, forward curves, task costs and an index for language-model "
+                        "inference. Every price carries its source and provenance.",
+            path="/schema",
+        ),
+    )

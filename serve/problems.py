@@ -1,0 +1,77 @@
+"""Errors as RFC 9457 problem details, in one place.
+
+Every error body has `type`, `title`, `status`, `detail`, a stable `code`, `error` (the same
+text as `detail`, which clients of the original oracle read) and, for invalid input, `errors`
+[{field, message}]. Handlers raise `Problem`; Litestar's own exceptions (validation, malformed
+JSON, unknown path, wrong method, oversize body) are mapped here too. Anything else is a bug:
+it is logged with its trace and answered with a plain 500 that reveals nothing internal.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+LOG = logging.getLogger("oracle.serve")
+MEDIA_TYPE = "application/problem+json"
+TITLES = {400: "Invalid input", 401: "Unauthorized", 404: "Not found", 405: "Method not allowed",
+          413: "Request body too large", 429: "Too many requests", 503: "Service unavailable"}
+CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large", 429: "rate_limited",
+         503: "unavailable"}
+
+
+class Problem(Exception):
+    def __init__(self, status: int, code: str, detail: str, errors: list[dict[str, str]] | None = None,
+                 headers: dict[str, str] | None = None, **extra: Any):
+        super().__init__(detail)
+        self.status, self.code, self.detail = status, code, detail
+        self.errors, self.headers, self.extra = errors, headers or {}, extra
+
+
+def invalid(field: str, message: str) -> Problem:
+    """A 400 about one field of the request."""
+    return Problem(400, "invalid_input", f"{field}: {message}", errors=[{"field": field, "message": message}])
+
+
+def problem_response(problem: Problem) -> Response:
+    body: dict[str, Any] = {
+        "type": f"/problems/{problem.code}",
+        "title": TITLES.get(problem.status, "Error"),
+        "status": problem.status,
+        "detail": problem.detail,
+        "code": problem.code,
+        "error": problem.detail,
+    }
+    if problem.errors is not None:
+        body["errors"] = problem.errors
+    body.update(problem.extra)
+    return Response(body, status_code=problem.status, media_type=MEDIA_TYPE, headers=problem.headers)
+
+
+def _field(error: dict[str, Any]) -> str:
+    key = str(error.get("key") or "body")
+    return "body" if key == "data" else key.removesuffix("_")
+
+
+def handle(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, Problem):
+        return problem_response(exc)
+    if isinstance(exc, ValidationException):
+        errors = [{"field": _field(e), "message": str(e.get("message", "invalid"))}
+                  for e in exc.extra or [] if isinstance(e, dict)] or [{"field": "body", "message": exc.detail}]
+        detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+        return problem_response(Problem(400, "invalid_input", detail, errors))
+    if isinstance(exc, HTTPException):
+        status = exc.status_code
+        if status == 400:  # Litestar's malformed-JSON and similar body errors
+            return problem_response(Problem(400, "malformed_request", f"the request could not be read: {exc.detail}",
+                                            [{"field": "body", "message": str(exc.detail)}]))
+        detail = {404: f"no resource at {request.url.path}; see / for the endpoints",
+                  405: f"{request.method} is not allowed on {request.url.path}",
+                  413: "the request body is larger than the server accepts"}.get(status, str(exc.detail))
+        return problem_response(Problem(status, CODES.get(status, "http_error"), detail, headers=exc.headers))
+    LOG.exception("unhandled error on %s %s", request.method, request.url.path)
+    return problem_response(Problem(500, "internal_error", "the server failed to answer; the failure is logged"))

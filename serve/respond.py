@@ -1,0 +1,74 @@
+"""Success responses: the envelope of contract §8, and caching headers for snapshot data.
+
+Snapshot GETs carry an ETag (the snapshot and the request's path and query) and Cache-Control;
+an If-None-Match that matches is answered with 304 and no body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from datetime import UTC, date, datetime
+from typing import Any
+
+import msgspec
+import numpy as np
+import pandas as pd
+from litestar import Request, Response
+
+from serve.state import LoadedSnapshot
+
+
+def iso_millis(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def envelope_type(name: str, data_type: Any) -> type[msgspec.Struct]:
+    """A named envelope struct, so the OpenAPI document shows each endpoint's exact shape."""
+    return msgspec.defstruct(name, [("data", data_type), ("oracle_timestamp", str), ("cache_age_seconds", int)])
+
+
+def envelope(snapshot: LoadedSnapshot, data: Any, now: datetime | None = None) -> dict[str, Any]:
+    now = now or datetime.now(UTC)
+    return {"data": data, "oracle_timestamp": iso_millis(snapshot.last_update),
+            "cache_age_seconds": max(0, int((now - snapshot.last_update).total_seconds()))}
+
+
+def etag(snapshot: LoadedSnapshot, request: Request) -> str:
+    query = "&".join(sorted(f"{k}={v}" for k, values in request.query_params.dict().items() for v in values))
+    digest = hashlib.sha256(f"{snapshot.snapshot_id}|{request.url.path}|{query}".encode()).hexdigest()[:24]
+    return f'"{digest}"'
+
+
+def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: Any, max_age: int) -> Response:
+    """`body` (a struct or mapping) with ETag and Cache-Control, or 304 when the client has it."""
+    tag = etag(snapshot, request)
+    headers = {"ETag": tag, "Cache-Control": f"public, max-age={max_age}"}
+    if tag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+        return Response(content=b"", status_code=304, headers=headers)
+    return Response(content=body, headers=headers)
+
+
+def plain(value: Any) -> Any:
+    """A table cell as JSON: NaN and NA as null, dates as ISO strings, numpy scalars as Python."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float | np.floating):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, datetime):
+        return iso_millis(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, np.ndarray | list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def records(frame: pd.DataFrame, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    columns = columns or list(frame.columns)
+    return [{c: plain(v) for c, v in zip(columns, row, strict=True)}
+            for row in frame[columns].itertuples(index=False, name=None)]

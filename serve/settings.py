@@ -1,0 +1,35 @@
+"""Server settings: from arguments, else `ORACLE_*` environment variables, read when asked."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+
+DEFAULT_WAREHOUSE = "warehouse/snapshots"
+
+
+@dataclass(frozen=True)
+class Settings:
+    warehouse: str = DEFAULT_WAREHOUSE
+    # Older than this, the data is stale and the service says `degraded` (contract §8).
+    stale_after_hours: float = 26.0
+    max_body_bytes: int = 64 * 1024
+    cache_max_age_seconds: int = 60
+    monte_carlo_default_paths: int = 10_000
+    monte_carlo_max_paths: int = 100_000
+    simulate_max_items: int = 50
+    # Swaps discount their fixings at this annual rate, continuously compounded.
+    discount_rate: float = 0.05
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:
+        """`ORACLE_<FIELD>` variables (upper case) over the defaults, then explicit overrides."""
+        environ = os.environ if environ is None else environ
+        values = {}
+        for field in fields(cls):
+            raw = environ.get(f"ORACLE_{field.name.upper()}")
+            if raw is not None and raw != "":
+                values[field.name] = type(getattr(cls(), field.name))(raw)
+        settings = cls(**values)
+        return replace(settings, **{k: v for k, v in overrides.items() if v is not None})

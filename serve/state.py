@@ -1,0 +1,111 @@
+"""The snapshot the server answers from, swapped atomically when a new one is published.
+
+Each request asks for `current()`. That costs one `stat` of the manifest pointer; when the
+pointer changed, the new manifest is read and a new `LoadedSnapshot` replaces the old in one
+assignment, so a request sees one snapshot or the other, never a mix. Tables are read lazily
+and cached per snapshot. If the pointer cannot be read, the last good snapshot keeps serving.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from serve.lookup import ModelLookup
+from warehouse.snapshot import Manifest, SnapshotStore, last_run
+
+
+class LoadedSnapshot:
+    def __init__(self, store: SnapshotStore, manifest: Manifest):
+        self.store, self.manifest = store, manifest
+        self._tables: dict[str, pd.DataFrame] = {}
+        self._lock = threading.Lock()
+        self.cache: dict[object, object] = {}  # per-snapshot memo of derived answers
+
+    @property
+    def snapshot_id(self) -> str:
+        return self.manifest.snapshot_id
+
+    @property
+    def last_update(self) -> datetime:
+        return self.manifest.last_update
+
+    @property
+    def as_of(self) -> str:
+        return str(self.manifest.extra.get("as_of", self.last_update.date().isoformat()))
+
+    def table(self, name: str) -> pd.DataFrame:
+        frame = self._tables.get(name)
+        if frame is None:
+            with self._lock:
+                frame = self._tables.get(name)
+                if frame is None:
+                    frame = self.store.read_table(name, self.manifest)
+                    self._tables[name] = frame
+        return frame
+
+    @cached_property
+    def lookup(self) -> ModelLookup:
+        return ModelLookup(self.table("models"))
+
+
+@dataclass(frozen=True)
+class Freshness:
+    status: str  # "ok" or "degraded"
+    reason: str
+    last_update: datetime | None
+    age_seconds: int | None
+    stale: bool
+    model_count: int
+
+
+class SnapshotState:
+    def __init__(self, root: str | Path, stale_after: timedelta, clock=lambda: datetime.now(UTC)):
+        self.store = SnapshotStore(root)
+        self.stale_after, self.clock = stale_after, clock
+        self._loaded: LoadedSnapshot | None = None
+        self._signature: tuple | None = None
+        self._lock = threading.Lock()
+
+    def _pointer_signature(self) -> tuple | None:
+        try:
+            info = (self.store.root / "manifest.json").stat()
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size, info.st_ino
+
+    def current(self) -> LoadedSnapshot | None:
+        signature = self._pointer_signature()
+        if signature is not None and signature != self._signature:
+            with self._lock:
+                if signature != self._signature:
+                    try:
+                        manifest = self.store.current()
+                    except (OSError, ValueError, KeyError):
+                        manifest = None  # a damaged pointer: keep serving what we have
+                    if manifest is not None:
+                        self._loaded = LoadedSnapshot(self.store, manifest)
+                        self._signature = signature
+        return self._loaded
+
+    def freshness(self) -> Freshness:
+        snapshot = self.current()
+        if snapshot is None:
+            return Freshness("degraded", "no snapshot has been published yet", None, None, True, 0)
+        age = self.clock() - snapshot.last_update
+        stale = age > self.stale_after
+        reasons = []
+        if stale:
+            reasons.append(f"data is {age.total_seconds() / 3600:.1f} h old, over the "
+                           f"{self.stale_after.total_seconds() / 3600:g} h bound")
+        run = last_run(self.store.root)
+        if run is not None and run.status == "failed":
+            reasons.append(f"the last pipeline run failed ({run.detail}); serving the last good snapshot")
+        model_count = snapshot.manifest.tables["models"].rows if "models" in snapshot.manifest.tables else 0
+        return Freshness("degraded" if reasons else "ok", "; ".join(reasons), snapshot.last_update,
+                         int(age.total_seconds()), stale, model_count)

@@ -1,0 +1,98 @@
+"""The descriptor, health, and the spot and Greek endpoints against the real snapshot."""
+
+from datetime import timedelta
+
+from litestar.testing import TestClient
+
+from serve.app import create_app
+from serve.settings import Settings
+from warehouse.snapshot import SnapshotStore
+
+
+def test_descriptor_lays_out_the_interface_spec_fields(client, store):
+    body = client.get("/").json()
+    assert list(body) == ["name", "description", "version", "runtime", "status", "status_reason", "oracle",
+                          "endpoints", "documentation"]
+    assert body["status"] == "ok" and body["status_reason"] == ""
+    assert body["oracle"]["model_count"] == len(store.read_table("models"))
+    assert body["oracle"]["last_update"].endswith("Z") and len(body["oracle"]["last_update"]) == 24
+    assert body["endpoints"]["keys"] == {"create": "POST /v1/keys", "usage": "GET /v1/keys/usage",
+                                         "revoke": "DELETE /v1/keys"}
+    assert body["endpoints"]["price"] == "POST /v1/price"
+
+
+def test_health_reports_the_snapshot(client, store):
+    response = client.get("/health")
+    assert response.status_code == 200
+    assert response.json()["models_tracked"] == store.current().tables["models"].rows
+
+
+def test_stale_data_makes_the_service_degraded(built_warehouse):
+    with TestClient(create_app(Settings(warehouse=str(built_warehouse), stale_after_hours=0))) as client:
+        body = client.get("/").json()
+    assert body["status"] == "degraded" and body["oracle"]["stale"] is True
+    assert "old" in body["status_reason"]
+
+
+def test_without_a_snapshot_health_is_503_and_data_endpoints_say_why(tmp_path):
+    with TestClient(create_app(Settings(warehouse=str(tmp_path)))) as client:
+        assert client.get("/health").status_code == 503
+        assert client.get("/").json()["status"] == "degraded"
+        response = client.get("/v1/spots")
+    assert response.status_code == 503
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "no_snapshot"
+
+
+def test_spots_are_the_table_rows_in_an_envelope(client, store):
+    response = client.get("/v1/spots")
+    body = response.json()
+    assert set(body) == {"data", "oracle_timestamp", "cache_age_seconds"}
+    assert len(body["data"]) == len(store.read_table("spots"))
+    sonnet = next(row for row in body["data"] if row["ticker"] == "SONNET-4")
+    assert (sonnet["beta_sync"], sonnet["input_sync"], sonnet["cache_read_sync"]) == (15.0, 3.0, 0.3)
+    assert sonnet["model_id"] == "claude-sonnet-4-20250514"
+
+
+def test_a_model_is_found_by_ticker_model_id_alias_or_batch_ticker(client):
+    for name in ["SONNET-4", "sonnet-4", "claude-sonnet-4-20250514", "claude-sonnet-4-0",
+                 "anthropic/claude-sonnet-4", "SONNET-4.B"]:
+        response = client.get(f"/v1/spots/{name}")
+        assert response.status_code == 200, name
+        assert response.json()["data"]["ticker"] == "SONNET-4"
+
+
+def test_an_unknown_model_is_a_404_that_suggests_tickers(client):
+    response = client.get("/v1/greeks/SONET-4")
+    assert response.status_code == 404
+    problem = response.json()
+    assert problem["code"] == "unknown_model" and "SONNET-4" in problem["suggestions"]
+    assert problem["detail"] == problem["error"]
+
+
+def test_snapshot_gets_carry_an_etag_and_answer_if_none_match_with_304(client):
+    first = client.get("/v1/greeks/O3")
+    assert first.status_code == 200 and first.headers["cache-control"].startswith("public, max-age=")
+    again = client.get("/v1/greeks/O3", headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert client.get("/v1/greeks/SONNET-4").headers["etag"] != first.headers["etag"]
+
+
+def test_a_new_snapshot_is_picked_up_without_a_restart(warehouse_copy):
+    store = SnapshotStore(warehouse_copy)
+    with TestClient(create_app(Settings(warehouse=str(warehouse_copy), stale_after_hours=1e6))) as client:
+        before = client.get("/v1/spots").json()["oracle_timestamp"]
+        manifest = store.current()
+        run = "republish"
+        for name in manifest.tables:
+            store.write_table(run, name, store.read_table(name))
+        store.publish(run, manifest.last_update + timedelta(seconds=5), list(manifest.tables))
+        after = client.get("/v1/spots").json()["oracle_timestamp"]
+    assert after != before
+
+
+def test_unknown_paths_and_methods_are_problems(client):
+    missing = client.get("/v1/nothing-here")
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    wrong = client.delete("/v1/spots")
+    assert wrong.status_code == 405 and wrong.json()["code"] == "method_not_allowed"
