@@ -1,3 +1,451 @@
-"""Endpoints under construction: curves."""
+"""Snapshot series: forward curves, price history, the index, events, the backtest and its headline.
 
-ROUTES: list = []
+Every answer is read from the current snapshot's tables, wrapped in the success envelope and sent
+with ETag and Cache-Control. Query parameters are checked here: a value outside its allowed set is
+a 400 that lists the allowed values, a range that runs backwards is a 400 on its first bound, and
+a model nobody calls by that name is a 404 with suggestions.
+"""
+
+from __future__ import annotations
+
+import difflib
+from datetime import date, timedelta
+from typing import Annotated, Any
+
+import msgspec
+import numpy as np
+import pandas as pd
+from litestar import Request, Response, get
+from litestar.params import Parameter
+
+from pipelines.backtest import METHODS, TENOR_MONTHS
+from pipelines.events import EVENT_KINDS, recent_events
+from serve.api.market import record_of, table_records, ticker_of
+from serve.deps import settings_of, snapshot_of
+from serve.problems import Problem, invalid
+from serve.respond import envelope, envelope_type, plain, records, snapshot_response
+from serve.state import LoadedSnapshot
+from serve.structs import struct_from_schema
+from warehouse.schemas import (
+    ACCURACY,
+    BACKTEST,
+    BACKTEST_FAMILIES,
+    BACKTEST_SUMMARY,
+    EVENTS,
+    FORWARD_CURVES,
+    ICI,
+    ICI_HISTORY,
+)
+
+SYNC, BATCH = "sync", "batch"
+MODES = (SYNC, BATCH)
+ICI_TYPES = ("unified", "batch", "sync")
+BACKTEST_TENORS = tuple(TENOR_MONTHS)
+EVENTS_WINDOW_DAYS = 30
+DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
+METHODOLOGY = "docs/methodology.md"
+ACCURACY_NOTE = (
+    "Each row scores the oracle's sync output-price forecasts at one tenor against the realised price, beside "
+    "the flat forward and the single-exponential baseline: lower rel_rmse and mape are better, bias is in "
+    "percent of spot (negative means forecasts fell below outcomes), and coverage is the share of outcomes "
+    "inside the 90% band."
+)
+
+# --- response shapes -------------------------------------------------------------------------------
+
+ForwardPoint = struct_from_schema("ForwardPoint", FORWARD_CURVES, exclude=("ticker", "mode", "spot", "theta"))
+
+
+class ForwardCurve(msgspec.Struct, kw_only=True):
+    ticker: str
+    ticker_forward_prefix: str
+    mode: str
+    model_id: str
+    display_name: str
+    provider: str
+    spot: float
+    theta: float | None
+    forwards: list[ForwardPoint]
+    sigma: float | None
+    jump_rate: float | None
+    jump_mean: float | None
+    jump_std: float | None
+    prior_weight: float | None
+    as_of: str
+
+
+class PricePoint(msgspec.Struct, kw_only=True):
+    timestamp: str
+    beta: float | None
+    input: float | None
+    cache_read: float | None
+    cache_write: float | None
+    reasoning: float | None
+    tiers: str | None
+    source: str
+    source_version: str
+    source_url: str | None
+    provenance: str
+    observed_on: str
+
+
+class PriceHistory(msgspec.Struct, kw_only=True):
+    ticker: str
+    model_id: str
+    display_name: str
+    price_type: str
+    from_: str | None = msgspec.field(name="from")
+    to: str
+    prices: list[PricePoint]
+    count: int
+
+
+IciConstituent = struct_from_schema(
+    "IciConstituent", ICI,
+    exclude=("type", "as_of", "value", "methodology_version", "verification_hash", "rebalance_date"))
+IciPoint = struct_from_schema("IciPoint", ICI_HISTORY, exclude=("type",))
+
+
+class IciLevel(msgspec.Struct, kw_only=True):
+    type: str
+    value: float
+    as_of: str
+    methodology_version: str
+    verification_hash: str
+    rebalance_date: str
+    constituents: list[IciConstituent]
+    history: list[IciPoint]
+
+
+Event = struct_from_schema("Event", EVENTS)
+
+
+class EventList(msgspec.Struct, kw_only=True):
+    events: list[Event]
+    count: int
+    since: str
+    ticker: str | None
+    kind: str | None
+    limit: int
+
+
+BacktestPrediction = struct_from_schema("BacktestPrediction", BACKTEST)
+BacktestSummaryRow = struct_from_schema("BacktestSummaryRow", BACKTEST_SUMMARY)
+BacktestFamilyRow = struct_from_schema("BacktestFamilyRow", BACKTEST_FAMILIES)
+
+
+class Backtest(msgspec.Struct, kw_only=True):
+    summary: list[BacktestSummaryRow]
+    families: list[BacktestFamilyRow]
+    predictions: list[BacktestPrediction]
+    count: int
+    total: int
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+AccuracyRow = struct_from_schema("AccuracyRow", ACCURACY)
+
+
+class Accuracy(msgspec.Struct, kw_only=True):
+    tenors: list[AccuracyRow]
+    methods: list[str]
+    methodology: str
+    note: str
+
+
+ForwardsResponse = envelope_type("ForwardCurveResponse", ForwardCurve)
+HistoryResponse = envelope_type("PriceHistoryResponse", PriceHistory)
+IciResponse = envelope_type("IciResponse", IciLevel)
+EventsResponse = envelope_type("EventListResponse", EventList)
+BacktestResponse = envelope_type("BacktestResponse", Backtest)
+AccuracyResponse = envelope_type("AccuracyResponse", Accuracy)
+
+# --- query parameters ------------------------------------------------------------------------------
+
+
+def _enum(description: str, allowed: tuple[str, ...], query: str | None = None) -> Any:
+    return Parameter(query=query, description=description, schema_extra={"enum": list(allowed)})
+
+
+ModeParam = Annotated[str | None, _enum("sync or batch; default sync, or batch for a batch ticker (`X.B`)", MODES)]
+LimitParam = Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description=f"1 to {MAX_LIMIT}; default {DEFAULT_LIMIT}")]
+
+
+def _choice(field: str, value: str | None, allowed: tuple[str, ...]) -> str | None:
+    """`value` when it is one of `allowed` (or absent), else a 400 that lists them."""
+    if value is None or value in allowed:
+        return value
+    problem = invalid(field, f"must be one of {', '.join(allowed)}; got '{value}'")
+    problem.extra["allowed"] = list(allowed)
+    raise problem
+
+
+def _ordered(first: tuple[str, date | None], second: tuple[str, date | None]) -> None:
+    (start_name, start), (end_name, end) = first, second
+    if start is not None and end is not None and start > end:
+        raise invalid(start_name, f"{start.isoformat()} is after {end_name} ({end.isoformat()})")
+
+
+def _as_of(snapshot: LoadedSnapshot) -> date:
+    return date.fromisoformat(snapshot.as_of)
+
+
+def _answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
+    return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
+
+
+def _memo(snapshot: LoadedSnapshot, key: tuple, compute) -> Any:
+    if key not in snapshot.cache:
+        snapshot.cache[key] = compute()
+    return snapshot.cache[key]
+
+
+def _model_and_mode(snapshot: LoadedSnapshot, name: str, mode: str | None) -> tuple[dict[str, Any], str]:
+    """The model's Greek-sheet record and the mode asked for: `mode`, else the ticker's own mode.
+
+    A batch ticker asked for in sync mode is a contradiction (400); batch for a model sold only
+    in sync mode is a 404 `no_batch_price`.
+    """
+    mode = _choice("mode", mode, MODES)
+    resolved = ticker_of(snapshot, name)
+    model = record_of(snapshot, "greeks", resolved.ticker)
+    if resolved.mode == BATCH and mode == SYNC:
+        raise invalid("mode", f"'{name.lstrip('/')}' is the batch ticker of {resolved.ticker}; "
+                              f"ask for {resolved.ticker} for sync prices, or leave mode out")
+    chosen = mode or resolved.mode
+    if chosen == BATCH and not model.get("ticker_batch"):
+        raise Problem(404, "no_batch_price", f"{resolved.ticker} has no batch price; only sync prices are published "
+                                             "for it")
+    return model, chosen
+
+
+# --- forwards --------------------------------------------------------------------------------------
+
+
+def _forward_curve(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str) -> dict[str, Any]:
+    curves = snapshot.table("forward_curves")
+    rows = curves[(curves["ticker"] == model["ticker"]) & (curves["mode"] == mode)].sort_values("months")
+    if rows.empty:
+        raise Problem(404, "no_forward_curve", f"no {mode} forward curve is published for {model['ticker']}")
+    suffix = "" if mode == SYNC else "_batch"
+    points = records(rows, ["tenor", "ticker_forward", "months", "beta_forward", "decay_factor", "p05", "p95"])
+    return {
+        "ticker": model["ticker"],
+        "ticker_forward_prefix": model["ticker"] if mode == SYNC else model["ticker_batch"],
+        "mode": mode,
+        "model_id": model["model_id"],
+        "display_name": model["display_name"],
+        "provider": model["provider"],
+        "spot": plain(rows["spot"].iloc[0]),
+        "theta": model[f"theta{suffix}"],
+        "forwards": points,
+        **{name: model[f"{name}{suffix}"] for name in ("sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight")},
+        "as_of": snapshot.as_of,
+    }
+
+
+@get("/v1/forwards/{ticker:path}", summary="Forward curve of one model", tags=["curves"],
+     description="Expected output price (β) and its 5%–95% band at 1M, 2M, 3M, 6M, 9M and 12M, with the "
+                 "process behind them (theta, sigma, jumps; methodology §4–5). `mode` is sync or batch; it "
+                 "defaults to sync, or to batch when the ticker is a batch ticker (`SONNET-4.B`). Forward "
+                 "tickers are `ticker_forward_prefix`-tenor, e.g. `SONNET-4.B-3M`.")
+async def forwards(request: Request, ticker: str, mode: ModeParam = None) -> Response[ForwardsResponse]:
+    snapshot = snapshot_of(request)
+    model, chosen = _model_and_mode(snapshot, ticker, mode)
+    data = _memo(snapshot, ("forwards", model["ticker"], chosen), lambda: _forward_curve(snapshot, model, chosen))
+    return _answer(request, snapshot, data)
+
+
+# --- history ---------------------------------------------------------------------------------------
+
+
+def _series_positions(snapshot: LoadedSnapshot) -> dict[tuple[str, str], np.ndarray]:
+    """Row positions of each (ticker, mode) series of `price_history`, in date order."""
+    def compute() -> dict[tuple[str, str], np.ndarray]:
+        history = snapshot.table("price_history")
+        order = np.argsort(history["date"].to_numpy(), kind="stable")
+        ordered = history.iloc[order]
+        groups = ordered.groupby(["ticker", "mode"], sort=False).indices
+        return {key: order[positions] for key, positions in groups.items()}
+    return _memo(snapshot, ("history_positions",), compute)
+
+
+def _price_points(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    columns = ["date", "output", "input", "cache_read", "cache_write", "reasoning", "tiers", "source",
+               "source_version", "source_url", "provenance", "observed_on"]
+    names = ["timestamp", "beta", *columns[2:]]
+    return [{name: row[column] for name, column in zip(names, columns, strict=True)}
+            for row in records(rows, columns)]
+
+
+@get("/v1/history/{ticker:path}", summary="Daily price history of one model, with provenance", tags=["curves"],
+     description="One point a day from `from` (default: the series' first day) to `to` (default: the snapshot "
+                 "date), both inclusive. `beta` is the output price. Each point carries its source, version, URL "
+                 "and provenance (`published`, `archived`, `first_observed`, `current`, or `carried_forward` "
+                 "for a day that repeats the last observation). `mode` as for forwards.")
+async def history(
+    request: Request,
+    ticker: str,
+    from_: Annotated[date | None, Parameter(query="from", description="first day, YYYY-MM-DD")] = None,
+    to: Annotated[date | None, Parameter(description="last day, YYYY-MM-DD; default the snapshot date")] = None,
+    mode: ModeParam = None,
+) -> Response[HistoryResponse]:
+    snapshot = snapshot_of(request)
+    end = to or _as_of(snapshot)
+    _ordered(("from", from_), ("to", end))
+    model, chosen = _model_and_mode(snapshot, ticker, mode)
+    table = snapshot.table("price_history")
+    rows = table.iloc[_series_positions(snapshot).get((model["ticker"], chosen), np.empty(0, dtype=int))]
+    dates = rows["date"]
+    keep = (dates <= end) if from_ is None else (dates >= from_) & (dates <= end)
+    prices = _price_points(rows[keep.to_numpy(dtype=bool)])
+    first = from_ or (dates.iloc[0] if len(rows) else None)
+    return _answer(request, snapshot, {
+        "ticker": model["ticker"], "model_id": model["model_id"], "display_name": model["display_name"],
+        "price_type": chosen, "from": plain(first), "to": end.isoformat(), "prices": prices, "count": len(prices),
+    })
+
+
+# --- index -----------------------------------------------------------------------------------------
+
+
+def _ici_level(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
+    ici = snapshot.table("ici")
+    rows = ici[ici["type"] == variant]
+    if rows.empty:
+        raise Problem(503, "no_index_level", f"the snapshot publishes no {variant} index level")
+    head = records(rows.head(1))[0]
+    daily = snapshot.table("ici_history")
+    return {
+        **{name: head[name] for name in ("type", "value", "as_of", "methodology_version", "verification_hash",
+                                          "rebalance_date")},
+        "constituents": records(rows, ["ticker", "weight", "price", "contribution"]),
+        "history": records(daily[daily["type"] == variant], ["date", "value", "rebalance_date", "constituents"]),
+    }
+
+
+@get("/v1/ici", summary="The Inference Cost Index", tags=["curves"],
+     description="`type` is unified (the default when omitted), batch or sync. Returns the level on the snapshot "
+                 "date, its constituents with weights, prices and contributions (which sum to the value), the "
+                 "verification hash that recomputes from them (methodology §7), and the daily history of that "
+                 "variant (null where it had no level).")
+async def ici(
+    request: Request,
+    type_: Annotated[str, _enum("unified (the default), batch or sync", ICI_TYPES, query="type")] = ICI_TYPES[0],
+) -> Response[IciResponse]:
+    variant = _choice("type", type_, ICI_TYPES)
+    snapshot = snapshot_of(request)
+    return _answer(request, snapshot, _memo(snapshot, ("ici", variant), lambda: _ici_level(snapshot, variant)))
+
+
+# --- events ----------------------------------------------------------------------------------------
+
+
+@get("/v1/events", summary="Recent price events", tags=["curves"],
+     description=f"Price changes on or after `since` (default: {EVENTS_WINDOW_DAYS} days before the snapshot "
+                 "date), newest first, at most `limit` (default 100). `ticker` takes any name of a model; a batch "
+                 "ticker (`X.B`) selects that model's batch events. `kind` is one of "
+                 f"{', '.join(EVENT_KINDS)}.")
+async def events(
+    request: Request,
+    since: Annotated[date | None, Parameter(description="first effective date, YYYY-MM-DD")] = None,
+    ticker: Annotated[str | None, Parameter(description="a ticker, batch ticker, model id or alias")] = None,
+    kind: Annotated[str | None, _enum("the kind of event", EVENT_KINDS)] = None,
+    limit: LimitParam = DEFAULT_LIMIT,
+) -> Response[EventsResponse]:
+    _choice("kind", kind, EVENT_KINDS)
+    snapshot = snapshot_of(request)
+    start = since or _as_of(snapshot) - timedelta(days=EVENTS_WINDOW_DAYS)
+    table = snapshot.table("events")
+    canonical = None
+    if ticker is not None:
+        resolved = ticker_of(snapshot, ticker)
+        canonical = resolved.ticker
+        if resolved.mode == BATCH:
+            table = table[table["mode"] == BATCH]
+    selected = recent_events(table, start, ticker=canonical, kind=kind, limit=limit)
+    rows = records(selected)
+    return _answer(request, snapshot, {"events": rows, "count": len(rows), "since": start.isoformat(),
+                                       "ticker": canonical, "kind": kind, "limit": limit})
+
+
+# --- backtest and accuracy -------------------------------------------------------------------------
+
+
+def _family_of(snapshot: LoadedSnapshot, family: str) -> str:
+    names = _memo(snapshot, ("backtest_family_names",),
+                  lambda: {name.lower(): name for name in snapshot.table("backtest")["family"].unique()})
+    found = names.get(family.strip().lower())
+    if found is None:
+        close = difflib.get_close_matches(family.strip().lower(), list(names), n=5, cutoff=0.5)
+        hint = (f"did you mean {', '.join(names[c] for c in close)}?" if close
+                else "families are maker/line, e.g. openai/o-series")
+        raise invalid("family", f"no backtested family is called '{family}'; {hint}")
+    return found
+
+
+def _where(frame: pd.DataFrame, **equal: str | None) -> pd.DataFrame:
+    keep = np.ones(len(frame), dtype=bool)
+    for column, value in equal.items():
+        if value is not None:
+            keep &= (frame[column] == value).to_numpy(dtype=bool)
+    return frame[keep]
+
+
+@get("/v1/backtest", summary="Forward-curve backtest", tags=["curves"],
+     description="Walk-forward scores of the oracle's forecasts against a flat forward and a single-exponential "
+                 "baseline (methodology §9): the tenor summary, the family breakdown (filtered by tenor, method "
+                 "and family when given) and the individual predictions, filtered by every parameter and "
+                 f"paginated by `limit` (default {DEFAULT_LIMIT}) and `offset` (default 0). `total` counts the "
+                 "predictions that match; `next_offset` is null on the last page.")
+async def backtest(
+    request: Request,
+    tenor: Annotated[str | None, _enum("forecast horizon", BACKTEST_TENORS)] = None,
+    method: Annotated[str | None, _enum("forecasting method", METHODS)] = None,
+    ticker: Annotated[str | None, Parameter(description="a model's ticker, model id or alias")] = None,
+    family: Annotated[str | None, Parameter(description="a model family, e.g. openai/o-series")] = None,
+    anchor_from: Annotated[date | None, Parameter(description="first anchor date, YYYY-MM-DD")] = None,
+    anchor_to: Annotated[date | None, Parameter(description="last anchor date, YYYY-MM-DD")] = None,
+    limit: LimitParam = DEFAULT_LIMIT,
+    offset: Annotated[int, Parameter(ge=0, description="predictions to skip; default 0")] = 0,
+) -> Response[BacktestResponse]:
+    _choice("tenor", tenor, BACKTEST_TENORS)
+    _choice("method", method, METHODS)
+    _ordered(("anchor_from", anchor_from), ("anchor_to", anchor_to))
+    snapshot = snapshot_of(request)
+    canonical = None
+    if ticker is not None:
+        resolved = ticker_of(snapshot, ticker)
+        if resolved.mode == BATCH:
+            raise invalid("ticker", f"the backtest scores sync prices only; ask for {resolved.ticker}")
+        canonical = resolved.ticker
+    family = _family_of(snapshot, family) if family is not None else None
+    predictions = _where(snapshot.table("backtest"), tenor=tenor, method=method, ticker=canonical, family=family)
+    if anchor_from is not None:
+        predictions = predictions[(predictions["anchor"] >= anchor_from).to_numpy(dtype=bool)]
+    if anchor_to is not None:
+        predictions = predictions[(predictions["anchor"] <= anchor_to).to_numpy(dtype=bool)]
+    page = records(predictions.iloc[offset:offset + limit])
+    total = len(predictions)
+    families = _memo(snapshot, ("backtest_families", tenor, method, family), lambda: records(
+        _where(snapshot.table("backtest_families"), tenor=tenor, method=method, family=family)))
+    return _answer(request, snapshot, {
+        "summary": table_records(snapshot, "backtest_summary"), "families": families, "predictions": page,
+        "count": len(page), "total": total, "limit": limit, "offset": offset,
+        "next_offset": offset + len(page) if offset + len(page) < total else None,
+    })
+
+
+@get("/v1/accuracy", summary="Backtest headline: accuracy per tenor against the baselines", tags=["curves"],
+     description="One row per tenor: the oracle's relative RMSE, MAPE, bias and 90%-band coverage beside the flat "
+                 "forward's and the single-exponential baseline's, the bootstrap standard error of the RMSE gap "
+                 "to the flat forward, and the share of outcomes equal to the spot (methodology §9).")
+async def accuracy(request: Request) -> Response[AccuracyResponse]:
+    snapshot = snapshot_of(request)
+    return _answer(request, snapshot, {"tenors": table_records(snapshot, "accuracy"), "methods": list(METHODS),
+                                       "methodology": METHODOLOGY, "note": ACCURACY_NOTE})
+
+
+ROUTES = [forwards, history, ici, events, backtest, accuracy]

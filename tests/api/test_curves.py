@@ -1,0 +1,343 @@
+"""Forwards, history, the index, events, backtest and accuracy against the real snapshot.
+
+Every expected number is read from the snapshot's own tables (`store`), never copied from a response.
+"""
+
+import hashlib
+import json
+import math
+from datetime import date, timedelta
+
+import pandas as pd
+import pytest
+
+from pipelines.backtest import METHODS
+from pipelines.events import EVENT_KINDS
+from tests.conftest import AS_OF
+
+TODAY = date.fromisoformat(AS_OF)
+
+
+def cell(value):
+    """A table cell as the API writes it: NaN as null, dates as ISO text, numpy scalars as Python."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, date):
+        return value.isoformat()
+    return value.item() if hasattr(value, "item") else value
+
+
+def rows_of(frame, columns=None):
+    columns = columns or list(frame.columns)
+    return [{c: cell(v) for c, v in zip(columns, row)} for row in frame[columns].itertuples(index=False, name=None)]
+
+
+@pytest.fixture(scope="module")
+def tables(store):
+    names = ["forward_curves", "greeks", "price_history", "ici", "ici_history", "events", "backtest",
+             "backtest_summary", "backtest_families", "accuracy", "models"]
+    return {name: store.read_table(name) for name in names}
+
+
+def data(client, url):
+    response = client.get(url)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"data", "oracle_timestamp", "cache_age_seconds"}
+    return body["data"]
+
+
+def problem(client, url, status, code, field=None):
+    response = client.get(url)
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body = response.json()
+    assert body["code"] == code and body["status"] == status
+    assert body["detail"] == body["error"] and body["detail"]
+    if field is not None:
+        assert [e["field"] for e in body["errors"]] == [field]
+        assert all(e["message"] for e in body["errors"])
+    return body
+
+
+# --- forwards ------------------------------------------------------------------------------------
+
+
+def test_o3_forwards_are_the_forward_curve_rows_and_its_greeks(client, tables):
+    curve = data(client, "/v1/forwards/O3")
+    curves, greeks = tables["forward_curves"], tables["greeks"]
+    rows = curves[(curves["ticker"] == "O3") & (curves["mode"] == "sync")].sort_values("months")
+    model = greeks[greeks["ticker"] == "O3"].iloc[0]
+    assert curve["forwards"] == rows_of(rows, ["tenor", "ticker_forward", "months", "beta_forward", "decay_factor",
+                                                "p05", "p95"])
+    assert (curve["ticker"], curve["mode"], curve["ticker_forward_prefix"]) == ("O3", "sync", "O3")
+    assert (curve["model_id"], curve["display_name"]) == (model["model_id"], model["display_name"])
+    assert curve["spot"] == rows["spot"].iloc[0] == model["beta_sync"]
+    for name in ["theta", "sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight"]:
+        assert curve[name] == cell(model[name]), name
+    assert all(p["ticker_forward"] == f"O3-{p['tenor']}" for p in curve["forwards"])
+
+
+def test_a_batch_ticker_or_mode_batch_gives_the_batch_curve(client, tables):
+    by_ticker = data(client, "/v1/forwards/o3.b")
+    by_mode = data(client, "/v1/forwards/O3?mode=batch")
+    assert by_ticker == by_mode
+    curves, greeks = tables["forward_curves"], tables["greeks"]
+    rows = curves[(curves["ticker"] == "O3") & (curves["mode"] == "batch")].sort_values("months")
+    model = greeks[greeks["ticker"] == "O3"].iloc[0]
+    assert by_mode["mode"] == "batch" and by_mode["ticker_forward_prefix"] == model["ticker_batch"]
+    assert [p["beta_forward"] for p in by_mode["forwards"]] == list(rows["beta_forward"])
+    assert [p["ticker_forward"] for p in by_mode["forwards"]] == list(rows["ticker_forward"])
+    assert by_mode["spot"] == model["beta_batch"]
+    assert (by_mode["theta"], by_mode["sigma"]) == (model["theta_batch"], model["sigma_batch"])
+
+
+@pytest.mark.parametrize("name", ["o3", "openai/o3", "o3-2025-04-16", "O3"])
+def test_forwards_find_a_model_by_any_of_its_names(client, name):
+    assert data(client, f"/v1/forwards/{name}") == data(client, "/v1/forwards/O3")
+
+
+def test_batch_for_a_model_without_batch_prices_is_a_404_that_says_so(client, tables):
+    greeks = tables["greeks"]
+    ticker = greeks.loc[greeks["ticker_batch"].isna(), "ticker"].iloc[0]
+    for url in [f"/v1/forwards/{ticker}?mode=batch", f"/v1/forwards/{ticker.lower()}.b"]:
+        body = problem(client, url, 404, "no_batch_price")
+        assert ticker in body["detail"] and "batch" in body["detail"]
+
+
+def test_a_batch_ticker_asked_for_in_sync_mode_is_a_contradiction(client):
+    problem(client, "/v1/forwards/O3.B?mode=sync", 400, "invalid_input", "mode")
+
+
+# --- history -------------------------------------------------------------------------------------
+
+
+def _series(tables, ticker, mode):
+    history = tables["price_history"]
+    return history[(history["ticker"] == ticker) & (history["mode"] == mode)].sort_values("date")
+
+
+def test_o3_history_shows_the_june_2025_cut_as_published(client, tables):
+    body = data(client, "/v1/history/O3?from=2025-06-09&to=2025-06-11")
+    series = _series(tables, "O3", "sync")
+    window = series[(series["date"] >= date(2025, 6, 9)) & (series["date"] <= date(2025, 6, 11))]
+    assert body["count"] == len(body["prices"]) == len(window) == 3
+    assert (body["ticker"], body["model_id"], body["price_type"]) == ("O3", "o3", "sync")
+    point = next(p for p in body["prices"] if p["timestamp"] == "2025-06-10")
+    row = window[window["date"] == date(2025, 6, 10)].iloc[0]
+    assert (point["input"], point["beta"]) == (row["input"], row["output"]) == (2.0, 8.0)
+    assert point["provenance"] == row["provenance"] == "published"
+    for name in ["cache_read", "cache_write", "source", "source_version", "source_url", "observed_on"]:
+        assert point[name] == cell(row[name]), name
+
+
+def test_history_defaults_to_the_whole_series_up_to_the_snapshot_date(client, tables):
+    body = data(client, "/v1/history/O3")
+    series = _series(tables, "O3", "sync")
+    series = series[series["date"] <= TODAY]
+    assert body["count"] == len(series)
+    assert [p["timestamp"] for p in body["prices"]] == [d.isoformat() for d in series["date"]]
+    assert [p["beta"] for p in body["prices"]] == list(series["output"])
+    assert [p["provenance"] for p in body["prices"]] == list(series["provenance"])
+    assert (body["from"], body["to"]) == (series["date"].iloc[0].isoformat(), AS_OF)
+
+
+def test_batch_history_by_batch_ticker_and_by_mode(client, tables):
+    by_ticker = data(client, "/v1/history/O3.B?to=2025-12-31")
+    assert by_ticker == data(client, "/v1/history/openai/o3?mode=batch&to=2025-12-31")
+    series = _series(tables, "O3", "batch")
+    series = series[series["date"] <= date(2025, 12, 31)]
+    assert by_ticker["price_type"] == "batch" and by_ticker["count"] == len(series)
+    assert [p["beta"] for p in by_ticker["prices"]] == list(series["output"])
+
+
+def test_a_valid_range_without_prices_is_an_empty_list(client):
+    body = data(client, "/v1/history/O3?from=2020-01-01&to=2020-12-31")
+    assert body["prices"] == [] and body["count"] == 0
+
+
+# --- the index -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url, variant", [("/v1/ici", "unified"), ("/v1/ici?type=unified", "unified"),
+                                          ("/v1/ici?type=batch", "batch"), ("/v1/ici?type=sync", "sync")])
+def test_the_index_is_the_ici_table_and_its_hash_recomputes(client, tables, url, variant):
+    body = data(client, url)
+    rows = tables["ici"][tables["ici"]["type"] == variant]
+    head = rows.iloc[0]
+    assert body["type"] == variant
+    assert (body["value"], body["verification_hash"], body["methodology_version"]) == (
+        head["value"], head["verification_hash"], head["methodology_version"])
+    assert (body["as_of"], body["rebalance_date"]) == (head["as_of"].isoformat(), head["rebalance_date"].isoformat())
+    assert body["constituents"] == rows_of(rows, ["ticker", "weight", "price", "contribution"])
+    assert math.fsum(c["weight"] for c in body["constituents"]) == pytest.approx(1.0, abs=1e-12)
+    # methodology §7: the hash recomputes from the published constituents alone.
+    payload = {"methodology_version": body["methodology_version"], "type": body["type"], "as_of": body["as_of"],
+               "constituents": [[c["ticker"], round(c["weight"], 12), round(c["price"], 12)]
+                                for c in sorted(body["constituents"], key=lambda c: c["ticker"])]}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    assert hashlib.sha256(canonical.encode("utf-8")).hexdigest() == body["verification_hash"]
+
+
+def test_the_index_history_is_every_ici_history_row_of_the_type_nulls_kept(client, tables):
+    body = data(client, "/v1/ici?type=batch")
+    daily = tables["ici_history"]
+    daily = daily[daily["type"] == "batch"]
+    assert body["history"] == rows_of(daily, ["date", "value", "rebalance_date", "constituents"])
+    assert sum(point["value"] is None for point in body["history"]) == daily["value"].isna().sum() > 0
+
+
+# --- events --------------------------------------------------------------------------------------
+
+
+def _newest_first(frame):
+    return frame.sort_values(["ticker", "mode", "field"], kind="stable").sort_values(
+        "effective_date", ascending=False, kind="stable")
+
+
+def test_events_default_to_the_thirty_days_before_the_snapshot(client, tables):
+    body = data(client, "/v1/events")
+    since = TODAY - timedelta(days=30)
+    assert body["since"] == since.isoformat() and body["limit"] == 100
+    expected = _newest_first(tables["events"][tables["events"]["effective_date"] >= since]).head(100)
+    assert body["count"] == len(body["events"]) == len(expected) > 0
+    assert [e["event_id"] for e in body["events"]] == list(expected["event_id"])
+    assert body["events"][0] == rows_of(expected.head(1))[0]
+
+
+def test_events_filter_by_ticker_alias_kind_and_limit(client, tables):
+    events = tables["events"]
+    body = data(client, "/v1/events?since=2020-01-01&ticker=openai/o3&limit=1000")
+    expected = _newest_first(events[events["ticker"] == "O3"])
+    assert body["ticker"] == "O3" and [e["event_id"] for e in body["events"]] == list(expected["event_id"])
+    cuts = data(client, "/v1/events?since=2020-01-01&kind=price_cut&limit=5")
+    assert cuts["count"] == 5 and all(e["kind"] == "price_cut" for e in cuts["events"])
+    assert [e["event_id"] for e in cuts["events"]] == list(_newest_first(events[events["kind"] == "price_cut"])
+                                                          .head(5)["event_id"])
+    batch = data(client, "/v1/events?since=2020-01-01&ticker=o3.b")
+    assert [e["event_id"] for e in batch["events"]] == list(expected[expected["mode"] == "batch"]["event_id"])
+
+
+def test_events_after_the_snapshot_date_are_an_empty_list(client):
+    body = data(client, "/v1/events?since=2099-01-01")
+    assert body["events"] == [] and body["count"] == 0
+
+
+# --- backtest and accuracy -----------------------------------------------------------------------
+
+
+def test_backtest_pages_cover_the_filtered_rows_without_overlap(client, tables):
+    predictions = tables["backtest"]
+    filtered = predictions[(predictions["tenor"] == "3M") & (predictions["method"] == "oracle")]
+    first = data(client, "/v1/backtest?tenor=3M&method=oracle&limit=50")
+    second = data(client, "/v1/backtest?tenor=3M&method=oracle&limit=50&offset=50")
+    assert first["total"] == second["total"] == len(filtered)
+    assert (first["count"], first["limit"], first["offset"], first["next_offset"]) == (50, 50, 0, 50)
+    assert first["predictions"] == rows_of(filtered.iloc[:50])
+    assert second["predictions"] == rows_of(filtered.iloc[50:100])
+    keys = [(p["anchor"], p["ticker"]) for p in first["predictions"] + second["predictions"]]
+    assert len(set(keys)) == len(keys) == 100
+    last = data(client, f"/v1/backtest?tenor=3M&method=oracle&limit=1000&offset={len(filtered) - 3}")
+    assert last["count"] == 3 and last["next_offset"] is None
+    beyond = data(client, f"/v1/backtest?tenor=3M&method=oracle&offset={len(filtered)}")
+    assert beyond["predictions"] == [] and beyond["total"] == len(filtered)
+
+
+def test_backtest_summary_families_and_filters_are_the_tables(client, tables):
+    body = data(client, "/v1/backtest?tenor=1M&method=flat&family=OPENAI/O-SERIES&ticker=o3"
+                        "&anchor_from=2025-09-01&anchor_to=2026-03-01")
+    assert body["summary"] == rows_of(tables["backtest_summary"])
+    families = tables["backtest_families"]
+    assert body["families"] == rows_of(families[(families["tenor"] == "1M") & (families["method"] == "flat")
+                                                & (families["family"] == "openai/o-series")])
+    predictions = tables["backtest"]
+    expected = predictions[(predictions["tenor"] == "1M") & (predictions["method"] == "flat")
+                           & (predictions["ticker"] == "O3") & (predictions["anchor"] >= date(2025, 9, 1))
+                           & (predictions["anchor"] <= date(2026, 3, 1))]
+    assert body["total"] == len(expected) > 0 and body["predictions"] == rows_of(expected)
+    unfiltered = data(client, "/v1/backtest?limit=1")
+    assert unfiltered["total"] == len(predictions) and len(unfiltered["families"]) == len(families)
+
+
+def test_accuracy_is_the_accuracy_table(client, tables):
+    body = data(client, "/v1/accuracy")
+    assert body["tenors"] == rows_of(tables["accuracy"])
+    assert body["methods"] == list(METHODS) == ["oracle", "flat", "single_exp"]
+    assert body["methodology"] == "docs/methodology.md" and body["note"].endswith(".")
+
+
+# --- caching -------------------------------------------------------------------------------------
+
+CACHED = ["/v1/forwards/O3", "/v1/history/O3?from=2026-11-01", "/v1/ici", "/v1/events", "/v1/backtest?limit=5",
+          "/v1/accuracy"]
+
+
+@pytest.mark.parametrize("url", CACHED)
+def test_gets_carry_an_etag_and_answer_if_none_match_with_304(client, url):
+    first = client.get(url)
+    assert first.status_code == 200 and first.headers["cache-control"].startswith("public, max-age=")
+    again = client.get(url, headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["etag"] == first.headers["etag"]
+
+
+def test_the_etag_depends_on_the_query(client):
+    assert client.get("/v1/ici?type=sync").headers["etag"] != client.get("/v1/ici?type=batch").headers["etag"]
+
+
+# --- bad input -----------------------------------------------------------------------------------
+
+BAD = [
+    # (url, status, code, field)
+    ("/v1/forwards/O3?mode=weekly", 400, "invalid_input", "mode"),
+    ("/v1/history/O3?mode=SYNC", 400, "invalid_input", "mode"),
+    ("/v1/history/O3?from=2024-13-01", 400, "invalid_input", "from"),
+    ("/v1/history/O3?from=yesterday", 400, "invalid_input", "from"),
+    ("/v1/history/O3?to=2025-02-30", 400, "invalid_input", "to"),
+    ("/v1/history/O3?from=2025-06-12&to=2025-06-11", 400, "invalid_input", "from"),
+    ("/v1/history/O3?from=2099-01-01", 400, "invalid_input", "from"),
+    ("/v1/ici?type=total", 400, "invalid_input", "type"),
+    ("/v1/ici?type=", 400, "invalid_input", "type"),
+    ("/v1/events?kind=cut", 400, "invalid_input", "kind"),
+    ("/v1/events?since=2025-1-1", 400, "invalid_input", "since"),
+    ("/v1/events?limit=0", 400, "invalid_input", "limit"),
+    ("/v1/events?limit=1001", 400, "invalid_input", "limit"),
+    ("/v1/events?limit=abc", 400, "invalid_input", "limit"),
+    ("/v1/backtest?tenor=12M", 400, "invalid_input", "tenor"),
+    ("/v1/backtest?method=oracle2", 400, "invalid_input", "method"),
+    ("/v1/backtest?limit=0", 400, "invalid_input", "limit"),
+    ("/v1/backtest?limit=1001", 400, "invalid_input", "limit"),
+    ("/v1/backtest?limit=abc", 400, "invalid_input", "limit"),
+    ("/v1/backtest?offset=-1", 400, "invalid_input", "offset"),
+    ("/v1/backtest?offset=x", 400, "invalid_input", "offset"),
+    ("/v1/backtest?anchor_from=2026-01-01&anchor_to=2025-01-01", 400, "invalid_input", "anchor_from"),
+    ("/v1/backtest?anchor_to=2026-02-31", 400, "invalid_input", "anchor_to"),
+    ("/v1/backtest?family=openai/o-seris", 400, "invalid_input", "family"),
+    ("/v1/backtest?ticker=O3.B", 400, "invalid_input", "ticker"),
+]
+
+
+@pytest.mark.parametrize("url, status, code, field", BAD, ids=[b[0] for b in BAD])
+def test_bad_input_is_a_problem_naming_the_field(client, url, status, code, field):
+    problem(client, url, status, code, field)
+
+
+@pytest.mark.parametrize("url, field, allowed", [
+    ("/v1/forwards/O3?mode=x", "mode", ["sync", "batch"]),
+    ("/v1/ici?type=x", "type", ["unified", "batch", "sync"]),
+    ("/v1/events?kind=x", "kind", list(EVENT_KINDS)),
+    ("/v1/backtest?tenor=x", "tenor", ["1M", "3M", "6M"]),
+    ("/v1/backtest?method=x", "method", list(METHODS)),
+])
+def test_a_bad_enum_value_lists_the_allowed_ones(client, url, field, allowed):
+    body = problem(client, url, 400, "invalid_input", field)
+    assert body["allowed"] == allowed
+    assert all(value in body["errors"][0]["message"] for value in allowed)
+
+
+@pytest.mark.parametrize("url", ["/v1/forwards/SONET-4", "/v1/history/SONET-4", "/v1/events?ticker=SONET-4",
+                                 "/v1/backtest?ticker=SONET-4"])
+def test_an_unknown_model_is_a_404_with_suggestions(client, url):
+    body = problem(client, url, 404, "unknown_model")
+    assert "SONNET-4" in body["suggestions"]
