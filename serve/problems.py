@@ -51,6 +51,18 @@ def problem_response(problem: Problem) -> Response:
     return Response(body, status_code=problem.status, media_type=MEDIA_TYPE, headers=problem.headers)
 
 
+# Litestar's parser messages, said in the API's own words where they are cryptic.
+FRIENDLIER = {
+    "Invalid RFC3339 encoded date": "expected a date as YYYY-MM-DD",
+    "Invalid RFC3339 encoded datetime": "expected a timestamp in ISO 8601 form",
+}
+
+
+def _message(error: dict[str, Any]) -> str:
+    message = str(error.get("message", "invalid"))
+    return FRIENDLIER.get(message, message)
+
+
 def _field(error: dict[str, Any]) -> str:
     key = str(error.get("key") or "body")
     return "body" if key == "data" else key.removesuffix("_")
@@ -60,7 +72,7 @@ def handle(request: Request, exc: Exception) -> Response:
     if isinstance(exc, Problem):
         return problem_response(exc)
     if isinstance(exc, ValidationException):
-        errors = [{"field": _field(e), "message": str(e.get("message", "invalid"))}
+        errors = [{"field": _field(e), "message": _message(e)}
                   for e in exc.extra or [] if isinstance(e, dict)] or [{"field": "body", "message": exc.detail}]
         detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return problem_response(Problem(400, "invalid_input", detail, errors))
