@@ -55,6 +55,7 @@ def problem_response(problem: Problem) -> Response:
 FRIENDLIER = {
     "Invalid RFC3339 encoded date": "expected a date as YYYY-MM-DD",
     "Invalid RFC3339 encoded datetime": "expected a timestamp in ISO 8601 form",
+    "'data'": "the request needs a JSON object body",
 }
 
 

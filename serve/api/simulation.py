@@ -1,3 +1,462 @@
-"""Endpoints under construction: simulation."""
+"""Simulation endpoints (contract §6): the inference cost swap, the Monte Carlo of one model's
+price, and the budget simulation of a workload portfolio.
 
-ROUTES: list = []
+Every number comes from the snapshot's `greeks` row of the model (its rates and fitted process
+per mode) through `pipelines.swap`, `pipelines.montecarlo` and `pipelines.budget`; nothing here
+computes a price. Request fields that the interface specification writes in camelCase
+(`taskType`, `notionalTokens`, `taskCategory`, `horizonMonths`, also `fixedRate`) are accepted in
+snake_case too; giving both spellings with different values is a 400. Where a check needs a
+message better than the decoder's (twins, allowed values, bounds from the settings), it is made
+here and answered with `serve.problems.invalid`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any
+
+import msgspec
+import numpy as np
+from litestar import Request, Response, get, post
+from litestar.params import Parameter
+from msgspec import Meta, Struct
+
+from pipelines.budget import (
+    HISTOGRAM_BINS,
+    MAX_HORIZON_MONTHS,
+    Workload,
+    changed_share,
+    histogram,
+    percentiles,
+    probability_of_jump,
+    simulate_budget,
+    summary,
+)
+from pipelines.dynamics import JUMP_THRESHOLD, Process, decay_factor
+from pipelines.montecarlo import simulate_ratios
+from pipelines.pricing import Rates, task_cost
+from pipelines.spots import rate_columns
+from pipelines.swap import TENORS, price_swap
+from pipelines.tasks import TASK_TYPES, TaskProfile, task_profile
+from serve.api.market import record_of, ticker_of
+from serve.deps import settings_of, snapshot_of
+from serve.problems import Problem, invalid
+from serve.respond import envelope, envelope_type, snapshot_response
+from serve.state import LoadedSnapshot
+
+MODES = ("sync", "batch")
+MONTE_CARLO_HORIZONS = (1, 3, 6)
+FAN_BANDS = (5, 25, 50, 75, 95)
+SEED_MAX = 2**63 - 1
+MAX_TOKENS_PER_REQUEST = 1e9  # a bound on one request's token counts, far above any context window
+MAX_NOTIONAL_TOKENS = 1e15
+MAX_REQUESTS_PER_MONTH = 1e12
+
+TokenCount = Annotated[float, Meta(ge=0, le=MAX_TOKENS_PER_REQUEST)]
+Notional = Annotated[float, Meta(gt=0, le=MAX_NOTIONAL_TOKENS)]
+FixedRate = Annotated[float, Meta(ge=0)]
+Horizon = Annotated[int, Meta(ge=1, le=MAX_HORIZON_MONTHS)]
+Seed = Annotated[int, Meta(ge=0, le=SEED_MAX)]
+
+
+# --- Requests ------------------------------------------------------------------------------------
+
+class SwapRequest(Struct, kw_only=True):
+    """Body of POST /v1/swap. taskType (or task_type) and notionalTokens (or notional_tokens) are required."""
+
+    model: str
+    tenor: str
+    taskType: str | None = None
+    task_type: str | None = None
+    notionalTokens: Notional | None = None
+    notional_tokens: Notional | None = None
+    fixedRate: FixedRate | None = None
+    fixed_rate: FixedRate | None = None
+    mode: str | None = None
+
+
+class ProfileIn(Struct, kw_only=True):
+    n_in: TokenCount
+    n_out: TokenCount
+    eta: Annotated[float, Meta(ge=0, le=1)] = 0.0
+    n_think: TokenCount = 0.0
+
+
+class WorkloadIn(Struct, kw_only=True):
+    """One workload: a model, a task type (taskType or task_type) or an explicit profile, and its volume."""
+
+    model: str
+    requests_per_month: Annotated[float, Meta(gt=0, le=MAX_REQUESTS_PER_MONTH)]
+    taskType: str | None = None
+    task_type: str | None = None
+    profile: ProfileIn | None = None
+    mode: str | None = None
+
+
+class SimulateRequest(Struct, kw_only=True):
+    """Body of POST /v1/simulate. horizon_months (or horizonMonths) is required."""
+
+    items: Annotated[list[WorkloadIn], Meta(min_length=1)]
+    horizon_months: Horizon | None = None
+    horizonMonths: Horizon | None = None
+    paths: int | None = None
+    seed: Seed = 0
+
+
+# --- Responses -----------------------------------------------------------------------------------
+
+class TaskProfileOut(Struct):
+    n_in: float
+    n_out: float
+    eta: float
+    n_think: float
+
+
+class SwapGreeks(Struct):
+    delta: float | None  # USD per $/M of β; null when β is 0
+    vega: float  # 0: the diffusion is mean-preserving
+    theta_greek: float  # USD per day
+    pv01: float  # USD per +0.01 $/M of fixed rate
+
+
+class SwapFixing(Struct):
+    date: str
+    months: int
+    notional_tokens: float
+    expected_floating_rate: float
+    discount_factor: float
+
+
+class SwapData(Struct, kw_only=True, omit_defaults=True):
+    model: str
+    modelId: str
+    mode: str
+    taskType: str
+    taskProfile: TaskProfileOut
+    tenor: str
+    tenorMonths: int
+    notionalTokens: float
+    discountRate: float
+    floatingRate: float
+    betaUsed: float
+    theta: float
+    fairFixedRate: float
+    npv: float
+    notionalUsd: float
+    greeks: SwapGreeks
+    schedule: list[SwapFixing]
+    fixedRate: float | None = None
+    npvAtFixedRate: float | None = None
+
+
+class Stats(Struct):
+    mean: float
+    std: float
+    p01: float
+    p05: float
+    p25: float
+    p50: float
+    p75: float
+    p95: float
+    p99: float
+
+
+class HistogramBin(Struct):
+    lower: float
+    upper: float
+    count: int
+
+
+class FanPoint(Struct):
+    month: int
+    mean: float
+    p05: float
+    p25: float
+    p50: float
+    p75: float
+    p95: float
+
+
+class MonteCarloData(Struct, kw_only=True):
+    ticker: str
+    modelId: str
+    mode: str
+    taskCategory: str
+    horizonMonths: int
+    paths: int
+    seed: int
+    spotCost: float
+    spotBeta: float
+    theta: float
+    forwardCost: float
+    meanStandardError: float
+    cost: Stats
+    beta: Stats
+    histogram: list[HistogramBin]
+    probabilityOfChange: float
+    probabilityOfChangeModel: float
+    changeThreshold: float
+    fan: list[FanPoint]
+
+
+class BudgetMonthOut(Struct):
+    month: int
+    expected_spend: float
+    p05: float
+    p25: float
+    p50: float
+    p75: float
+    p95: float
+
+
+class WorkloadOut(Struct, kw_only=True):
+    model: str
+    mode: str
+    task: str
+    task_profile: TaskProfileOut
+    requests_per_month: float
+    spot_cost: float
+    expected_spend_total: float
+    share: float
+
+
+class SimulateData(Struct, kw_only=True):
+    horizon_months: int
+    paths: int
+    seed: int
+    months: list[BudgetMonthOut]
+    workloads: list[WorkloadOut]
+    total_expected_spend: float
+
+
+SwapResponse = envelope_type("SwapResponse", SwapData)
+MonteCarloResponse = envelope_type("MonteCarloResponse", MonteCarloData)
+SimulateResponse = envelope_type("SimulateResponse", SimulateData)
+
+
+# --- Checks --------------------------------------------------------------------------------------
+
+def _twin(required: bool = True, **spellings: Any) -> tuple[str, Any]:
+    """The one value given under either spelling, with the name the client used."""
+    names = list(spellings)
+    given = {name: value for name, value in spellings.items() if value is not None}
+    if len(given) > 1 and len({repr(value) for value in given.values()}) > 1:
+        raise invalid(names[0], f"{names[0]} and {names[1]} disagree; give one of them")
+    if not given:
+        if required:
+            raise invalid(names[0], f"is required (also accepted as {names[1]})")
+        return names[0], None
+    return next(iter(given.items()))
+
+
+def _task(field: str, name: str) -> tuple[str, TaskProfile]:
+    try:
+        return name.strip().lower(), task_profile(name)
+    except KeyError:
+        problem = invalid(field, f"unknown task type '{name}'; valid task types: {', '.join(TASK_TYPES)}")
+        problem.extra["valid"] = list(TASK_TYPES)
+        raise problem from None
+
+
+def _paths(request: Request, paths: int | None) -> int:
+    settings = settings_of(request)
+    if paths is None:
+        return settings.monte_carlo_default_paths
+    if not 1 <= paths <= settings.monte_carlo_max_paths:
+        raise invalid("paths", f"must be a whole number from 1 to {settings.monte_carlo_max_paths}, got {paths}")
+    return paths
+
+
+class _Priced:
+    """A model's rates and fitted process in one mode, from its `greeks` row."""
+
+    def __init__(self, snapshot: LoadedSnapshot, name: str, mode: str | None, model_field: str = "model",
+                 mode_field: str = "mode"):
+        if not name.strip():
+            raise invalid(model_field, "must name a model: a ticker, batch ticker or model_id")
+        resolved = ticker_of(snapshot, name)
+        chosen = resolved.mode
+        if mode is not None:
+            chosen = mode.strip().lower()
+            if chosen not in MODES:
+                raise invalid(mode_field, f"must be one of {', '.join(MODES)}, got '{mode}'")
+            if resolved.mode == "batch" and chosen == "sync":
+                raise invalid(mode_field, f"'{name}' names the batch price; use the plain ticker for sync")
+        try:
+            row = record_of(snapshot, "greeks", resolved.ticker)
+        except KeyError:
+            raise Problem(404, "no_price", f"{resolved.ticker} has no price in this snapshot") from None
+        suffix = "" if chosen == "sync" else "_batch"
+        fields = ("theta", "sigma", "jump_rate", "jump_mean", "jump_std")
+        process = {field: row.get(f"{field}{suffix}") for field in fields}
+        if row.get(f"beta_{chosen}") is None or any(value is None for value in process.values()):
+            raise Problem(404, "no_price", f"{resolved.ticker} has no {chosen} price in this snapshot")
+        self.ticker, self.mode, self.row = resolved.ticker, chosen, row
+        self.model_id: str = row["model_id"]
+        self.beta: float = float(row[f"beta_{chosen}"])
+        self.theta: float = float(process["theta"])
+        self.rates = Rates.from_row(row, columns=rate_columns(chosen))
+        self.process = Process(jump_rate=float(process["jump_rate"]), jump_mean=float(process["jump_mean"]),
+                               jump_std=float(process["jump_std"]), sigma=float(process["sigma"]))
+
+
+def _profile_out(profile: TaskProfile | ProfileIn) -> TaskProfileOut:
+    return TaskProfileOut(float(profile.n_in), float(profile.n_out), float(profile.eta), float(profile.n_think))
+
+
+def _reply(snapshot: LoadedSnapshot, response_type: type[Struct], data: Struct) -> Any:
+    return response_type(**envelope(snapshot, data))
+
+
+# --- Swap ----------------------------------------------------------------------------------------
+
+@post("/v1/swap", status_code=200, summary="Price an inference cost swap", tags=["simulation"])
+async def swap(request: Request, data: SwapRequest) -> SwapResponse:
+    """Fair fixed rate, npv, notional, greeks and fixing schedule of a swap on one model and task type.
+
+    The fixed payer receives the task's floating cost per million output tokens at monthly fixings
+    (`pipelines.swap`); discounting is continuous at the server's `discount_rate`. `npv` is at the
+    fair rate (0 up to rounding); `npvAtFixedRate` is at `fixedRate` when one is given. The greeks
+    are at the contract's fixed rate: `fixedRate` when given, else the fair rate.
+    """
+    tenor_key = data.tenor.strip().upper()
+    if tenor_key not in TENORS:
+        raise invalid("tenor", f"must be one of {', '.join(TENORS)}, got '{data.tenor}'")
+    task_field, task_name = _twin(taskType=data.taskType, task_type=data.task_type)
+    task, profile = _task(task_field, task_name)
+    _, notional = _twin(notionalTokens=data.notionalTokens, notional_tokens=data.notional_tokens)
+    _, fixed = _twin(False, fixedRate=data.fixedRate, fixed_rate=data.fixed_rate)
+    snapshot = snapshot_of(request)
+    priced = _Priced(snapshot, data.model, data.mode)
+    rate = settings_of(request).discount_rate
+    try:
+        quote = price_swap(priced.rates, priced.theta, profile.n_in, profile.n_out, profile.eta, profile.n_think,
+                           TENORS[tenor_key], notional, rate, date.fromisoformat(snapshot.as_of), fixed)
+    except ValueError as error:
+        raise invalid("body", str(error)) from None
+    return _reply(snapshot, SwapResponse, SwapData(
+        model=priced.ticker, modelId=priced.model_id, mode=priced.mode, taskType=task,
+        taskProfile=_profile_out(profile), tenor=tenor_key, tenorMonths=quote.tenor_months,
+        notionalTokens=float(notional), discountRate=quote.discount_rate, floatingRate=quote.floating_rate,
+        betaUsed=quote.beta_used, theta=priced.theta, fairFixedRate=quote.fair_fixed_rate, npv=quote.npv,
+        notionalUsd=quote.notional_usd,
+        greeks=SwapGreeks(quote.delta, quote.vega, quote.theta_greek, quote.pv01),
+        schedule=[SwapFixing(f.date.isoformat(), int(f.months), f.notional_tokens, f.expected_floating_rate,
+                             f.discount_factor) for f in quote.schedule],
+        fixedRate=quote.fixed_rate, npvAtFixedRate=quote.npv_at_fixed_rate,
+    ))
+
+
+# --- Monte Carlo ---------------------------------------------------------------------------------
+
+def _query(description: str, **kwargs: Any) -> Any:
+    return Parameter(description=description, required=False, **kwargs)
+
+
+@get("/v1/monte-carlo/{ticker:path}", sync_to_thread=True, summary="Monte Carlo of a model's future task cost",
+     tags=["simulation"])
+def monte_carlo(
+    request: Request,
+    ticker: str,
+    taskCategory: Annotated[str | None, _query("Task type of the token profile (required; or task_category)")] = None,
+    task_category: Annotated[str | None, _query("snake_case spelling of taskCategory")] = None,
+    horizonMonths: Annotated[int | None, _query("Horizon in months: 1, 3 or 6 (required; or horizon_months)")] = None,
+    horizon_months: Annotated[int | None, _query("snake_case spelling of horizonMonths")] = None,
+    paths: Annotated[int | None, _query("Number of paths (default and bound in the server settings)")] = None,
+    seed: Annotated[int, _query("Seed of the generator; the same seed gives the same answer", ge=0,
+                                le=SEED_MAX)] = 0,
+    mode: Annotated[str | None, _query("sync (default) or batch")] = None,
+) -> Response[MonteCarloResponse]:
+    """Paths of the model's fitted price process to the horizon, and the task's cost on them.
+
+    The response follows the query's camelCase (`taskCategory`, `horizonMonths`, `spotCost`, …).
+    `cost` and `beta` summarise the simulated task cost (USD) and output price ($/M) at the horizon;
+    `forwardCost` is the analytic expected cost spot_cost·exp(−θt), which `cost.mean` estimates
+    within `meanStandardError`. `histogram` has 20 equal bins of the cost. `probabilityOfChange` is
+    the simulated share of paths whose price moved by at least `changeThreshold` in log terms (the
+    methodology's size of a price change: the diffusion alone moves every path by a hair), beside
+    the model's probability of at least one discrete change, 1 − exp(−λt). `fan` holds the monthly
+    mean and percentiles of β to the horizon. Same query, same answer.
+    """
+    category_field, category = _twin(taskCategory=taskCategory, task_category=task_category)
+    task, profile = _task(category_field, category)
+    horizon_field, horizon = _twin(horizonMonths=horizonMonths, horizon_months=horizon_months)
+    if horizon not in MONTE_CARLO_HORIZONS:
+        raise invalid(horizon_field, f"must be one of {', '.join(map(str, MONTE_CARLO_HORIZONS))}, got {horizon}")
+    count = _paths(request, paths)
+    snapshot = snapshot_of(request)
+    priced = _Priced(snapshot, ticker.lstrip("/"), mode, "ticker")
+    cost_today = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
+    grid = np.arange(1, horizon + 1, dtype=float)
+    ratios = simulate_ratios(priced.process, grid, count, seed)
+    at_horizon = ratios[:, -1]
+    costs, betas = cost_today * at_horizon, priced.beta * at_horizon
+    fan = percentiles(priced.beta * ratios, FAN_BANDS)
+    cost_stats = summary(costs)
+    data = MonteCarloData(
+        ticker=priced.ticker, modelId=priced.model_id, mode=priced.mode, taskCategory=task, horizonMonths=horizon,
+        paths=count, seed=seed, spotCost=cost_today, spotBeta=priced.beta, theta=priced.theta,
+        forwardCost=float(cost_today * decay_factor(priced.theta, horizon)),
+        meanStandardError=cost_stats["std"] / count**0.5,
+        cost=Stats(**cost_stats), beta=Stats(**summary(betas)),
+        histogram=[HistogramBin(**b) for b in histogram(costs, HISTOGRAM_BINS)],
+        probabilityOfChange=changed_share(at_horizon), probabilityOfChangeModel=probability_of_jump(
+            priced.process.jump_rate, horizon),
+        changeThreshold=JUMP_THRESHOLD,
+        fan=[FanPoint(int(m), float(priced.beta * ratios[:, i].mean()), *(float(v) for v in fan[:, i]))
+             for i, m in enumerate(grid)],
+    )
+    body = msgspec.to_builtins(MonteCarloResponse(**envelope(snapshot, data)))
+    return snapshot_response(request, snapshot, body, settings_of(request).cache_max_age_seconds)
+
+
+# --- Budget simulation ---------------------------------------------------------------------------
+
+@post("/v1/simulate", status_code=200, sync_to_thread=True, summary="Budget simulation of a workload portfolio",
+      tags=["simulation"])
+def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
+    """Monthly spend of a portfolio of workloads to the horizon, with percentile bands and shares.
+
+    `expected_spend` (per month, per workload and in total) is analytic: requests·spot_cost·exp(−θm)
+    at the end of month m, the forward curve's expectation. The bands p05 … p95 of each month's total
+    spend are simulated (`pipelines.budget`): workloads on one model and mode share its price path,
+    different models move independently. A workload gives a task type (`taskType` or `task_type`) or
+    an explicit `profile` {n_in, n_out, eta, n_think}, not both.
+    """
+    settings = settings_of(request)
+    if len(data.items) > settings.simulate_max_items:
+        raise invalid("items", f"at most {settings.simulate_max_items} items, got {len(data.items)}")
+    _, horizon = _twin(horizon_months=data.horizon_months, horizonMonths=data.horizonMonths)
+    count = _paths(request, data.paths)
+    snapshot = snapshot_of(request)
+    workloads, described = [], []
+    for i, item in enumerate(data.items):
+        field = f"items[{i}]"
+        task_field, task_name = _twin(False, **{f"{field}.taskType": item.taskType,
+                                                f"{field}.task_type": item.task_type})
+        if (task_name is None) == (item.profile is None):
+            raise invalid(f"{field}.taskType", "give a task type (taskType) or an explicit profile, exactly one")
+        task, profile = ("custom", item.profile) if task_name is None else _task(task_field, task_name)
+        priced = _Priced(snapshot, item.model, item.mode, f"{field}.model", f"{field}.mode")
+        try:
+            workload = Workload(f"{priced.ticker}:{priced.mode}", priced.rates, priced.process, profile.n_in,
+                                profile.n_out, profile.eta, profile.n_think, item.requests_per_month)
+            cost = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
+        except ValueError as error:
+            raise invalid(field, str(error)) from None
+        workloads.append(workload)
+        described.append((priced, task, profile, item.requests_per_month, cost))
+    budget = simulate_budget(workloads, horizon, count, data.seed)
+    return _reply(snapshot, SimulateResponse, SimulateData(
+        horizon_months=horizon, paths=count, seed=data.seed,
+        months=[BudgetMonthOut(m.month, m.expected_spend, m.p05, m.p25, m.p50, m.p75, m.p95) for m in budget.months],
+        workloads=[WorkloadOut(model=priced.ticker, mode=priced.mode, task=task, task_profile=_profile_out(profile),
+                               requests_per_month=float(requests), spot_cost=cost, expected_spend_total=spend,
+                               share=share)
+                   for (priced, task, profile, requests, cost), spend, share in zip(
+                       described, budget.workload_spend, budget.shares, strict=True)],
+        total_expected_spend=budget.total_expected_spend,
+    ))
+
+
+ROUTES = [swap, monte_carlo, simulate]
