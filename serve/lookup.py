@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 BATCH_SUFFIX = ".B"
-FORWARD = re.compile(r"^(?P<base>.+)-(?P<months>\d{1,2})M$")
+FORWARD = re.compile(r"^(?P<base>.+)-(?P<months>\d{1,2})M$", re.IGNORECASE)
 
 
 class UnknownModel(LookupError):

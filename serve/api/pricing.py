@@ -1,3 +1,433 @@
-"""Endpoints under construction: pricing."""
+"""Task costs on demand: one model (`/v1/price`), every model ranked (`/v1/compare`), every
+provider of one model (`/v1/providers`), and the published task types (`/v1/task-types`).
 
-ROUTES: list = []
+Bodies are msgspec structs whose constraints Litestar checks and the OpenAPI document shows.
+Litestar converts bodies leniently (a number sent as a string passes), so each handler decodes
+the raw body once more in msgspec's strict mode: a wrong JSON type is a 400, never a guess.
+Answers are computed per request and carry no ETag; what depends only on the snapshot (each
+model's rates and θ) is kept in the snapshot's cache.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from typing import Annotated, Any, Literal, TypeVar
+
+import msgspec
+import numpy as np
+import pandas as pd
+from litestar import Request, Response, get, post
+from litestar.openapi import ResponseSpec
+
+from pipelines.listings import BATCH, SYNC
+from pipelines.pricing import task_cost
+from pipelines.quotes import (
+    CONTEXT_WINDOW,
+    NO_PRICE,
+    NO_THINKING,
+    Profile,
+    describe,
+    forward_quote,
+    model_rates,
+    process_of,
+    provider_quotes,
+    rank,
+    unfit_reasons,
+)
+from pipelines.tasks import task_table
+from serve.api.market import record_of, ticker_of
+from serve.deps import settings_of, snapshot_of
+from serve.lookup import Resolved, UnknownModel
+from serve.problems import MEDIA_TYPE, Problem, invalid
+from serve.respond import envelope, envelope_type, records, snapshot_response
+from serve.state import LoadedSnapshot
+
+# A trillion tokens: far beyond any request, and a bound that keeps every count finite.
+MAX_TOKENS = 1e12
+MAX_HORIZON = 12.0
+MAX_MODELS = 1000
+
+Tokens = Annotated[float, msgspec.Meta(ge=0, le=MAX_TOKENS, description="Token count, a finite number ≥ 0.")]
+Eta = Annotated[float, msgspec.Meta(ge=0, le=1, description="Cache-hit share of the prompt, 0 to 1.")]
+Horizon = Annotated[float, msgspec.Meta(gt=0, le=MAX_HORIZON, description="Forward horizon in months, 0 < h ≤ 12.")]
+ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200,
+                                        description="Ticker, batch ticker, model_id or alias (case-insensitive).")]
+Mode = Literal["sync", "batch"]
+
+
+class PriceRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    model: Annotated[ModelName, msgspec.Meta(description="Ticker, batch ticker (`SONNET-4.B`), forward ticker "
+                                                         "(`SONNET-4-3M`), model_id or alias.")]
+    n_in: Tokens
+    n_out: Tokens
+    eta: Eta = 0.0
+    n_think: Tokens = 0.0
+    horizon_months: Horizon | None = None
+    mode: Mode | None = None
+
+
+class CompareRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    n_in: Tokens
+    n_out: Tokens
+    eta: Eta = 0.0
+    n_think: Tokens = 0.0
+    horizon_months: Horizon | None = None
+    mode: Mode = SYNC
+    models: Annotated[list[ModelName], msgspec.Meta(min_length=1, max_length=MAX_MODELS)] | None = None
+
+
+class ProvidersRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    model: ModelName
+    n_in: Tokens
+    n_out: Tokens
+    eta: Eta = 0.0
+    n_think: Tokens = 0.0
+    mode: Mode | None = None
+
+
+class TaskProfileOut(msgspec.Struct):
+    n_in: float
+    n_out: float
+    n_think: float
+    eta: float
+
+
+class CacheValueOut(msgspec.Struct):
+    cost_without_cache: float
+    savings: float
+    savings_pct: float
+
+
+class ForwardOut(msgspec.Struct):
+    horizon_months: float
+    cost: float | None
+    beta_forward: float | None
+    theta_used: float | None
+    decay_factor: float | None
+    cost_p05: float | None
+    cost_p95: float | None
+
+
+class Price(msgspec.Struct, kw_only=True):
+    model: str
+    model_id: str
+    display_name: str
+    provider: str
+    mode: str
+    spot_cost: float
+    kappa: float | None
+    r_in_eff: float | None
+    beta_used: float
+    task_profile: TaskProfileOut
+    forward: ForwardOut | None = None
+    cache_value: CacheValueOut | None = None
+
+
+class Ranked(msgspec.Struct, kw_only=True):
+    ticker: str
+    model_id: str
+    display_name: str
+    provider: str
+    spot_cost: float
+    kappa: float | None
+    beta: float
+    is_reasoning: bool
+    theta: float | None
+    r_in_eff: float | None
+    context_window: int | None
+    forward_cost: float | None = None
+
+
+class Excluded(msgspec.Struct):
+    ticker: str
+    reason: Annotated[str, msgspec.Meta(description="no_price, no_output_price, no_thinking or context_window")]
+    detail: str
+
+
+class Comparison(msgspec.Struct, kw_only=True):
+    task_profile: TaskProfileOut
+    mode: str
+    models: list[Ranked]
+    cheapest: str | None
+    most_expensive: str | None
+    count: int
+    excluded: list[Excluded]
+    horizon_months: float | None = None
+
+
+class OriginOut(msgspec.Struct):
+    provider: str
+    provider_model_id: str
+    spot_cost: float
+
+
+class ProviderQuote(msgspec.Struct, kw_only=True):
+    provider: str
+    provider_model_id: str
+    is_origin: bool
+    spot_cost: float
+    spread_to_origin: float | None
+    input: float | None
+    output: float | None
+    cache_read: float | None
+    reasoning: float | None
+    effective_date: str
+    source: str
+    source_version: str
+    source_url: str | None
+    provenance: str
+
+
+class ProviderComparison(msgspec.Struct, kw_only=True):
+    ticker: str
+    model_id: str
+    display_name: str
+    mode: str
+    task_profile: TaskProfileOut
+    origin: OriginOut | None
+    providers: list[ProviderQuote]
+    count: int
+
+
+class TaskType(msgspec.Struct):
+    task_type: str
+    n_in: float
+    n_out: float
+    eta: float
+    n_think: float
+    description: str
+
+
+class FieldError(msgspec.Struct):
+    field: str
+    message: str
+
+
+class ProblemDetails(msgspec.Struct, kw_only=True):
+    """RFC 9457 problem details as serve.problems writes them (some problems add fields)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    error: str
+    errors: list[FieldError] | None = None
+
+
+def _problem(description: str) -> ResponseSpec:
+    return ResponseSpec(data_container=ProblemDetails, media_type=MEDIA_TYPE, description=description,
+                        generate_examples=False)
+
+
+PROBLEMS = {
+    400: _problem("Invalid input (code invalid_input, with `errors` [{field, message}]) or an unreadable body "
+                  "(code malformed_request)."),
+    404: _problem("Unknown model (code unknown_model, with `suggestions`), or no price in the requested mode "
+                  "(no_batch_price, no_price)."),
+    413: _problem("The body is larger than the server accepts."),
+    503: _problem("No snapshot has been published yet."),
+}
+
+PriceResponse = envelope_type("PriceResponse", Price)
+CompareResponse = envelope_type("CompareResponse", Comparison)
+ProvidersResponse = envelope_type("ProvidersResponse", ProviderComparison)
+TaskTypesResponse = envelope_type("TaskTypesResponse", list[TaskType])
+
+T = TypeVar("T", bound=msgspec.Struct)
+_ERROR_PATH = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+
+
+async def strictly(request: Request, kind: type[T]) -> T:
+    """The body decoded in msgspec's strict mode, where a number sent as a string is an error."""
+    try:
+        return msgspec.json.decode(await request.body(), type=kind)
+    except msgspec.ValidationError as error:
+        match = _ERROR_PATH.match(str(error))
+        field = (match["path"] or "").lstrip(".") or "body"
+        raise invalid(field, match["message"]) from None
+    except msgspec.DecodeError as error:  # Litestar read it already, so this is not expected
+        raise Problem(400, "malformed_request", f"the request could not be read: {error}",
+                      [{"field": "body", "message": str(error)}]) from None
+
+
+def _profile(body: PriceRequest | CompareRequest | ProvidersRequest) -> Profile:
+    return Profile(body.n_in, body.n_out, body.eta, body.n_think)
+
+
+def _resolve_mode(resolved: Resolved, asked: str | None) -> str:
+    if resolved.mode == BATCH and asked == SYNC:
+        raise invalid("mode", "the model is named by its batch ticker, which prices batch; drop mode or send "
+                              "\"batch\"")
+    return asked or resolved.mode
+
+
+def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profile) -> dict[str, Any]:
+    """The model's spots record, after the checks that make the profile impossible on it."""
+    spot = record_of(snapshot, "spots", ticker)
+    rates = model_rates(spot, mode)
+    reasons = unfit_reasons(profile, priced=rates is not None, beta=spot[f"beta_{mode}"],
+                            is_reasoning=spot["is_reasoning"], context_window=spot["context_window"])
+    if NO_PRICE in reasons:
+        code = "no_batch_price" if mode == BATCH else "no_price"
+        raise Problem(404, code, f"{ticker} has no {mode} price", ticker=ticker, mode=mode)
+    if NO_THINKING in reasons:
+        raise invalid("n_think", f"{ticker} bills no thinking tokens (it is not a reasoning model); send n_think 0")
+    if CONTEXT_WINDOW in reasons:
+        raise invalid("n_in", describe(CONTEXT_WINDOW, profile, mode, spot["context_window"]))
+    return spot
+
+
+def _task_profile(profile: Profile) -> dict[str, float]:
+    return {"n_in": profile.n_in, "n_out": profile.n_out, "n_think": profile.n_think, "eta": profile.eta}
+
+
+def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
+    resolved = ticker_of(snapshot, body.model.strip(), batch=True, forward=True)
+    mode = _resolve_mode(resolved, body.mode)
+    months = body.horizon_months
+    if resolved.tenor_months is not None:
+        if not 0 < resolved.tenor_months <= MAX_HORIZON:
+            raise invalid("model", f"a forward ticker's horizon must be 1M to 12M, got {resolved.tenor_months}M")
+        if months is not None and months != resolved.tenor_months:
+            raise invalid("horizon_months", f"{months:g} contradicts the forward ticker's {resolved.tenor_months}M")
+        months = float(resolved.tenor_months)
+    profile = _profile(body)
+    spot = _check_fit(snapshot, resolved.ticker, mode, profile)
+    cost = task_cost(model_rates(spot, mode), *profile.args)
+    data: dict[str, Any] = {
+        "model": spot["ticker"], "model_id": spot["model_id"], "display_name": spot["display_name"],
+        "provider": spot["provider"], "mode": mode, "spot_cost": cost.spot_cost, "kappa": cost.kappa,
+        "r_in_eff": cost.r_in_eff, "beta_used": cost.beta_used, "task_profile": _task_profile(profile),
+    }
+    if months is not None:
+        process = process_of(record_of(snapshot, "greeks", resolved.ticker), mode)
+        forward = forward_quote(cost.spot_cost, cost.beta_used, process, months)
+        data["forward"] = asdict(forward)
+    if cost.cache_value is not None:
+        value = cost.cache_value
+        data["cache_value"] = {"cost_without_cache": value.cost_without_cache, "savings": value.savings,
+                               "savings_pct": value.savings_pct}
+    return data
+
+
+def _mode_inputs(snapshot: LoadedSnapshot, mode: str) -> tuple[list, np.ndarray, dict[str, int]]:
+    """Per snapshot and mode: each spots row's rates, the mode's θ aligned to the rows, row by ticker."""
+    key = ("quotes", mode)
+    if key not in snapshot.cache:
+        spots = snapshot.table("spots").reset_index(drop=True)
+        rates = [model_rates(row, mode) for row in spots.to_dict("records")]
+        greeks = snapshot.table("greeks").set_index("ticker")
+        theta = greeks["theta_batch" if mode == BATCH else "theta"].reindex(spots["ticker"]).to_numpy(dtype=float)
+        snapshot.cache[key] = (rates, theta, {t: i for i, t in enumerate(spots["ticker"])})
+    return snapshot.cache[key]
+
+
+def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> list[str]:
+    """The tickers of `models`, each once, in the order given; unknown names are one 404."""
+    tickers, unknown = [], []
+    for name in names:
+        try:
+            resolved = snapshot.lookup.resolve(name.strip(), batch=True)
+        except UnknownModel as error:
+            unknown.append({"model": name, "suggestions": error.suggestions})
+            continue
+        if resolved.mode == BATCH and mode != BATCH:
+            raise invalid("models", f"'{name}' is a batch ticker; send mode \"batch\" to compare batch prices")
+        if resolved.ticker not in tickers:
+            tickers.append(resolved.ticker)
+    if unknown:
+        hints = "; ".join(f"'{u['model']}'" + (f" (did you mean {', '.join(u['suggestions'])}?)"
+                                                 if u["suggestions"] else "") for u in unknown)
+        suggestions = list(dict.fromkeys(s for u in unknown for s in u["suggestions"]))
+        raise Problem(404, "unknown_model", f"no model is called {hints}", unknown=unknown, suggestions=suggestions)
+    return tickers
+
+
+def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, Any]:
+    profile, mode = _profile(body), body.mode
+    rates, theta, row_of = _mode_inputs(snapshot, mode)
+    spots = snapshot.table("spots").reset_index(drop=True)
+    if body.models is not None:
+        rows = [row_of[t] for t in _listed(snapshot, body.models, mode)]
+        spots, rates, theta = spots.iloc[rows], [rates[i] for i in rows], theta[rows]
+    priced, excluded = rank(spots, profile, mode, rates, theta, body.horizon_months)
+    columns = [c for c in priced.columns if c != "forward_cost" or body.horizon_months is not None]
+    models = records(priced, columns)
+    data: dict[str, Any] = {
+        "task_profile": _task_profile(profile), "mode": mode, "models": models,
+        "cheapest": models[0]["ticker"] if models else None,
+        "most_expensive": models[-1]["ticker"] if models else None,
+        "count": len(models), "excluded": records(excluded),
+    }
+    if body.horizon_months is not None:
+        data["horizon_months"] = body.horizon_months
+    return data
+
+
+PROVIDER_FIELDS = ["provider", "provider_model_id", "is_origin", "spot_cost", "spread_to_origin", "input", "output",
+                   "cache_read", "reasoning", "effective_date", "source", "source_version", "source_url",
+                   "provenance"]
+
+
+def _provider_rows(snapshot: LoadedSnapshot, ticker: str, mode: str) -> pd.DataFrame:
+    key = ("providers_by_model",)
+    if key not in snapshot.cache:
+        table = snapshot.table("providers")
+        snapshot.cache[key] = {group: rows.reset_index(drop=True)
+                               for group, rows in table.groupby(["ticker", "mode"], sort=False)}
+    return snapshot.cache[key].get((ticker, mode), snapshot.table("providers").iloc[0:0])
+
+
+def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str, Any]:
+    resolved = ticker_of(snapshot, body.model, batch=True)
+    mode = _resolve_mode(resolved, body.mode)
+    profile = _profile(body)
+    spot = _check_fit(snapshot, resolved.ticker, mode, profile)
+    rows = _provider_rows(snapshot, resolved.ticker, mode)
+    quoted, origin = provider_quotes(rows, profile)
+    providers = records(quoted, PROVIDER_FIELDS)
+    return {
+        "ticker": spot["ticker"], "model_id": spot["model_id"], "display_name": spot["display_name"],
+        "mode": mode, "task_profile": _task_profile(profile),
+        "origin": None if origin is None else {"provider": origin.provider,
+                                               "provider_model_id": origin.provider_model_id,
+                                               "spot_cost": origin.spot_cost},
+        "providers": providers, "count": len(providers),
+    }
+
+
+@post("/v1/price", status_code=200, summary="The cost of a task profile on one model", tags=["pricing"],
+      responses=PROBLEMS)
+async def price(request: Request, data: PriceRequest) -> Response[PriceResponse]:
+    snapshot = snapshot_of(request)
+    body = await strictly(request, PriceRequest)
+    return Response(envelope(snapshot, price_data(snapshot, body)))
+
+
+@post("/v1/compare", status_code=200, summary="Models ranked by the cost of a task profile", tags=["pricing"],
+      responses=PROBLEMS)
+async def compare(request: Request, data: CompareRequest) -> Response[CompareResponse]:
+    snapshot = snapshot_of(request)
+    body = await strictly(request, CompareRequest)
+    return Response(envelope(snapshot, compare_data(snapshot, body)))
+
+
+@post("/v1/providers", status_code=200, summary="The cost of a task profile at every provider of a model",
+      tags=["pricing"], responses=PROBLEMS)
+async def providers(request: Request, data: ProvidersRequest) -> Response[ProvidersResponse]:
+    snapshot = snapshot_of(request)
+    body = await strictly(request, ProvidersRequest)
+    return Response(envelope(snapshot, providers_data(snapshot, body)))
+
+
+@get("/v1/task-types", summary="The published token profiles of the task types", tags=["pricing"],
+     responses={503: PROBLEMS[503]})
+async def task_types(request: Request) -> Response[TaskTypesResponse]:
+    snapshot = snapshot_of(request)
+    return snapshot_response(request, snapshot, envelope(snapshot, task_table()),
+                             settings_of(request).cache_max_age_seconds)
+
+
+ROUTES = [price, compare, providers, task_types]

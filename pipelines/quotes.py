@@ -1,0 +1,209 @@
+"""Quotes: one task profile priced on one model, ranked across models, and across the providers
+of one model (contract §3 and §6, `POST /v1/price`, `/v1/compare`, `/v1/providers`).
+
+The arithmetic is not here: costs come from `pipelines.pricing` (`task_cost` for one model,
+`spot_costs` for a frame of them) and the forward from `pipelines.dynamics`. This module
+decides which models can serve a profile, ranks them, and carries a cost forward.
+
+A forward cost is spot_cost · exp(−θt): the process moves β, and every price of a model (input,
+cache, reasoning) is a fixed ratio of β, so the whole cost scales with it. Its 90% band is the
+spot cost times the quantiles of β_t/β_0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from pipelines.dynamics import decay_factor, ratio_quantiles
+from pipelines.greeks import MODEL_FIELDS
+from pipelines.listings import BATCH
+from pipelines.pricing import Rates, effective_input_rate, kappa, rates_for_prompt, spot_costs
+from pipelines.spots import rate_columns
+
+# Why a model cannot serve a profile, in the order they are checked.
+NO_PRICE = "no_price"  # no price in the requested mode
+NO_OUTPUT_PRICE = "no_output_price"  # an output price of zero: no β to rank or carry forward
+NO_THINKING = "no_thinking"  # thinking tokens asked of a model that does not think
+CONTEXT_WINDOW = "context_window"  # n_in + n_think + n_out above the model's known window
+REASONS = (NO_PRICE, NO_OUTPUT_PRICE, NO_THINKING, CONTEXT_WINDOW)
+
+RANK_COLUMNS = ["ticker", "model_id", "display_name", "provider", "spot_cost", "kappa", "beta", "is_reasoning",
+                "theta", "forward_cost", "r_in_eff", "context_window"]
+EXCLUDED_COLUMNS = ["ticker", "reason", "detail"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One request's tokens: prompt, output, cache-hit share of the prompt, thinking."""
+
+    n_in: float
+    n_out: float
+    eta: float = 0.0
+    n_think: float = 0.0
+
+    @property
+    def tokens(self) -> float:
+        """What the request occupies of a context window."""
+        return self.n_in + self.n_think + self.n_out
+
+    @property
+    def args(self) -> tuple[float, float, float, float]:
+        """(n_in, n_out, eta, n_think), the argument order of `pipelines.pricing`."""
+        return self.n_in, self.n_out, self.eta, self.n_think
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+def _missing(value: object) -> bool:
+    return value is None or bool(pd.isna(value))
+
+
+def unfit_reasons(profile: Profile, *, priced: bool, beta: float | None, is_reasoning: bool,
+                  context_window: float | None) -> list[str]:
+    """Every reason (of REASONS, in order) the model cannot serve the profile; empty when it can."""
+    if not priced:
+        return [NO_PRICE]
+    reasons = []
+    if _missing(beta) or not beta > 0:
+        reasons.append(NO_OUTPUT_PRICE)
+    if profile.n_think > 0 and not bool(is_reasoning):
+        reasons.append(NO_THINKING)
+    if not _missing(context_window) and profile.tokens > float(context_window):
+        reasons.append(CONTEXT_WINDOW)
+    return reasons
+
+
+def describe(reason: str, profile: Profile, mode: str, context_window: float | None = None) -> str:
+    """A reason in words."""
+    if reason == NO_PRICE:
+        return f"the model has no {mode} price"
+    if reason == NO_OUTPUT_PRICE:
+        return f"the model has no positive {mode} output price"
+    if reason == NO_THINKING:
+        return "the model bills no thinking tokens (it is not a reasoning model); send n_think 0"
+    if reason == CONTEXT_WINDOW:
+        return (f"the profile needs {profile.tokens:,.0f} tokens (n_in + n_think + n_out), more than the "
+                f"model's context window of {int(context_window):,}")
+    raise ValueError(f"unknown reason {reason!r}")
+
+
+def model_rates(row: Mapping, mode: str) -> Rates | None:
+    """A spots row's rates in a mode, or None when the model has no price in it."""
+    columns = rate_columns(mode)
+    if _missing(row.get(columns["output"])) or _missing(row.get(columns["input"])):
+        return None
+    return Rates.from_row(row, columns)
+
+
+def process_of(greeks_row: Mapping, mode: str) -> dict[str, float | None]:
+    """The fitted process of a mode from a Greek sheet row (batch parameters carry `_batch`)."""
+    suffix = "_batch" if mode == BATCH else ""
+    return {field: None if _missing(greeks_row.get(f"{field}{suffix}")) else float(greeks_row[f"{field}{suffix}"])
+            for field in MODEL_FIELDS}
+
+
+@dataclass(frozen=True)
+class ForwardQuote:
+    horizon_months: float
+    cost: float | None  # spot_cost · decay_factor, the expected cost at the horizon
+    beta_forward: float | None  # β · decay_factor
+    theta_used: float | None
+    decay_factor: float | None
+    cost_p05: float | None  # the 90% band of the cost at the horizon
+    cost_p95: float | None
+
+
+def forward_quote(spot_cost: float, beta: float, process: Mapping[str, float | None], months: float) -> ForwardQuote:
+    """The cost carried to `months` under the fitted process; None where the process is not known."""
+    if not 0 < months <= 12 or not math.isfinite(months):
+        raise ValueError(f"months must be in (0, 12], got {months!r}")
+    theta = process.get("theta")
+    if _missing(theta):
+        return ForwardQuote(months, None, None, None, None, None, None)
+    factor = float(decay_factor(theta, months))
+    low = high = None
+    if not any(_missing(process.get(field)) for field in MODEL_FIELDS):
+        low, high = ratio_quantiles(pd.DataFrame([dict(process)]), months)[0]
+        low, high = spot_cost * float(low), spot_cost * float(high)
+    return ForwardQuote(months, spot_cost * factor, beta * factor, float(theta), factor, low, high)
+
+
+def rank(spots: pd.DataFrame, profile: Profile, mode: str, rates: Sequence[Rates | None] | None = None,
+         theta: np.ndarray | None = None, months: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(priced, excluded): the models of a spots frame that can serve the profile, cheapest first,
+    and those that cannot, with their first reason.
+
+    `rates` (aligned with the rows, from `model_rates`) and `theta` (the mode's θ per row) may be
+    passed in by a caller that keeps them; the forward cost needs both `theta` and `months`.
+    """
+    columns = rate_columns(mode)
+    spots = spots.reset_index(drop=True)
+    if rates is None:
+        rates = [model_rates(row, mode) for row in spots.to_dict("records")]
+    if len(rates) != len(spots):
+        raise ValueError("rates must have one entry per row of spots")
+    reasons = [unfit_reasons(profile, priced=r is not None, beta=beta, is_reasoning=thinks, context_window=window)
+               for r, beta, thinks, window in zip(rates, spots[columns["output"]], spots["is_reasoning"],
+                                                  spots["context_window"], strict=True)]
+    fit = np.array([not found for found in reasons], dtype=bool)
+    cost = spot_costs(spots, *profile.args, columns=columns)
+
+    priced = spots.loc[fit, ["ticker", "model_id", "display_name", "provider", "is_reasoning", "context_window"]]
+    kept = [r for r, ok in zip(rates, fit, strict=True) if ok]
+    priced = priced.assign(
+        spot_cost=cost[fit],
+        kappa=[_none_as_nan(kappa(r, profile.n_in, profile.n_out, profile.eta)) for r in kept],
+        beta=[rates_for_prompt(r, profile.n_in).output for r in kept],
+        r_in_eff=[effective_input_rate(r, profile.n_in, profile.eta) for r in kept],
+        theta=np.nan if theta is None else np.asarray(theta, dtype=float)[fit],
+    )
+    priced["forward_cost"] = (priced["spot_cost"] * decay_factor(priced["theta"].to_numpy(), months)
+                              if months is not None else np.nan)
+    priced = priced.sort_values(["spot_cost", "ticker"], kind="stable").reset_index(drop=True)[RANK_COLUMNS]
+
+    out = [(ticker, found[0], describe(found[0], profile, mode, window))
+           for ticker, found, window in zip(spots["ticker"], reasons, spots["context_window"], strict=True) if found]
+    excluded = pd.DataFrame(out, columns=EXCLUDED_COLUMNS)
+    return priced, excluded
+
+
+def _none_as_nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+@dataclass(frozen=True)
+class Origin:
+    provider: str
+    provider_model_id: str
+    spot_cost: float
+
+
+def provider_quotes(rows: pd.DataFrame, profile: Profile) -> tuple[pd.DataFrame, Origin | None]:
+    """Every provider row of one model and mode priced for the profile, cheapest first, with the
+    spread to the origin provider's cost.
+
+    `rows` are `providers` table rows (price_history column names). Where the maker lists more
+    than one price (an old id and a new one), the reference is its latest, and of equally recent
+    ones the cheapest. Rows without a price are left out.
+    """
+    quoted = rows.assign(spot_cost=spot_costs(rows, *profile.args))
+    quoted = quoted[quoted["spot_cost"].notna()]
+    makers = quoted[quoted["is_origin"].astype(bool)].sort_values(
+        ["effective_date", "spot_cost", "provider_model_id"], ascending=[False, True, True], kind="stable")
+    origin = None
+    if len(makers):
+        first = makers.iloc[0]
+        origin = Origin(str(first["provider"]), str(first["provider_model_id"]), float(first["spot_cost"]))
+    if origin is not None and origin.spot_cost > 0:
+        quoted = quoted.assign(spread_to_origin=quoted["spot_cost"] / origin.spot_cost - 1.0)
+    else:
+        quoted = quoted.assign(spread_to_origin=np.nan)
+    quoted = quoted.assign(_maker=~quoted["is_origin"].astype(bool)).sort_values(
+        ["spot_cost", "_maker", "provider", "provider_model_id"], kind="stable")
+    return quoted.drop(columns="_maker").reset_index(drop=True), origin

@@ -1,0 +1,93 @@
+"""Every endpoint's real responses conform to the OpenAPI 3.1 document the server publishes."""
+
+import re
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+# One real call per operation (and a few error answers), covering every path of the document.
+CALLS = [
+    ("GET", "/", None, 200),
+    ("GET", "/health", None, 200),
+    ("GET", "/v1/spots", None, 200),
+    ("GET", "/v1/spots/SONNET-4", None, 200),
+    ("GET", "/v1/greeks", None, 200),
+    ("GET", "/v1/greeks/O3", None, 200),
+    ("GET", "/v1/forwards/SONNET-4", None, 200),
+    ("GET", "/v1/forwards/SONNET-4.B", None, 200),
+    ("GET", "/v1/history/O3?from=2025-06-01&to=2025-06-30", None, 200),
+    ("GET", "/v1/ici?type=sync", None, 200),
+    ("GET", "/v1/ici?type=batch", None, 200),
+    ("GET", "/v1/events?since=2025-06-01&limit=20", None, 200),
+    ("GET", "/v1/backtest?tenor=3M&limit=5", None, 200),
+    ("GET", "/v1/accuracy", None, 200),
+    ("GET", "/v1/task-types", None, 200),
+    ("POST", "/v1/price", {"model": "SONNET-4", "n_in": 30000, "n_out": 800, "eta": 0.6, "horizon_months": 3}, 200),
+    ("POST", "/v1/compare", {"n_in": 2000, "n_out": 500, "eta": 0.2, "horizon_months": 6}, 200),
+    ("POST", "/v1/providers", {"model": "GPT-OSS-120B", "n_in": 2000, "n_out": 500}, 200),
+    ("POST", "/v1/swap", {"model": "SONNET-4", "taskType": "coding", "tenor": "3M", "notionalTokens": 5e6,
+                          "fixedRate": 40}, 200),
+    ("GET", "/v1/monte-carlo/O3?taskCategory=reasoning&horizonMonths=3&paths=2000&seed=1", None, 200),
+    ("POST", "/v1/simulate", {"items": [{"model": "O3", "taskType": "reasoning", "requests_per_month": 1000}],
+                              "horizon_months": 3, "paths": 500, "seed": 2}, 200),
+    ("GET", "/v1/spots/NO-SUCH-MODEL", None, 404),
+    ("POST", "/v1/price", {"model": "SONNET-4", "n_in": -1, "n_out": 1}, 400),
+]
+
+
+@pytest.fixture(scope="module")
+def document(client):
+    response = client.get("/schema/openapi.json")
+    assert response.status_code == 200
+    spec = response.json()
+    assert spec["openapi"].startswith("3.1")
+    return spec
+
+
+def _operation(document, method, url):
+    path = url.split("?")[0]
+    for template, operations in document["paths"].items():
+        pattern = "^" + re.sub(r"\{[^}]+\}", "(.+)", template) + "$"
+        if re.match(pattern, path) and method.lower() in operations:
+            # Prefer the literal path over a template that also matches it.
+            if template == path or not any(t == path for t in document["paths"]):
+                return template, operations[method.lower()]
+    raise AssertionError(f"{method} {path} is not in the OpenAPI document")
+
+
+def _validator(document, schema):
+    registry = Registry().with_resource("urn:oracle", Resource.from_contents(
+        {**document, "$schema": "https://json-schema.org/draft/2020-12/schema"}))
+    rebased = _rebase(schema)
+    return Draft202012Validator(rebased, registry=registry)
+
+
+def _rebase(node):
+    if isinstance(node, dict):
+        return {k: (f"urn:oracle{v}" if k == "$ref" and v.startswith("#") else _rebase(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_rebase(v) for v in node]
+    return node
+
+
+@pytest.mark.parametrize("method, url, body, status", CALLS, ids=[f"{m} {u}" for m, u, _, _ in CALLS])
+def test_real_responses_conform_to_the_served_document(client, document, method, url, body, status):
+    response = client.request(method, url, json=body)
+    assert response.status_code == status, response.text
+    template, operation = _operation(document, method, url)
+    responses = operation["responses"]
+    if str(status) not in responses:
+        assert status >= 400, f"{template} documents no {status} response"
+        return  # problem details are checked by their own tests
+    content = responses[str(status)].get("content", {})
+    schema = next(iter(content.values()))["schema"]
+    errors = sorted(_validator(document, schema).iter_errors(response.json()), key=lambda e: e.path)
+    assert not errors, f"{method} {url}: " + "; ".join(f"{list(e.path)}: {e.message}" for e in errors[:5])
+
+
+def test_every_documented_operation_is_exercised(document):
+    exercised = {(_operation(document, m, u)[0], m.lower()) for m, u, _, _ in CALLS}
+    documented = {(path, method) for path, ops in document["paths"].items() for method in ops
+                  if method in {"get", "post", "put", "delete", "patch"}}
+    assert documented - exercised == set()

@@ -1,0 +1,193 @@
+"""Quotes: which models can serve a profile, the ranking, the forward cost and the provider
+spread, on small hand-made frames with hand-computed numbers."""
+
+import math
+from datetime import date
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipelines.pricing import Rates
+from pipelines.quotes import (
+    CONTEXT_WINDOW,
+    EXCLUDED_COLUMNS,
+    NO_OUTPUT_PRICE,
+    NO_PRICE,
+    NO_THINKING,
+    RANK_COLUMNS,
+    Profile,
+    describe,
+    forward_quote,
+    model_rates,
+    process_of,
+    provider_quotes,
+    rank,
+    unfit_reasons,
+)
+
+EXACT = 1e-12
+BAND = 1e-9  # the band is found by bisection
+NAN = float("nan")
+TIERS = '[{"above": 1000, "input": 2.0, "output": 4.0}]'
+
+
+def spot(ticker, beta, input_, cache=NAN, reasoning=NAN, tiers=None, thinks=False, window=None,
+         beta_batch=NAN, input_batch=NAN):
+    return dict(ticker=ticker, model_id=ticker.lower(), display_name=ticker.title(), provider="lab",
+                is_reasoning=thinks, context_window=window, beta_sync=beta, input_sync=input_, cache_read_sync=cache,
+                reasoning_sync=reasoning, tiers_sync=tiers, beta_batch=beta_batch, input_batch=input_batch,
+                cache_read_batch=NAN, reasoning_batch=NAN, tiers_batch=None)
+
+
+SPOTS = pd.DataFrame([
+    spot("CHEAP", 1.0, 0.5, window=100_000),
+    spot("CACHED", 15.0, 3.0, cache=0.3, thinks=True, beta_batch=7.5, input_batch=1.5),
+    spot("TIERED", 2.0, 1.0, tiers=TIERS, window=1_000_000),
+    spot("SMALL", 0.1, 0.1, window=1_000),
+    spot("FREE", 0.0, 0.0),
+    spot("UNPRICED", NAN, NAN),
+]).astype({"context_window": "Int64"})
+
+
+def test_profile_tokens_and_argument_order():
+    profile = Profile(n_in=1000, n_out=200, eta=0.5, n_think=300)
+    assert profile.tokens == 1500
+    assert profile.args == (1000, 200, 0.5, 300)
+    assert profile.as_dict() == {"n_in": 1000, "n_out": 200, "eta": 0.5, "n_think": 300}
+
+
+@pytest.mark.parametrize(("priced", "beta", "thinks", "window", "expected"), [
+    (True, 15.0, True, 200_000, []),
+    (False, None, True, 200_000, [NO_PRICE]),
+    (True, 0.0, True, None, [NO_OUTPUT_PRICE]),
+    (True, 15.0, False, 200_000, [NO_THINKING]),
+    (True, 15.0, True, 1_499, [CONTEXT_WINDOW]),
+    (True, 15.0, True, 1_500, []),  # exactly the window still fits
+    (True, 0.0, False, 100, [NO_OUTPUT_PRICE, NO_THINKING, CONTEXT_WINDOW]),
+    (True, 15.0, True, pd.NA, []),  # an unknown window does not exclude
+])
+def test_unfit_reasons(priced, beta, thinks, window, expected):
+    profile = Profile(1000, 200, 0.0, 300)
+    assert unfit_reasons(profile, priced=priced, beta=beta, is_reasoning=thinks, context_window=window) == expected
+
+
+def test_describe_says_how_many_tokens_against_which_window():
+    text = describe(CONTEXT_WINDOW, Profile(10_000_000, 500), "sync", 200_000)
+    assert "10,000,500 tokens" in text and "200,000" in text
+    assert describe(NO_PRICE, Profile(1, 1), "batch") == "the model has no batch price"
+    with pytest.raises(ValueError):
+        describe("bogus", Profile(1, 1), "sync")
+
+
+def test_model_rates_reads_a_mode_or_says_there_is_none():
+    rows = SPOTS.to_dict("records")
+    assert model_rates(rows[1], "sync") == Rates(3.0, 15.0, 0.3)
+    assert model_rates(rows[1], "batch") == Rates(1.5, 7.5)
+    assert model_rates(rows[0], "batch") is None
+    assert model_rates(rows[5], "sync") is None
+    assert model_rates(rows[2], "sync").tiers == ((1000.0, Rates(2.0, 4.0)),)
+
+
+def test_process_of_reads_the_batch_names_for_batch():
+    row = {"theta": 0.1, "sigma": 0.2, "jump_rate": 0.3, "jump_mean": -0.4, "jump_std": 0.5,
+           "theta_batch": 0.01, "sigma_batch": NAN, "jump_rate_batch": 0.03, "jump_mean_batch": None,
+           "jump_std_batch": 0.05}
+    assert process_of(row, "sync") == {"theta": 0.1, "sigma": 0.2, "jump_rate": 0.3, "jump_mean": -0.4,
+                                       "jump_std": 0.5}
+    assert process_of(row, "batch") == {"theta": 0.01, "sigma": None, "jump_rate": 0.03, "jump_mean": None,
+                                        "jump_std": 0.05}
+
+
+def test_forward_quote_with_pure_jumps_by_hand():
+    # One jump a month halving the price, no diffusion: theta = 1·(1 − 0.5) = 0.5 per month.
+    # Over one month N ~ Poisson(1): P(N ≥ 3) = 0.0803 ≥ 5% > P(N ≥ 4) = 0.019, so the 5% quantile of
+    # β_t/β_0 = 0.5^N is 0.5³ = 0.125; P(N = 0) = 0.368 > 5%, so the 95% quantile is 1.
+    process = {"theta": 0.5, "sigma": 0.0, "jump_rate": 1.0, "jump_mean": math.log(0.5), "jump_std": 0.0}
+    quote = forward_quote(spot_cost=2.0, beta=10.0, process=process, months=1.0)
+    assert quote.horizon_months == 1.0 and quote.theta_used == 0.5
+    assert quote.decay_factor == pytest.approx(math.exp(-0.5), abs=EXACT)
+    assert quote.cost == pytest.approx(2.0 * 0.6065306597126334, abs=EXACT)
+    assert quote.beta_forward == pytest.approx(10.0 * 0.6065306597126334, abs=EXACT)
+    assert quote.cost_p05 == pytest.approx(0.25, abs=BAND)
+    assert quote.cost_p95 == pytest.approx(2.0, abs=BAND)
+
+
+def test_forward_quote_without_a_process_or_band():
+    unknown = {"theta": None, "sigma": None, "jump_rate": None, "jump_mean": None, "jump_std": None}
+    assert forward_quote(1.0, 5.0, unknown, 3.0).cost is None
+    partial = {"theta": 0.1, "sigma": None, "jump_rate": 0.2, "jump_mean": 0.0, "jump_std": 0.0}
+    quote = forward_quote(1.0, 5.0, partial, 2.0)
+    assert quote.cost == pytest.approx(math.exp(-0.2), abs=EXACT)
+    assert quote.cost_p05 is None and quote.cost_p95 is None
+    for months in (0.0, 12.5, math.inf, math.nan):
+        with pytest.raises(ValueError):
+            forward_quote(1.0, 5.0, partial, months)
+
+
+def test_rank_prices_cheapest_first_and_excludes_with_reasons():
+    # n_in 2000 (above TIERED's 1000-token tier), n_out 500, eta 0.5, no thinking:
+    #   CHEAP   (1·500 + 2000·0.5)e-6                    = 0.0015,  r_in_eff 0.5,  kappa 1 + 4·0.5 = 3
+    #   CACHED  (15·500 + 2000·(3·0.5 + 0.3·0.5))e-6     = 0.0108,  r_in_eff 0.11, kappa 1.44
+    #   TIERED  tier 2/4: (4·500 + 2000·2)e-6            = 0.006,   r_in_eff 0.5,  kappa 3, beta 4
+    #   SMALL   2500 tokens > window 1000; FREE β 0; UNPRICED no price.
+    profile = Profile(2000, 500, 0.5)
+    theta = np.array([0.1, 0.0, -0.1, 0.0, 0.0, NAN])
+    priced, excluded = rank(SPOTS, profile, "sync", theta=theta, months=2.0)
+    assert list(priced.columns) == RANK_COLUMNS and list(excluded.columns) == EXCLUDED_COLUMNS
+    assert list(priced["ticker"]) == ["CHEAP", "TIERED", "CACHED"]
+    assert priced["spot_cost"].tolist() == pytest.approx([0.0015, 0.006, 0.0108], abs=EXACT)
+    assert priced["r_in_eff"].tolist() == pytest.approx([0.5, 0.5, 0.11], abs=EXACT)
+    assert priced["kappa"].tolist() == pytest.approx([3.0, 3.0, 1.44], abs=EXACT)
+    assert priced["beta"].tolist() == [1.0, 4.0, 15.0]
+    assert priced["forward_cost"].tolist() == pytest.approx(
+        [0.0015 * math.exp(-0.2), 0.006 * math.exp(0.2), 0.0108], abs=EXACT)
+    assert excluded[["ticker", "reason"]].values.tolist() == [
+        ["SMALL", CONTEXT_WINDOW], ["FREE", NO_OUTPUT_PRICE], ["UNPRICED", NO_PRICE]]
+
+
+def test_rank_in_batch_mode_and_with_thinking():
+    priced, excluded = rank(SPOTS, Profile(1000, 100, 0.0, 50), "batch")
+    # CACHED in batch, thinking billed as output: (7.5·(100 + 50) + 1.5·1000)e-6 = 0.002625
+    assert priced["ticker"].tolist() == ["CACHED"]
+    assert priced["spot_cost"].tolist() == pytest.approx([0.002625], abs=EXACT)
+    assert priced["forward_cost"].isna().all() and priced["theta"].isna().all()
+    assert dict(zip(excluded["ticker"], excluded["reason"])) == dict.fromkeys(
+        ["CHEAP", "TIERED", "SMALL", "FREE", "UNPRICED"], NO_PRICE)
+    _, sync_excluded = rank(SPOTS, Profile(100, 100, 0.0, 50), "sync")
+    assert dict(zip(sync_excluded["ticker"], sync_excluded["reason"]))["CHEAP"] == NO_THINKING
+
+
+def test_rank_checks_its_rates_align():
+    with pytest.raises(ValueError):
+        rank(SPOTS, Profile(1, 1), "sync", rates=[None])
+
+
+def provider(name, input_, output, origin=False, when=date(2026, 11, 22), model_id=None, cache=NAN):
+    return dict(ticker="M", provider=name, provider_model_id=model_id or f"{name}/m", is_origin=origin, mode="sync",
+                effective_date=when, input=input_, output=output, cache_read=cache, reasoning=NAN, tiers=None,
+                source="s", source_version="1", source_url=None, provenance="current")
+
+
+def test_provider_quotes_spread_to_the_latest_origin_price():
+    rows = pd.DataFrame([
+        provider("lab", 4.0, 20.0, origin=True, when=date(2025, 1, 1), model_id="m-old"),
+        provider("lab", 2.0, 10.0, origin=True, model_id="m"),
+        provider("host-a", 1.0, 5.0),
+        provider("host-b", 3.0, 15.0, cache=0.3),
+    ])
+    # n_in 1000, n_out 100, eta 0.5: lab (10·100 + 2·1000)e-6 = 0.003; host-a 0.0015; host-b (1500 + 1650)e-6
+    quoted, origin = provider_quotes(rows, Profile(1000, 100, 0.5))
+    assert (origin.provider, origin.provider_model_id) == ("lab", "m")
+    assert origin.spot_cost == pytest.approx(0.003, abs=EXACT)
+    assert quoted["provider_model_id"].tolist() == ["host-a/m", "m", "host-b/m", "m-old"]
+    assert quoted["spot_cost"].tolist() == pytest.approx([0.0015, 0.003, 0.00315, 0.006], abs=EXACT)
+    assert quoted["spread_to_origin"].tolist() == pytest.approx([-0.5, 0.0, 0.05, 1.0], abs=EXACT)
+
+
+def test_provider_quotes_without_an_origin_have_no_spread():
+    quoted, origin = provider_quotes(pd.DataFrame([provider("host-a", 1.0, 5.0), provider("host-b", 1.0, NAN)]),
+                                     Profile(1000, 100))
+    assert origin is None
+    assert quoted["provider"].tolist() == ["host-a"]  # a row without an output price is left out
+    assert quoted["spread_to_origin"].isna().all()
