@@ -61,17 +61,32 @@ def _up(args) -> int:
     if not (home / "dagster.yaml").exists():
         (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
     env = {**os.environ, "ORACLE_WAREHOUSE": warehouse, "DAGSTER_HOME": str(home)}
+    # Dagster runs in a process group of its own, so stopping it reaches its webserver, daemon
+    # and code servers together, whether the API stopped on Ctrl-C, a signal or an error.
     dagster = subprocess.Popen([sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml",
-                                "-h", args.host, "-p", str(args.dagster_port)], env=env)
+                                "-h", args.host, "-p", str(args.dagster_port)], env=env, start_new_session=True)
     try:
         _serve(args.host, args.port, warehouse)
     finally:
-        dagster.terminate()
-        try:
-            dagster.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            dagster.kill()
+        _stop_group(dagster)
     return 0
+
+
+def _stop_group(process, grace_seconds: float = 20.0) -> None:
+    import signal
+    import subprocess
+
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=grace_seconds)
+    except subprocess.TimeoutExpired:
+        pass
+    except ProcessLookupError:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # whatever is still there after the grace period
+    except ProcessLookupError:
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
