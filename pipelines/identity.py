@@ -31,7 +31,8 @@ _SNAPSHOT_SUFFIXES = [
     re.compile(r"-latest$"),
 ]
 _HOST_PREFIXES = [
-    re.compile(r"^(?:us|eu|apac|global|jp|au)\.(?=[a-z0-9-]+\.)"),  # Bedrock cross-region profiles
+    # Bedrock cross-region profiles: a short region token before `vendor.model` (us., eu., apac., ca., us-gov.)
+    re.compile(r"^[a-z]{2,6}(?:-gov)?\.(?=[a-z0-9-]+\.[a-z])"),
     re.compile(r"^@cf/"),  # Cloudflare
     re.compile(r"^accounts/[^/]+/models/"),  # Fireworks
     re.compile(r"^models/"),  # Google's REST form

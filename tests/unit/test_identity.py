@@ -16,6 +16,8 @@ def makers() -> MakerTable:
     ("anthropic/claude-sonnet-4", ("anthropic", "claude-sonnet-4")),
     ("us.anthropic.claude-3-5-sonnet-20241022-v2:0", ("anthropic", "claude-3-5-sonnet-20241022-v2:0")),
     ("anthropic.claude-sonnet-4-20250514-v1:0", ("anthropic", "claude-sonnet-4-20250514-v1:0")),
+    ("ca.amazon.nova-lite-v1:0", ("amazon", "nova-lite-v1:0")),
+    ("us-gov.anthropic.claude-3-haiku-20240307-v1:0", ("anthropic", "claude-3-haiku-20240307-v1:0")),
     ("@cf/meta/llama-3-8b", ("meta", "llama-3-8b")),
     ("accounts/fireworks/models/deepseek-v3", (None, "deepseek-v3")),
     ("x-ai/grok-4", ("xai", "grok-4")),
