@@ -28,6 +28,33 @@ def envelope_type(name: str, data_type: Any) -> type[msgspec.Struct]:
     return msgspec.defstruct(name, [("data", data_type), ("oracle_timestamp", str), ("cache_age_seconds", int)])
 
 
+SIGNIFICANT_DIGITS = 15
+
+
+def tidy_float(value: float) -> float:
+    """A float without binary noise: 0.053399999999999996 becomes 0.0534. Fifteen significant
+    digits change nothing a price or a cost can mean (at most 5e-15 relative)."""
+    return float(f"{value:.{SIGNIFICANT_DIGITS}g}") if math.isfinite(value) else value
+
+
+def tidy(value: Any) -> Any:
+    """Every float in a computed answer, tidied (structs become plain mappings)."""
+    if isinstance(value, float):
+        return tidy_float(value)
+    if isinstance(value, dict):
+        return {k: tidy(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [tidy(v) for v in value]
+    if isinstance(value, msgspec.Struct):
+        return tidy(msgspec.to_builtins(value))
+    return value
+
+
+def computed_envelope(snapshot: LoadedSnapshot, data: Any) -> dict[str, Any]:
+    """The envelope of an on-demand answer, its numbers tidied."""
+    return envelope(snapshot, tidy(data))
+
+
 def envelope(snapshot: LoadedSnapshot, data: Any, now: datetime | None = None) -> dict[str, Any]:
     now = now or datetime.now(UTC)
     return {"data": data, "oracle_timestamp": iso_millis(snapshot.last_update),
@@ -54,7 +81,7 @@ def plain(value: Any) -> Any:
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, float | np.floating):
-        return None if math.isnan(value) else float(value)
+        return None if math.isnan(value) else float(value)  # exactly the table's value
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.bool_):

@@ -40,7 +40,7 @@ from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
 from serve.lookup import Resolved, UnknownModel
 from serve.problems import MEDIA_TYPE, Problem, invalid
-from serve.respond import envelope, envelope_type, records, snapshot_response
+from serve.respond import computed_envelope, envelope, envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
 
 # A trillion tokens: far beyond any request, and a bound that keeps every count finite.
@@ -403,7 +403,7 @@ def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str
 async def price(request: Request, data: PriceRequest) -> Response[PriceResponse]:
     snapshot = snapshot_of(request)
     body = await strictly(request, PriceRequest)
-    return Response(envelope(snapshot, price_data(snapshot, body)))
+    return Response(computed_envelope(snapshot, price_data(snapshot, body)))
 
 
 @post("/v1/compare", status_code=200, summary="Models ranked by the cost of a task profile", tags=["pricing"],
@@ -411,7 +411,7 @@ async def price(request: Request, data: PriceRequest) -> Response[PriceResponse]
 async def compare(request: Request, data: CompareRequest) -> Response[CompareResponse]:
     snapshot = snapshot_of(request)
     body = await strictly(request, CompareRequest)
-    return Response(envelope(snapshot, compare_data(snapshot, body)))
+    return Response(computed_envelope(snapshot, compare_data(snapshot, body)))
 
 
 @post("/v1/providers", status_code=200, summary="The cost of a task profile at every provider of a model",
@@ -419,7 +419,7 @@ async def compare(request: Request, data: CompareRequest) -> Response[CompareRes
 async def providers(request: Request, data: ProvidersRequest) -> Response[ProvidersResponse]:
     snapshot = snapshot_of(request)
     body = await strictly(request, ProvidersRequest)
-    return Response(envelope(snapshot, providers_data(snapshot, body)))
+    return Response(computed_envelope(snapshot, providers_data(snapshot, body)))
 
 
 @get("/v1/task-types", summary="The published token profiles of the task types", tags=["pricing"],

@@ -41,7 +41,7 @@ from pipelines.tasks import TASK_TYPES, TaskProfile, task_profile
 from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
 from serve.problems import Problem, invalid
-from serve.respond import envelope, envelope_type, snapshot_response
+from serve.respond import computed_envelope, envelope_type, snapshot_response
 from serve.state import LoadedSnapshot
 
 MODES = ("sync", "batch")
@@ -305,7 +305,7 @@ def _profile_out(profile: TaskProfile | ProfileIn) -> TaskProfileOut:
 
 
 def _reply(snapshot: LoadedSnapshot, response_type: type[Struct], data: Struct) -> Any:
-    return response_type(**envelope(snapshot, data))
+    return response_type(**computed_envelope(snapshot, data))
 
 
 # --- Swap ----------------------------------------------------------------------------------------
@@ -406,7 +406,7 @@ def monte_carlo(
         fan=[FanPoint(int(m), float(priced.beta * ratios[:, i].mean()), *(float(v) for v in fan[:, i]))
              for i, m in enumerate(grid)],
     )
-    body = msgspec.to_builtins(MonteCarloResponse(**envelope(snapshot, data)))
+    body = msgspec.to_builtins(MonteCarloResponse(**computed_envelope(snapshot, data)))
     return snapshot_response(request, snapshot, body, settings_of(request).cache_max_age_seconds)
 
 
