@@ -1,8 +1,9 @@
-"""The `oracle` command: `refresh`, `serve` and `up`.
+"""The `oracle` command: `refresh`, `serve`, `up` and `keys`.
 
     oracle refresh [--warehouse PATH] [--as-of DATE]   build and publish a snapshot
     oracle serve [--host H] [--port P] [--warehouse PATH]   run the HTTP API
     oracle up [--warehouse PATH]   refresh if empty, then the API (8000) and Dagster with its daemon (3000)
+    oracle keys create --name N --tier T | keys list | keys revoke KEY_ID   manage API keys
 
 Settings come from arguments, else from `ORACLE_*` environment variables, read when the command
 runs. Each subcommand imports its room only when called, so `refresh` never loads the API.
@@ -10,7 +11,11 @@ runs. Each subcommand imports its room only when called, so `refresh` never load
 
 import argparse
 import os
+import re
 import sys
+
+KEY_TIERS = ("developer", "enterprise", "internal")  # `free` is the keyless tier, never issued
+KEY_NAME = re.compile(r"[A-Za-z0-9 _.@-]{1,64}")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,7 +35,72 @@ def _parser() -> argparse.ArgumentParser:
                              help="snapshot folder (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
         if name == "up":
             command.add_argument("--dagster-port", type=int, default=3000)
+    _add_keys(commands)
     return parser
+
+
+def _add_keys(commands) -> None:
+    store = argparse.ArgumentParser(add_help=False)
+    store.add_argument("--data", default=None, help="data folder (default: $ORACLE_DATA, else data)")
+    store.add_argument("--key-store-url", default=None,
+                       help="postgresql://… for a shared store (default: $ORACLE_KEY_STORE_URL, else SQLite "
+                            "in the data folder)")
+    keys = commands.add_parser("keys", help="create, list and revoke API keys")
+    actions = keys.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", parents=[store], help="make a key and show it once")
+    create.add_argument("--name", required=True, type=_key_name,
+                        help="1-64 letters, digits, spaces or -_.@")
+    create.add_argument("--tier", required=True, choices=KEY_TIERS)
+    actions.add_parser("list", parents=[store], help="every key, without the keys themselves")
+    revoke = actions.add_parser("revoke", parents=[store], help="revoke a key by its id")
+    revoke.add_argument("key_id")
+
+
+def _key_name(value: str) -> str:
+    if not KEY_NAME.fullmatch(value) or not value.strip():
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a valid name: use 1 to 64 letters, digits, spaces or the characters - _ . @")
+    return value
+
+
+def _keys(args) -> int:
+    from datetime import UTC, datetime
+
+    from serve.access.factory import key_store_from
+
+    try:
+        store = key_store_from(data=args.data or os.environ.get("ORACLE_DATA") or "data",
+                               key_store_url=args.key_store_url or os.environ.get("ORACLE_KEY_STORE_URL", ""))
+    except (ValueError, ImportError) as err:  # a misconfigured store: say so, without a traceback
+        print(f"oracle keys: {err}", file=sys.stderr)
+        return 2
+    now = datetime.now(UTC)
+    try:
+        if args.action == "create":
+            key, record = store.create(args.name, args.tier, now)
+            print(f"key:    {key}\nkey_id: {record.key_id}\nname:   {record.name}\ntier:   {record.tier}")
+            print("The key is shown only this once; only its hash is stored.", file=sys.stderr)
+        elif args.action == "list":
+            _print_keys(store.list_keys())
+        elif not store.revoke(args.key_id, now):
+            print(f"no unrevoked key with id {args.key_id!r}", file=sys.stderr)
+            return 1
+        else:
+            print(f"revoked {args.key_id}")
+    finally:
+        store.close()
+    return 0
+
+
+def _print_keys(records) -> None:
+    def when(moment):
+        return moment.strftime("%Y-%m-%d %H:%M:%SZ") if moment else "-"
+
+    rows = [("id", "name", "tier", "created", "last used", "revoked")]
+    rows += [(r.key_id, r.name, r.tier, when(r.created), when(r.last_used), when(r.revoked)) for r in records]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
 
 
 def _serve(host: str, port: int, warehouse: str | None) -> None:
@@ -102,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "up":
         return _up(args)
+    if args.command == "keys":
+        return _keys(args)
     return 2
 
 

@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
-from serve.api import curves, descriptor, market, pricing, simulation
+from serve.access.factory import counter_store_from, key_store_from
+from serve.access.middleware import AccessControl
+from serve.api import curves, descriptor, keys, market, pricing, simulation
 from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
 
-ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, pricing.ROUTES, simulation.ROUTES]
+ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, pricing.ROUTES, simulation.ROUTES, keys.ROUTES]
 
 
 def create_app(settings: Settings) -> Litestar:
     import importlib.metadata
 
     snapshots = SnapshotState(settings.warehouse, timedelta(hours=settings.stale_after_hours))
+    keys_store = key_store_from(settings.data, settings.key_store_url)
+    counters = counter_store_from(settings.counter_store_url)
     return Litestar(
         route_handlers=[handler for group in ROUTE_GROUPS for handler in group],
-        state=State({"settings": settings, "snapshots": snapshots}),
+        state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters}),
+        middleware=[partial(AccessControl, settings=settings, keys=keys_store, counters=counters)],
+        on_shutdown=[lambda: keys_store.close(), lambda: counters.close()],
         exception_handlers={Exception: handle},
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(

@@ -21,6 +21,22 @@ class Settings:
     simulate_max_items: int = 50
     # Swaps discount their fixings at this annual rate, continuously compounded.
     discount_rate: float = 0.05
+    # Keys and limits. The key database lives in `data` (SQLite) unless `key_store_url` names a
+    # PostgreSQL server; counters are in process unless `counter_store_url` names a Redis server.
+    data: str = "data"
+    key_store_url: str = ""
+    counter_store_url: str = ""
+    free_requests_per_hour: int = 60
+    developer_requests_per_hour: int = 1_000
+    enterprise_requests_per_hour: int = 100_000
+    # `internal` has no limit in practice; the number keeps the RateLimit headers numeric.
+    internal_requests_per_hour: int = 10**12
+    key_creations_per_hour: int = 10
+    # Comma-separated addresses of proxies whose X-Forwarded-For is believed.
+    trusted_proxies: str = ""
+
+    def limit_of(self, tier: str) -> int:
+        return getattr(self, f"{tier}_requests_per_hour")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:

@@ -29,7 +29,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server(built_warehouse):
     port = _free_port()
-    env = {**os.environ, "ORACLE_STALE_AFTER_HOURS": str(24 * 365 * 100)}
+    env = {**os.environ, "ORACLE_STALE_AFTER_HOURS": str(24 * 365 * 100),
+           "ORACLE_FREE_REQUESTS_PER_HOUR": str(10**9), "ORACLE_DATA": str(built_warehouse.parent / "e2e-data")}
     process = subprocess.Popen(
         [Path(sys.executable).parent / "oracle", "serve", "--port", str(port), "--warehouse", str(built_warehouse)],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)

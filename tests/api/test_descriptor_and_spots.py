@@ -5,7 +5,7 @@ from datetime import timedelta
 from litestar.testing import TestClient
 
 from serve.app import create_app
-from serve.settings import Settings
+from tests.api.conftest import api_settings
 from warehouse.snapshot import SnapshotStore
 
 
@@ -28,14 +28,14 @@ def test_health_reports_the_snapshot(client, store):
 
 
 def test_stale_data_makes_the_service_degraded(built_warehouse):
-    with TestClient(create_app(Settings(warehouse=str(built_warehouse), stale_after_hours=0))) as client:
+    with TestClient(create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=0))) as client:
         body = client.get("/").json()
     assert body["status"] == "degraded" and body["oracle"]["stale"] is True
     assert "old" in body["status_reason"]
 
 
 def test_without_a_snapshot_health_is_503_and_data_endpoints_say_why(tmp_path):
-    with TestClient(create_app(Settings(warehouse=str(tmp_path)))) as client:
+    with TestClient(create_app(api_settings(warehouse=str(tmp_path)))) as client:
         assert client.get("/health").status_code == 503
         assert client.get("/").json()["status"] == "degraded"
         response = client.get("/v1/spots")
@@ -80,7 +80,7 @@ def test_snapshot_gets_carry_an_etag_and_answer_if_none_match_with_304(client):
 
 def test_a_new_snapshot_is_picked_up_without_a_restart(warehouse_copy):
     store = SnapshotStore(warehouse_copy)
-    with TestClient(create_app(Settings(warehouse=str(warehouse_copy), stale_after_hours=1e6))) as client:
+    with TestClient(create_app(api_settings(warehouse=str(warehouse_copy), stale_after_hours=1e6))) as client:
         before = client.get("/v1/spots").json()["oracle_timestamp"]
         manifest = store.current()
         run = "republish"

@@ -31,6 +31,9 @@ CALLS = [
     ("GET", "/v1/monte-carlo/O3?taskCategory=reasoning&horizonMonths=3&paths=2000&seed=1", None, 200),
     ("POST", "/v1/simulate", {"items": [{"model": "O3", "taskType": "reasoning", "requests_per_month": 1000}],
                               "horizon_months": 3, "paths": 500, "seed": 2}, 200),
+    ("POST", "/v1/keys", {"name": "schema check"}, 201),
+    ("GET", "/v1/keys/usage", "WITH_KEY", 200),
+    ("DELETE", "/v1/keys", "WITH_KEY", 200),
     ("GET", "/v1/spots/NO-SUCH-MODEL", None, 404),
     ("POST", "/v1/price", {"model": "SONNET-4", "n_in": -1, "n_out": 1}, 400),
 ]
@@ -73,7 +76,11 @@ def _rebase(node):
 
 @pytest.mark.parametrize("method, url, body, status", CALLS, ids=[f"{m} {u}" for m, u, _, _ in CALLS])
 def test_real_responses_conform_to_the_served_document(client, document, method, url, body, status):
-    response = client.request(method, url, json=body)
+    headers = {}
+    if body == "WITH_KEY":  # the key endpoints act on the key presented
+        key = client.post("/v1/keys", json={"name": "schema check"}).json()["data"]["key"]
+        headers, body = {"X-API-Key": key}, None
+    response = client.request(method, url, json=body, headers=headers)
     assert response.status_code == status, response.text
     template, operation = _operation(document, method, url)
     responses = operation["responses"]

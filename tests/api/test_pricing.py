@@ -14,7 +14,7 @@ from pipelines.spots import rate_columns
 from pipelines.tasks import task_table
 from serve.api.pricing import Comparison, Price, ProviderComparison
 from serve.app import create_app
-from serve.settings import Settings
+from tests.api.conftest import api_settings
 
 REL = 1e-12
 VECTOR = {"n_in": 30000, "n_out": 800, "eta": 0.6}
@@ -429,7 +429,7 @@ def _numbers(value):
 
 
 def test_without_a_snapshot_the_post_endpoints_are_503(tmp_path):
-    with TestClient(create_app(Settings(warehouse=str(tmp_path)))) as client:
+    with TestClient(create_app(api_settings(warehouse=str(tmp_path)))) as client:
         for path, body in BODIES.items():
             problem(client.post(path, json=body), 503, "no_snapshot")
         problem(client.get("/v1/task-types"), 503, "no_snapshot")

@@ -1,0 +1,1 @@
+"""API keys, the free tier and rate limits."""

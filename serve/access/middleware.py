@@ -1,0 +1,137 @@
+"""Who is calling and how much they may: keys, the free tier and rate limits on `/v1`.
+
+For every `/v1` request: a key presented as `X-API-Key` or `Authorization: Bearer` must be a
+known, unrevoked key (else 401, never a silent fall-back to the free tier); the request then
+counts against its tier's hourly limit, or, without a key, against the client address's free
+limit. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; one over
+the limit is a 429 with Retry-After. `/`, `/health` and the OpenAPI document are not under
+`/v1` and so are never counted. Keys are never logged or echoed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from serve.access.stores import CounterStore, KeyRecord, KeyStore
+from serve.settings import Settings
+
+WINDOW_SECONDS = 3600
+SCOPE_KEY = "oracle_access"
+
+
+@dataclass(frozen=True)
+class Access:
+    """What the middleware decided, left in the request scope for the key endpoints."""
+
+    tier: str
+    limit: int
+    count: int
+    reset_at: float
+    client: str
+    key: KeyRecord | None = None
+
+
+def presented_key(headers: dict[str, str]) -> str | None:
+    if headers.get("x-api-key"):
+        return headers["x-api-key"].strip()
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+def client_address(scope: dict, headers: dict[str, str], trusted: frozenset[str]) -> str:
+    """The socket's peer, or, when that peer is a trusted proxy, the nearest untrusted address
+    of X-Forwarded-For (proxies append, so the list is read from the right)."""
+    peer = (scope.get("client") or ("unknown", 0))[0]
+    if peer not in trusted or "x-forwarded-for" not in headers:
+        return peer
+    for hop in reversed([h.strip() for h in headers["x-forwarded-for"].split(",") if h.strip()]):
+        try:
+            ipaddress.ip_address(hop)
+        except ValueError:
+            return peer  # a forged or garbled chain is not believed
+        if hop not in trusted:
+            return hop
+    return peer
+
+
+class AccessControl:
+    def __init__(self, app, settings: Settings, keys: KeyStore, counters: CounterStore,
+                 clock: Callable[[], float] = time.time):
+        self.app, self.settings, self.keys, self.counters, self.clock = app, settings, keys, counters, clock
+        self.trusted = frozenset(p.strip() for p in settings.trusted_proxies.split(",") if p.strip())
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/v1"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        client = client_address(scope, headers, self.trusted)
+        now = self.clock()
+        key = presented_key(headers)
+        record = None
+        if key is not None:
+            record = self.keys.find(key)
+            if record is None or record.revoked is not None:
+                state = "revoked" if record is not None else "not recognised"
+                await _problem(send, 401, "invalid_key", f"the API key presented is {state}; create one with "
+                               "POST /v1/keys, or call without a key on the free tier", {})
+                return
+            self.keys.record_use(record.key_id, _endpoint(scope), datetime.fromtimestamp(now, UTC))
+        if scope["method"] == "POST" and scope["path"].rstrip("/") == "/v1/keys":
+            made, reset = self.counters.hit(f"create:{client}", WINDOW_SECONDS, now)
+            if made > self.settings.key_creations_per_hour:
+                await self._limited(send, "key creation", self.settings.key_creations_per_hour, reset, now, {})
+                return
+        tier = record.tier if record else "free"
+        limit = self.settings.limit_of(tier)
+        bucket = f"key:{record.key_id}" if record else f"ip:{client}"
+        count, reset = self.counters.hit(bucket, WINDOW_SECONDS, now)
+        rate = {"RateLimit-Limit": str(limit), "RateLimit-Remaining": str(max(0, limit - count)),
+                "RateLimit-Reset": str(max(0, math.ceil(reset - now)))}
+        if count > limit:
+            await self._limited(send, f"{tier} tier", limit, reset, now, rate)
+            return
+        scope[SCOPE_KEY] = Access(tier, limit, count, reset, client, record)
+        await self.app(scope, receive, _with_headers(send, rate))
+
+    async def _limited(self, send, what: str, limit: int, reset: float, now: float, rate: dict) -> None:
+        wait = max(1, math.ceil(reset - now))
+        when = datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        await _problem(send, 429, "rate_limited",
+                       f"the {what} limit of {limit} requests per hour is reached; retry after {wait} s ({when})",
+                       {**rate, "Retry-After": str(wait)}, retry_after_seconds=wait, limit=limit, reset=when)
+
+
+def _endpoint(scope) -> str:
+    handler = scope.get("route_handler")
+    paths = sorted(getattr(handler, "paths", []) or [scope["path"]])
+    return f"{scope['method']} {paths[0]}"
+
+
+def _with_headers(send, extra: dict[str, str]):
+    encoded = [(k.lower().encode(), v.encode()) for k, v in extra.items()]
+
+    async def wrapped(message):
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *encoded]}
+        await send(message)
+
+    return wrapped
+
+
+async def _problem(send, status: int, code: str, detail: str, headers: dict[str, str], **extra) -> None:
+    title = {401: "Unauthorized", 429: "Too many requests"}[status]
+    body = json.dumps({"type": f"/problems/{code}", "title": title, "status": status, "detail": detail,
+                       "code": code, "error": detail, **extra}).encode()
+    raw = [(b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode()),
+           *[(k.lower().encode(), v.encode()) for k, v in headers.items()]]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,36 @@
+"""The shared counter store: Redis, so several server processes count against one limit."""
+
+from __future__ import annotations
+
+from serve.access.memory_counter import window_bounds
+
+INSTALL_HINT = "pip install 'inference-pricing-oracle[scale]'"
+
+
+def counter_key(bucket: str, window_start: int) -> str:
+    # The window start comes last, so a bucket holding colons (an IPv6 address) stays unambiguous.
+    return f"oracle:rl:{bucket}:{window_start}"
+
+
+class RedisCounterStore:
+    def __init__(self, url: str):
+        try:
+            import redis
+        except ImportError as err:
+            raise ImportError(f"a redis:// counter store needs the redis package: {INSTALL_HINT}") from err
+        self._client = redis.Redis.from_url(url)  # thread-safe: a pool of connections underneath
+
+    def hit(self, bucket: str, window_seconds: int, now: float) -> tuple[int, float]:
+        start, end = window_bounds(window_seconds, now)
+        key = counter_key(bucket, start)
+        # MULTI/EXEC, so a counter is never left without its expiry. The expiry is relative rather
+        # than the window's end, so a clock that differs between this host and Redis cannot expire
+        # a live window early; the key lives at most one window past its own.
+        with self._client.pipeline(transaction=True) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, window_seconds)
+            count, _ = pipe.execute()
+        return int(count), float(end)
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,81 @@
+"""The two small storage interfaces behind keys and limits, and how settings pick them.
+
+- `KeyStore` keeps keys (only their SHA-256 hash, never the key) and their usage. Embedded
+  default: SQLite in WAL mode under the data folder; for several server processes: PostgreSQL.
+- `CounterStore` counts requests per bucket in fixed one-hour windows. Embedded default: in
+  process; for several server processes sharing one limit: Redis.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+KEY_PREFIX = "ipo_"
+TIERS = ("free", "developer", "enterprise", "internal")
+
+
+def new_key() -> str:
+    """A fresh key: 256 random bits, URL-safe, with a recognisable prefix."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def key_hash(key: str) -> str:
+    """What is stored instead of the key. Keys carry 256 random bits, so a plain SHA-256 is
+    already infeasible to invert; no salt or slow hash is needed."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def same_hash(a: str, b: str) -> bool:
+    """Constant-time comparison, so response timing says nothing about a stored hash."""
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    key_id: str  # a public handle: the first 12 hex digits of the hash
+    name: str
+    tier: str
+    created: datetime
+    revoked: datetime | None = None
+    last_used: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    total: int
+    last_used: datetime | None
+    per_endpoint: dict[str, int] = field(default_factory=dict)
+    per_day: dict[str, int] = field(default_factory=dict)  # ISO date → requests
+
+
+class KeyStore(Protocol):
+    def create(self, name: str, tier: str, now: datetime) -> tuple[str, KeyRecord]:
+        """Make a key; the clear key is returned here once and never stored."""
+
+    def find(self, key: str) -> KeyRecord | None:
+        """The record of a presented key (revoked ones included), or None when unknown."""
+
+    def revoke(self, key_id: str, now: datetime) -> bool:
+        """Revoke by key id; False when there is no such (unrevoked) key."""
+
+    def list_keys(self) -> list[KeyRecord]: ...
+
+    def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
+        """Count one request: total, per endpoint, per day; set last_used. Safe under concurrency."""
+
+    def usage(self, key_id: str) -> Usage: ...
+
+    def close(self) -> None: ...
+
+
+class CounterStore(Protocol):
+    def hit(self, bucket: str, window_seconds: int, now: float) -> tuple[int, float]:
+        """Count one request in the bucket's current fixed window; returns (count including this
+        one, the window's end as a Unix time)."""
+
+    def close(self) -> None: ...
