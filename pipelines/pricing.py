@@ -21,6 +21,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
 from numbers import Real
 
 import numpy as np
@@ -63,6 +64,12 @@ class Rates:
             object.__setattr__(self, name, _price(name, getattr(self, name), name in ("input", "output")))
         object.__setattr__(self, "tiers", tuple(sorted(self.tiers, key=lambda tier: tier[0])))
 
+    @cached_property
+    def flat(self) -> Rates:
+        """The base rates without tiers, built once per object (a frozen dataclass keeps the cache
+        in its __dict__), since every cost asks for them."""
+        return replace(self, tiers=()) if self.tiers else self
+
     @classmethod
     def from_row(cls, row: Mapping, columns: Mapping[str, str] | None = None) -> Rates:
         """From a price_history or spots row; `columns` maps input/output/cache_read/reasoning/tiers to names."""
@@ -96,7 +103,7 @@ def _check_eta(eta: object) -> float:
 
 def rates_for_prompt(rates: Rates, n_in: float) -> Rates:
     """The flat rates that bill a request whose prompt has n_in tokens (the cliff)."""
-    applied = replace(rates, tiers=())
+    applied = rates.flat
     for above, tier in rates.tiers:
         if n_in > above:
             applied = tier
@@ -134,12 +141,18 @@ def _blended_input_price(input_price, cache_price, eta):
     return input_price * (1.0 - eta) + cache_price * eta
 
 
+def _or(price, fallback):
+    """`price`, or `fallback` where it is NaN: elementwise for arrays, plainly for floats (numpy's
+    machinery costs more than the arithmetic on a single number)."""
+    if isinstance(price, np.ndarray):
+        return np.where(np.isnan(price), fallback, price)
+    return fallback if price != price else price
+
+
 def _cost(beta, input_price, cache_price, think_price, n_in, n_out, eta, n_think):
     """The one copy of spot_cost, for floats or numpy arrays; NaN cache/think prices fall back."""
-    cache_price = np.where(np.isnan(cache_price), input_price, cache_price)
-    think_price = np.where(np.isnan(think_price), beta, think_price)
-    blended = _blended_input_price(input_price, cache_price, eta)
-    return (beta * n_out + n_in * blended + n_think * think_price) * PER_MILLION
+    blended = _blended_input_price(input_price, _or(cache_price, input_price), eta)
+    return (beta * n_out + n_in * blended + n_think * _or(think_price, beta)) * PER_MILLION
 
 
 def _prices(rates: Rates) -> tuple[float, float, float, float]:
@@ -195,16 +208,33 @@ class TaskCost:
 
 
 def task_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0) -> TaskCost:
-    """Everything §3 says about one request, in one call."""
-    cost = spot_cost(rates, n_in, n_out, eta, n_think)  # validates the profile
-    rate = effective_input_rate(rates, n_in, eta)
+    """Everything §3 says about one request, in one call: the profile is checked and the tier
+    resolved once, then the same helpers as the single-purpose functions above apply."""
+    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
+    eta = _check_eta(eta)
+    prices = _prices(rates_for_prompt(rates, n_in))
+    cost = float(_cost(*prices, n_in, n_out, eta, n_think))
+    beta, input_price, cache, _ = prices
+    rate = _ratio(_blended_input_price(input_price, _or(cache, input_price), eta), beta)
+    value = None
+    if eta > 0:
+        without = float(_cost(*prices, n_in, n_out, 0.0, n_think))
+        value = CacheValue(without, without - cost, 100.0 * (without - cost) / without if without > 0 else 0.0)
     return TaskCost(
-        beta_used=rates_for_prompt(rates, n_in).output,
+        beta_used=beta,
         r_in_eff=None if math.isnan(rate) else rate,
-        kappa=kappa(rates, n_in, n_out, eta),
+        kappa=None if n_out == 0 or math.isnan(rate) else 1.0 + (n_in / n_out) * rate,
         spot_cost=cost,
-        cache_value=cache_value(rates, n_in, n_out, eta, n_think) if eta > 0 else None,
+        cache_value=value,
     )
+
+
+@lru_cache(maxsize=4096)
+def _tiered_rates(text: str, input_price: float, output: float, cache: float | None, think: float | None) -> Rates:
+    """A tiered model's rates from its row, parsed once: the same rows are priced for every
+    comparison."""
+    base = Rates(input_price, output, cache, think)
+    return replace(base, tiers=parse_tiers(text, base))
 
 
 def spot_costs(frame: pd.DataFrame, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0,
@@ -225,7 +255,7 @@ def spot_costs(frame: pd.DataFrame, n_in: float, n_out: float, eta: float = 0.0,
         for i, text in enumerate(frame[names["tiers"]]):
             if _missing(text) or math.isnan(beta[i]) or math.isnan(input_price[i]):
                 continue
-            base = Rates(input_price[i], beta[i], cache[i], think[i])  # NaN optional prices become None
-            tiered = replace(base, tiers=parse_tiers(text, base))
+            tiered = _tiered_rates(text, *(None if math.isnan(v) else float(v)  # NaN is no cache key
+                                           for v in (input_price[i], beta[i], cache[i], think[i])))
             beta[i], input_price[i], cache[i], think[i] = _prices(rates_for_prompt(tiered, n_in))
     return np.asarray(_cost(beta, input_price, cache, think, n_in, n_out, eta, n_think), dtype=float)
