@@ -1,0 +1,253 @@
+"""HTTP throughput of the real API against a ceiling app of the same stack, measured with wrk.
+
+    python -m bench.http [--warehouse PATH] [--duration SECONDS] [--json OUT]
+
+The real app runs as `oracle serve` does (uvicorn, one worker, default loop and http) with a
+key of the `internal` tier, so rate limits never bite. The ceiling app (`bench/ceiling.py`) is
+Litestar under uvicorn too, serving each endpoint's real response bytes as a constant, so the
+ratio real/ceiling is the share of the stack's capacity left after the oracle's own work.
+Real and ceiling runs are interleaved per endpoint, so a noisy machine hits both alike; only
+ratios from the same run should be compared across machines. Exit 1 if any response is not
+2xx (or a socket error occurs, or a run completes no request), 2 if wrk is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+ENDPOINTS = [  # (label, method, path, JSON body)
+    ("GET /v1/spots", "GET", "/v1/spots", None),
+    ("GET /v1/forwards/SONNET-4", "GET", "/v1/forwards/SONNET-4", None),
+    ("POST /v1/price", "POST", "/v1/price", {"model": "SONNET-4", "n_in": 30000, "n_out": 800, "eta": 0.6}),
+    ("POST /v1/compare", "POST", "/v1/compare", {"n_in": 30000, "n_out": 800, "eta": 0.6}),
+    ("GET /v1/monte-carlo/SONNET-4", "GET", "/v1/monte-carlo/SONNET-4?taskCategory=chat&horizonMonths=3", None),
+]
+LOADS = [(1, 1), (2, 32)]  # (wrk threads, connections)
+WARM_UP_SECONDS = 2
+
+
+@dataclass
+class WrkResult:
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    requests: int
+    non_2xx: int
+    socket_errors: int
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def create_internal_key(data_dir: Path) -> str:
+    """A fresh `internal` key in `data_dir`, through the CLI as an operator would make it."""
+    out = subprocess.run([sys.executable, str(ROOT / "cli.py"), "keys", "create", "--name", "bench",
+                          "--tier", "internal", "--data", str(data_dir)],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return re.search(r"^key:\s*(\S+)", out, re.M).group(1)
+
+
+def start_server(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+    """A server in a process group of its own, so stopping it reaches every child."""
+    return subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def wait_healthy(base: str, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server for {base} exited with {process.returncode}")
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"server for {base} not healthy within {timeout:.0f} s")
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def fetch_real_responses(base: str, key: str) -> dict[str, str]:
+    """Each endpoint's real response body, fetched once; these exact bytes are the ceiling's."""
+    payloads = {}
+    with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=60) as client:
+        for label, method, path, body in ENDPOINTS:
+            response = client.request(method, path, json=body)
+            if response.status_code != 200:
+                raise RuntimeError(f"{label}: {response.status_code} {response.text[:300]}")
+            payloads[path.split("?")[0]] = response.content.decode()
+    return payloads
+
+
+def check_ceiling_sizes(base: str, payloads: dict[str, str]) -> None:
+    for path, body in payloads.items():
+        served = httpx.get(f"{base}{path}", timeout=30).content
+        if served != body.encode():
+            raise RuntimeError(f"ceiling serves {len(served)} bytes on {path}, real {len(body.encode())}")
+
+
+def lua_script(directory: Path, method: str, body: dict | None, key: str) -> Path:
+    """A wrk script setting the method, the key header and, for POST, the JSON body."""
+    lines = [f'wrk.method = "{method}"', f'wrk.headers["X-API-Key"] = "{key}"']
+    if body is not None:
+        lines += ['wrk.headers["Content-Type"] = "application/json"', f"wrk.body = {json.dumps(json.dumps(body))}"]
+    script = directory / f"{method.lower()}-{abs(hash((method, json.dumps(body))))}.lua"
+    script.write_text("\n".join(lines) + "\n")
+    return script
+
+
+def to_ms(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m|h)", value).groups()
+    return float(number) * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4, "h": 3.6e6}[unit]
+
+
+def parse_wrk(output: str) -> WrkResult:
+    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", output, re.M))
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    return WrkResult(rps=float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
+                     p50_ms=to_ms(latency["50"]), p99_ms=to_ms(latency["99"]),
+                     requests=int(re.search(r"(\d+) requests in", output).group(1)),
+                     non_2xx=int(non_2xx.group(1)) if non_2xx else 0,
+                     socket_errors=sum(map(int, errors.groups())) if errors else 0)
+
+
+def run_wrk(url: str, script: Path, threads: int, connections: int, seconds: int) -> WrkResult:
+    argv = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s",
+            "--latency", "-s", str(script), url]
+    completed = subprocess.run(argv, capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed: {completed.stderr.strip() or completed.stdout.strip()}")
+    return parse_wrk(completed.stdout)
+
+
+def measure(bases: dict[str, str], script_dir: Path, key: str, seconds: int) -> list[dict]:
+    """Every endpoint at every load, real and ceiling back to back, each after a warm-up run;
+    which goes first alternates, so a drift in the machine's speed does not favour one."""
+    rows, turn = [], 0
+    for label, method, path, body in ENDPOINTS:
+        script = lua_script(script_dir, method, body, key)
+        for threads, connections in LOADS:
+            order = ["real", "ceiling"] if turn % 2 == 0 else ["ceiling", "real"]
+            turn += 1
+            results = {}
+            for app in order:
+                run_wrk(bases[app] + path, script, threads, connections, WARM_UP_SECONDS)
+                results[app] = run_wrk(bases[app] + path, script, threads, connections, seconds)
+            real, ceiling = results["real"], results["ceiling"]
+            rows.append({"endpoint": label, "connections": connections,
+                         "rps_real": real.rps, "rps_ceiling": ceiling.rps, "ratio": real.rps / ceiling.rps if ceiling.rps else 0.0,
+                         "real": asdict(real), "ceiling": asdict(ceiling)})
+            print(f"  {label:30} c={connections:<3} real {real.rps:9.1f}/s  ceiling {ceiling.rps:9.1f}/s",
+                  file=sys.stderr, flush=True)
+    return rows
+
+
+def machine() -> dict[str, str | int]:
+    cpuinfo = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
+    wrk = subprocess.run(["wrk", "--version"], capture_output=True, text=True).stdout.splitlines()
+    return {"cpu": model.group(1).strip() if model else platform.processor() or "unknown",
+            "cores": os.cpu_count() or 0, "python": platform.python_version(),
+            "wrk": wrk[0].split(" Copyright")[0] if wrk else "unknown"}
+
+
+def print_table(rows: list[dict], host: dict) -> None:
+    print(f"machine: {host['cpu']}, {host['cores']} cores, Python {host['python']}, {host['wrk']}")
+    header = ("endpoint", "conns", "rps real", "rps ceil", "real/ceil",
+              "p50 real", "p99 real", "p50 ceil", "p99 ceil")
+    print(f"{header[0]:30} {header[1]:>5} " + " ".join(f"{h:>9}" for h in header[2:]) + "   (latencies ms)")
+    for r in rows:
+        real, ceil = r["real"], r["ceiling"]
+        print(f"{r['endpoint']:30} {r['connections']:>5} {r['rps_real']:>9.1f} {r['rps_ceiling']:>9.1f} "
+              f"{r['ratio']:>9.3f} {real['p50_ms']:>9.2f} {real['p99_ms']:>9.2f} "
+              f"{ceil['p50_ms']:>9.2f} {ceil['p99_ms']:>9.2f}")
+
+
+def failures(rows: list[dict]) -> list[str]:
+    found = []
+    for r in rows:
+        for app in ("real", "ceiling"):
+            result = r[app]
+            if result["requests"] == 0:
+                found.append(f"{r['endpoint']} c={r['connections']} {app}: no request completed")
+            elif result["non_2xx"] or result["socket_errors"]:
+                found.append(f"{r['endpoint']} c={r['connections']} {app}: {result['non_2xx']} non-2xx, "
+                             f"{result['socket_errors']} socket errors")
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--warehouse", default=os.environ.get("ORACLE_WAREHOUSE") or "warehouse/snapshots")
+    parser.add_argument("--duration", type=int, default=10, help="whole seconds per measured run")
+    parser.add_argument("--json", help="also write the rows and the machine here")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        print("wrk is not installed (apt-get install -y wrk)", file=sys.stderr)
+        return 2
+    warehouse = str(Path(args.warehouse).resolve())
+    servers: list[subprocess.Popen] = []
+    with tempfile.TemporaryDirectory(prefix="bench-http-") as tmp:
+        workdir = Path(tmp)
+        try:
+            key = create_internal_key(workdir / "data")
+            real_port, ceiling_port = free_port(), free_port()
+            bases = {"real": f"http://127.0.0.1:{real_port}", "ceiling": f"http://127.0.0.1:{ceiling_port}"}
+            servers.append(start_server([sys.executable, str(ROOT / "cli.py"), "serve", "--host", "127.0.0.1",
+                                         "--port", str(real_port), "--warehouse", warehouse],
+                                        {"ORACLE_DATA": str(workdir / "data")}))
+            wait_healthy(bases["real"], servers[-1])
+            payloads = fetch_real_responses(bases["real"], key)
+            (workdir / "payloads.json").write_text(json.dumps(payloads))
+            servers.append(start_server([sys.executable, "-m", "bench.ceiling", "--host", "127.0.0.1",
+                                         "--port", str(ceiling_port)],
+                                        {"CEILING_PAYLOADS": str(workdir / "payloads.json")}))
+            wait_healthy(bases["ceiling"], servers[-1])
+            check_ceiling_sizes(bases["ceiling"], payloads)
+            rows = measure(bases, workdir, key, args.duration)
+        finally:
+            for process in reversed(servers):
+                stop_server(process)
+    host = machine()
+    print_table(rows, host)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"machine": host, "duration_seconds": args.duration,
+                                               "rows": rows}, indent=2) + "\n")
+    problems = failures(rows)
+    for problem in problems:
+        print(f"FAIL {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""In-process benchmark of the oracle's hot paths.
+
+    python -m bench.inprocess [--warehouse PATH] [--json OUT] [--quick]
+
+Every time is the median of repeated `time.perf_counter` timings, each long enough (>= 50 ms of
+inner iterations) to rise above timer noise; every ratio compares two measurements taken in the
+same run, interleaved, so a noisy shared machine slows both sides alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from pipelines.dynamics import Process
+from pipelines.montecarlo import CHUNK_PATHS, simulate_ratios
+from pipelines.pricing import Rates, spot_costs, task_cost
+from pipelines.spots import rate_columns
+from warehouse.snapshot import SnapshotStore
+
+ROOT = Path(__file__).resolve().parents[1]
+MIN_TIMING = 0.05  # seconds one timing must last at least
+N_IN, N_OUT, ETA = 30000, 800, 0.6
+HORIZONS, PATHS, SEED = [1, 2, 3, 4, 5, 6], 100_000, 1
+GENAI_WHEN = datetime(2026, 11, 22, tzinfo=UTC)  # fixed, so genai-prices never looks at the clock
+
+
+def _inner(fn) -> int:
+    """How many calls make one timing last at least MIN_TIMING."""
+    n = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(n):
+            fn()
+        if time.perf_counter() - start >= MIN_TIMING:
+            return n
+        n *= 2
+
+
+def timed(fns: dict[str, object], repeats: int) -> dict[str, float]:
+    """Median seconds per call of each function; the functions' timings are interleaved."""
+    inner = {name: _inner(fn) for name, fn in fns.items()}
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            n = inner[name]
+            start = time.perf_counter()
+            for _ in range(n):
+                fn()
+            samples[name].append((time.perf_counter() - start) / n)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def row(measure, ours, reference, unit, target, met, note="") -> dict:
+    ratio = ours / reference if reference else None
+    return {"measure": measure, "unit": unit, "ours": ours, "reference": reference, "ratio": ratio,
+            "target": target, "met": met, "note": note}
+
+
+def bench_task_cost(spots, repeats: int) -> list[dict]:
+    from genai_prices import Usage, calc_price
+
+    sonnet = spots.loc[spots["ticker"] == "SONNET-4"].iloc[0]
+    rates = Rates.from_row(sonnet, rate_columns("sync"))
+    usage = Usage(input_tokens=N_IN, cache_read_tokens=int(N_IN * ETA), output_tokens=N_OUT)
+
+    def ours():
+        return task_cost(rates, n_in=N_IN, n_out=N_OUT, eta=ETA)
+
+    def theirs():
+        return calc_price(usage, model_ref="claude-sonnet-4-20250514", provider_id="anthropic",
+                          genai_request_timestamp=GENAI_WHEN)
+
+    a, b = ours().spot_cost, float(theirs().total_price)
+    agree = abs(a - b) <= 1e-9 * max(1.0, abs(b))
+    t = timed({"ours": ours, "theirs": theirs}, repeats)
+    speedup = t["theirs"] / t["ours"]
+    return [row("task_cost SONNET-4 (µs/call) vs genai_prices.calc_price", t["ours"] * 1e6, t["theirs"] * 1e6,
+                "µs", "ours ≥10× faster", speedup >= 10,
+                f"speedup {speedup:.1f}×; ${a:.6f} vs ${b:.6f}" + ("" if agree else " DISAGREE"))]
+
+
+def bench_compare(spots, warehouse: Path, repeats: int) -> list[dict]:
+    columns = rate_columns("sync")
+
+    def comparison():
+        costs = spot_costs(spots, N_IN, N_OUT, ETA, 0.0, columns=columns)
+        return np.argsort(costs, kind="stable")  # NaN (unpriced) sorts last
+
+    t = timed({"core": comparison}, repeats)
+    rows = [row(f"compare {len(spots)} models: spot_costs + argsort (ms)", t["core"] * 1e3, None, "ms",
+                "< 2 ms", t["core"] < 2e-3)]
+    try:
+        from serve.api.pricing import CompareRequest, compare_data
+        from serve.state import SnapshotState
+    except ImportError as error:  # the serve layer is optional for this piece
+        return rows + [row("compare_data end to end (ms)", None, None, "ms", "—", None, f"skipped: {error}")]
+    snapshot = SnapshotState(warehouse, timedelta(hours=1e6)).current()
+    body = CompareRequest(n_in=N_IN, n_out=N_OUT, eta=ETA)
+    start = time.perf_counter()
+    first = compare_data(snapshot, body)  # reads the tables and fills the per-snapshot memo
+    cold = time.perf_counter() - start
+    t = timed({"serve": lambda: compare_data(snapshot, body)}, repeats)
+    return rows + [row("compare_data end to end, warm snapshot (ms)", t["serve"] * 1e3, None, "ms", "—", None,
+                       f"{first['count']} ranked, {len(first['excluded'])} excluded; first call {cold * 1e3:.0f} ms")]
+
+
+def _draws_only(process: Process, paths: int) -> None:
+    """The floor: the random numbers simulate_ratios draws, in the same order and chunks, and nothing else."""
+    grid = np.asarray(HORIZONS, dtype=float)
+    lam = process.jump_rate * np.diff(grid, prepend=0.0)
+    rng = np.random.default_rng(SEED)
+    for start in range(0, paths, CHUNK_PATHS):
+        size = min(CHUNK_PATHS, paths - start)
+        rng.poisson(lam, size=(size, grid.size))
+        rng.standard_normal((size, grid.size))
+        rng.standard_normal((size, grid.size))
+
+
+def bench_montecarlo(greeks, repeats: int) -> list[dict]:
+    pick = greeks.loc[greeks["jump_rate"].idxmax()]
+    process = Process(jump_rate=float(pick["jump_rate"]), jump_mean=float(pick["jump_mean"]),
+                      jump_std=float(pick["jump_std"]), sigma=float(pick["sigma"]))
+
+    def simulate():
+        return simulate_ratios(process, horizons=HORIZONS, paths=PATHS, seed=SEED)
+
+    t = timed({"sim": simulate, "floor": lambda: _draws_only(process, PATHS)}, repeats)
+    tracemalloc.start()
+    result = simulate()
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    need = result.nbytes / 2**20
+    ratio = t["sim"] / t["floor"]
+    return [
+        row(f"simulate_ratios {pick['ticker']} {PATHS:,}×{len(HORIZONS)} (ms) vs RNG draws alone",
+            t["sim"] * 1e3, t["floor"] * 1e3, "ms", "≤ 2×", ratio <= 2.0,
+            f"jump_rate {process.jump_rate:.3f}/month"),
+        row("simulate_ratios peak traced memory (MiB) vs result array", peak, need, "MiB", "—", None),
+    ]
+
+
+def bench_refresh() -> list[dict]:
+    oracle = Path(sys.executable).with_name("oracle")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with tempfile.TemporaryDirectory(prefix="oracle-bench-") as tmp:
+        start = time.perf_counter()
+        done = subprocess.run([str(oracle), "refresh", "--warehouse", tmp, "--as-of", "2026-11-22"],
+                              cwd=ROOT, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
+    note = "one run" + ("" if before == 0 else "; an earlier child may dominate the RSS")
+    if done.returncode != 0:
+        note = f"FAILED rc={done.returncode}: {done.stderr.strip().splitlines()[-1:]}"
+    return [row("oracle refresh, bundled data (s wall)", wall, None, "s", "—", None, note),
+            row("oracle refresh peak RSS, largest child (MiB)", peak, None, "MiB", "—", None)]
+
+
+def machine() -> dict:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__}
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+
+
+def print_table(rows: list[dict], info: dict) -> None:
+    header = ("measure", "ours", "reference", "ratio", "target", "met?")
+    lines = [(r["measure"], _fmt(r["ours"]), _fmt(r["reference"]),
+              "—" if r["ratio"] is None else f"{r['ratio']:.3g}", r["target"],
+              "—" if r["met"] is None else ("yes" if r["met"] else "NO")) for r in rows]
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
+    for cells in [header, tuple("-" * w for w in widths), *lines]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip())
+    for r in rows:
+        if r["note"]:
+            print(f"  * {r['measure']}: {r['note']}")
+    print(f"machine: {info['cpu']}, {info['cores']} cores, Python {info['python']}, numpy {info['numpy']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--warehouse", default=os.environ.get("ORACLE_WAREHOUSE") or "warehouse/snapshots")
+    parser.add_argument("--json", dest="json_out", default=None, help="write the rows as JSON here")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, no pipeline refresh")
+    args = parser.parse_args(argv)
+    warehouse = Path(args.warehouse).resolve()
+    store = SnapshotStore(warehouse)
+    manifest = store.current()
+    if manifest is None:
+        parser.error(f"no snapshot in {warehouse}")
+    spots, greeks = store.read_table("spots", manifest), store.read_table("greeks", manifest)
+    repeats = 3 if args.quick else 9
+
+    rows = bench_task_cost(spots, repeats)
+    rows += bench_compare(spots, warehouse, repeats)
+    rows += bench_montecarlo(greeks, repeats)
+    if not args.quick:
+        rows += bench_refresh()
+    info = machine() | {"snapshot": manifest.snapshot_id, "repeats": repeats}
+    print_table(rows, info)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps({"machine": info, "rows": rows}, indent=2, ensure_ascii=False))
+    return 0 if all(r["met"] is not False for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
