@@ -165,7 +165,8 @@ def measure(bases: dict[str, str], script_dir: Path, key: str, seconds: int) -> 
                 results[app] = run_wrk(bases[app] + path, script, threads, connections, seconds)
             real, ceiling = results["real"], results["ceiling"]
             rows.append({"endpoint": label, "connections": connections,
-                         "rps_real": real.rps, "rps_ceiling": ceiling.rps, "ratio": real.rps / ceiling.rps if ceiling.rps else 0.0,
+                         "rps_real": real.rps, "rps_ceiling": ceiling.rps,
+                         "ratio": real.rps / ceiling.rps if ceiling.rps else 0.0,
                          "real": asdict(real), "ceiling": asdict(ceiling)})
             print(f"  {label:30} c={connections:<3} real {real.rps:9.1f}/s  ceiling {ceiling.rps:9.1f}/s",
                   file=sys.stderr, flush=True)

@@ -192,9 +192,9 @@ def print_table(rows: list[dict], info: dict) -> None:
     lines = [(r["measure"], _fmt(r["ours"]), _fmt(r["reference"]),
               "—" if r["ratio"] is None else f"{r['ratio']:.3g}", r["target"],
               "—" if r["met"] is None else ("yes" if r["met"] else "NO")) for r in rows]
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *lines, strict=True)]
     for cells in [header, tuple("-" * w for w in widths), *lines]:
-        print("  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip())
+        print("  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
     for r in rows:
         if r["note"]:
             print(f"  * {r['measure']}: {r['note']}")
