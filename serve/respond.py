@@ -67,13 +67,29 @@ def etag(snapshot: LoadedSnapshot, request: Request) -> str:
     return f'"{digest}"'
 
 
-def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: Any, max_age: int) -> Response:
-    """`body` (a struct or mapping) with ETag and Cache-Control, or 304 when the client has it."""
+ENCODED_ANSWERS_KEPT = 2048  # per snapshot; beyond that the memo starts over
+
+
+def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str, Any], max_age: int) -> Response:
+    """The envelope `body` with ETag and Cache-Control, or 304 when the client has it.
+
+    The same snapshot, path and query always give the same `data`, so its JSON is encoded once
+    and kept with the snapshot (keyed by the ETag); only the envelope's timestamp and age are
+    written afresh for each answer.
+    """
     tag = etag(snapshot, request)
     headers = {"ETag": tag, "Cache-Control": f"public, max-age={max_age}"}
     if tag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
         return Response(content=b"", status_code=304, headers=headers)
-    return Response(content=body, headers=headers)
+    memo = snapshot.cache.setdefault("encoded", {})
+    data = memo.get(tag)
+    if data is None:
+        if len(memo) >= ENCODED_ANSWERS_KEPT:
+            memo.clear()
+        data = memo[tag] = msgspec.json.encode(body["data"])
+    content = b"".join([b'{"data":', data, b',"oracle_timestamp":', msgspec.json.encode(body["oracle_timestamp"]),
+                        b',"cache_age_seconds":', str(body["cache_age_seconds"]).encode(), b"}"])
+    return Response(content=content, headers=headers, media_type="application/json")
 
 
 def plain(value: Any) -> Any:
