@@ -10,7 +10,7 @@ ORACLE_WAREHOUSE ?= $(CURDIR)/warehouse/snapshots
 DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 SERVICE_ENV := ORACLE_WAREHOUSE=$(ORACLE_WAREHOUSE) DAGSTER_HOME=$(DAGSTER_HOME)
 
-.PHONY: install run refresh test lint validate clean
+.PHONY: install run refresh test lint bench validate clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,12 @@ validate: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# Benchmarks, run on purpose (never in the tests): in-process pricing, Monte Carlo and a full
+# refresh, then HTTP serving against the same stack's ceiling with wrk (Debian's package).
+bench: install
+	$(BIN)/python -m bench.inprocess --warehouse $(ORACLE_WAREHOUSE) --json bench-inprocess.json; \
+	$(BIN)/python -m bench.http --warehouse $(ORACLE_WAREHOUSE) --json bench-http.json
 
 lint: install
 	$(BIN)/ruff check pipelines assets warehouse serve tests scripts cli.py
