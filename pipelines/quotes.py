@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,7 @@ from pipelines.greeks import MODEL_FIELDS
 from pipelines.listings import BATCH
 from pipelines.pricing import Rates, effective_input_rate, kappa, rates_for_prompt, spot_costs
 from pipelines.spots import rate_columns
+from pipelines.tasks import Profile
 
 # Why a model cannot serve a profile, in the order they are checked.
 NO_PRICE = "no_price"  # no price in the requested mode
@@ -35,30 +36,6 @@ REASONS = (NO_PRICE, NO_OUTPUT_PRICE, NO_THINKING, CONTEXT_WINDOW)
 RANK_COLUMNS = ["ticker", "model_id", "display_name", "provider", "spot_cost", "kappa", "beta", "is_reasoning",
                 "theta", "forward_cost", "r_in_eff", "context_window"]
 EXCLUDED_COLUMNS = ["ticker", "reason", "detail"]
-
-
-@dataclass(frozen=True)
-class Profile:
-    """One request's tokens: prompt, output, cache-hit share of the prompt, thinking."""
-
-    n_in: float
-    n_out: float
-    eta: float = 0.0
-    n_think: float = 0.0
-
-    @property
-    def tokens(self) -> float:
-        """What the request occupies of a context window."""
-        return self.n_in + self.n_think + self.n_out
-
-    @property
-    def args(self) -> tuple[float, float, float, float]:
-        """(n_in, n_out, eta, n_think), the argument order of `pipelines.pricing`."""
-        return self.n_in, self.n_out, self.eta, self.n_think
-
-    def as_dict(self) -> dict[str, float]:
-        return asdict(self)
-
 
 def _missing(value: object) -> bool:
     return value is None or bool(pd.isna(value))

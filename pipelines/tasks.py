@@ -11,11 +11,29 @@ from dataclasses import asdict, dataclass
 
 
 @dataclass(frozen=True)
-class TaskProfile:
+class Profile:
+    """One request's tokens: prompt, output, cache-hit share of the prompt, thinking."""
+
     n_in: float
     n_out: float
     eta: float = 0.0
     n_think: float = 0.0
+
+    @property
+    def tokens(self) -> float:
+        """What the request occupies of a context window."""
+        return self.n_in + self.n_think + self.n_out
+
+    @property
+    def args(self) -> tuple[float, float, float, float]:
+        """(n_in, n_out, eta, n_think), the argument order of `pipelines.pricing`."""
+        return self.n_in, self.n_out, self.eta, self.n_think
+
+
+@dataclass(frozen=True)
+class TaskProfile(Profile):
+    """A published task type: a profile with a sentence saying what it stands for."""
+
     description: str = ""
 
 
