@@ -29,6 +29,10 @@ class Profile:
         """(n_in, n_out, eta, n_think), the argument order of `pipelines.pricing`."""
         return self.n_in, self.n_out, self.eta, self.n_think
 
+    def as_dict(self) -> dict[str, float]:
+        """The four token fields by name (a task type's description is not one of them)."""
+        return {"n_in": self.n_in, "n_out": self.n_out, "eta": self.eta, "n_think": self.n_think}
+
 
 @dataclass(frozen=True)
 class TaskProfile(Profile):
