@@ -16,7 +16,7 @@ from litestar import Request, Response, delete, get, post
 from serve.access.middleware import SCOPE_KEY, Access
 from serve.deps import settings_of, state_of
 from serve.problems import Problem, invalid
-from serve.respond import envelope_type, iso_millis
+from serve.respond import iso_millis
 
 NAME = re.compile(r"^[A-Za-z0-9 _.@-]{1,64}$")
 NEW_KEY_TIER = "developer"
@@ -61,6 +61,7 @@ class KeyRevoked(msgspec.Struct):
 
 
 def _envelope_type(name: str, data: Any) -> Any:
+    """Like the snapshot envelopes, but the timestamp may be null: keys work before any snapshot."""
     fields = [("data", data), ("oracle_timestamp", str | None), ("cache_age_seconds", int | None)]
     return msgspec.defstruct(name, fields)
 
@@ -68,7 +69,6 @@ def _envelope_type(name: str, data: Any) -> Any:
 KeyCreatedResponse = _envelope_type("KeyCreatedResponse", KeyCreated)
 KeyUsageResponse = _envelope_type("KeyUsageResponse", KeyUsage)
 KeyRevokedResponse = _envelope_type("KeyRevokedResponse", KeyRevoked)
-_ = envelope_type  # the snapshot envelopes; key answers work before any snapshot exists
 
 
 def _wrap(request: Request, data: Any) -> dict[str, Any]:
