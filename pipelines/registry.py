@@ -84,12 +84,13 @@ def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rule
     latest_sync = latest_origin_price(observations, SYNC)
     has_batch = set(observations.loc[observations["is_origin"] & (observations["mode"] == BATCH), "ticker"])
     records = []
+    by_ticker = dict(tuple(observations.groupby("ticker", sort=False)))
     for ticker, rows in origin.groupby("ticker", sort=True):
         maker = rows["provider"].iloc[0]
         ids = sorted(rows["provider_model_id"].unique())
         model_id = choose_model_id(ids)
         subject = f"{maker}/{model_id}"
-        every = observations.loc[observations["ticker"] == ticker]
+        every = by_ticker[ticker]
         names = rows.sort_values("listing_source")["display_name"].dropna()
         windows = rows["context_window"].dropna()
         output_price = float(latest_sync.loc[ticker, "output"])

@@ -36,7 +36,8 @@ def invalid(field: str, message: str) -> Problem:
     return Problem(400, "invalid_input", f"{field}: {message}", errors=[{"field": field, "message": message}])
 
 
-def problem_response(problem: Problem) -> Response:
+def problem_body(problem: Problem) -> dict[str, Any]:
+    """The RFC 9457 body of a problem: the one place its fields are named."""
     body: dict[str, Any] = {
         "type": f"/problems/{problem.code}",
         "title": TITLES.get(problem.status, "Error"),
@@ -48,7 +49,12 @@ def problem_response(problem: Problem) -> Response:
     if problem.errors is not None:
         body["errors"] = problem.errors
     body.update(problem.extra)
-    return Response(body, status_code=problem.status, media_type=MEDIA_TYPE, headers=problem.headers)
+    return body
+
+
+def problem_response(problem: Problem) -> Response:
+    return Response(problem_body(problem), status_code=problem.status, media_type=MEDIA_TYPE,
+                    headers=problem.headers)
 
 
 # Litestar's parser messages, said in the API's own words where they are cryptic.

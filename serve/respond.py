@@ -23,9 +23,11 @@ def iso_millis(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def envelope_type(name: str, data_type: Any) -> type[msgspec.Struct]:
-    """A named envelope struct, so the OpenAPI document shows each endpoint's exact shape."""
-    return msgspec.defstruct(name, [("data", data_type), ("oracle_timestamp", str), ("cache_age_seconds", int)])
+def envelope_type(name: str, data_type: Any, snapshot_optional: bool = False) -> type[msgspec.Struct]:
+    """A named envelope struct, so the OpenAPI document shows each endpoint's exact shape.
+    `snapshot_optional`: the answer exists before any snapshot, and then has null timestamp and age."""
+    stamp, age = (str | None, int | None) if snapshot_optional else (str, int)
+    return msgspec.defstruct(name, [("data", data_type), ("oracle_timestamp", stamp), ("cache_age_seconds", age)])
 
 
 SIGNIFICANT_DIGITS = 15
@@ -55,7 +57,9 @@ def computed_envelope(snapshot: LoadedSnapshot, data: Any) -> dict[str, Any]:
     return envelope(snapshot, tidy(data))
 
 
-def envelope(snapshot: LoadedSnapshot, data: Any, now: datetime | None = None) -> dict[str, Any]:
+def envelope(snapshot: LoadedSnapshot | None, data: Any, now: datetime | None = None) -> dict[str, Any]:
+    if snapshot is None:  # only answers that need no snapshot get here (the key endpoints)
+        return {"data": data, "oracle_timestamp": None, "cache_age_seconds": None}
     now = now or datetime.now(UTC)
     return {"data": data, "oracle_timestamp": iso_millis(snapshot.last_update),
             "cache_age_seconds": max(0, int((now - snapshot.last_update).total_seconds()))}

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from serve.access.stores import CounterStore, KeyRecord, KeyStore
+from serve.problems import MEDIA_TYPE, Problem, problem_body
 from serve.settings import Settings
 
 WINDOW_SECONDS = 3600
@@ -128,10 +129,9 @@ def _with_headers(send, extra: dict[str, str]):
 
 
 async def _problem(send, status: int, code: str, detail: str, headers: dict[str, str], **extra) -> None:
-    title = {401: "Unauthorized", 429: "Too many requests"}[status]
-    body = json.dumps({"type": f"/problems/{code}", "title": title, "status": status, "detail": detail,
-                       "code": code, "error": detail, **extra}).encode()
-    raw = [(b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode()),
+    """Answer with problem details straight from the middleware (no handler runs)."""
+    body = json.dumps(problem_body(Problem(status, code, detail, **extra))).encode()
+    raw = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()),
            *[(k.lower().encode(), v.encode()) for k, v in headers.items()]]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})

@@ -16,7 +16,7 @@ from litestar import Request, Response, delete, get, post
 from serve.access.middleware import SCOPE_KEY, Access
 from serve.deps import settings_of, state_of
 from serve.problems import Problem, invalid
-from serve.respond import iso_millis
+from serve.respond import envelope, envelope_type, iso_millis
 
 NAME = re.compile(r"^[A-Za-z0-9 _.@-]{1,64}$")
 NEW_KEY_TIER = "developer"
@@ -60,23 +60,13 @@ class KeyRevoked(msgspec.Struct):
     revoked: str
 
 
-def _envelope_type(name: str, data: Any) -> Any:
-    """Like the snapshot envelopes, but the timestamp may be null: keys work before any snapshot."""
-    fields = [("data", data), ("oracle_timestamp", str | None), ("cache_age_seconds", int | None)]
-    return msgspec.defstruct(name, fields)
-
-
-KeyCreatedResponse = _envelope_type("KeyCreatedResponse", KeyCreated)
-KeyUsageResponse = _envelope_type("KeyUsageResponse", KeyUsage)
-KeyRevokedResponse = _envelope_type("KeyRevokedResponse", KeyRevoked)
+KeyCreatedResponse = envelope_type("KeyCreatedResponse", KeyCreated, snapshot_optional=True)
+KeyUsageResponse = envelope_type("KeyUsageResponse", KeyUsage, snapshot_optional=True)
+KeyRevokedResponse = envelope_type("KeyRevokedResponse", KeyRevoked, snapshot_optional=True)
 
 
 def _wrap(request: Request, data: Any) -> dict[str, Any]:
-    snapshot = state_of(request).current()
-    if snapshot is None:
-        return {"data": data, "oracle_timestamp": None, "cache_age_seconds": None}
-    age = int((datetime.now(UTC) - snapshot.last_update).total_seconds())
-    return {"data": data, "oracle_timestamp": iso_millis(snapshot.last_update), "cache_age_seconds": max(0, age)}
+    return envelope(state_of(request).current(), data)
 
 
 def _presented(request: Request) -> Access:

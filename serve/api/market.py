@@ -7,6 +7,7 @@ from typing import Any
 from litestar import Request, Response, get
 
 from serve.deps import settings_of, snapshot_of
+from serve.lookup import UnknownModel
 from serve.problems import Problem
 from serve.respond import envelope, envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
@@ -30,8 +31,6 @@ def table_records(snapshot: LoadedSnapshot, table: str) -> list[dict[str, Any]]:
 
 
 def ticker_of(snapshot: LoadedSnapshot, name: str, **kinds: bool) -> Any:
-    from serve.lookup import UnknownModel
-
     name = name.lstrip("/")  # `{ticker:path}` keeps its leading slash; it lets `vendor/model` ids through
     try:
         return snapshot.lookup.resolve(name, **kinds)
