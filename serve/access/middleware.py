@@ -26,7 +26,7 @@ WINDOW_SECONDS = 3600
 SCOPE_KEY = "oracle_access"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # made on every request: slots and no frozen checks keep that cheap
 class Access:
     """What the middleware decided, left in the request scope for the key endpoints."""
 
@@ -47,6 +47,15 @@ def presented_key(headers: dict[str, str]) -> str | None:
     return None
 
 
+ACCESS_HEADERS = frozenset({b"x-api-key", b"authorization", b"x-forwarded-for"})
+
+
+def access_headers(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    """The few request headers access control reads (a request carries many it does not)."""
+    return {name.decode("latin-1"): value.decode("latin-1")
+            for name, value in ((n.lower(), v) for n, v in raw) if name in ACCESS_HEADERS}
+
+
 def client_address(scope: dict, headers: dict[str, str], trusted: frozenset[str]) -> str:
     """The socket's peer, or, when that peer is a trusted proxy, the nearest untrusted address
     of X-Forwarded-For (proxies append, so the list is read from the right)."""
@@ -62,7 +71,6 @@ def client_address(scope: dict, headers: dict[str, str], trusted: frozenset[str]
             return hop
     return peer
 
-
 class AccessControl:
     def __init__(self, app, settings: Settings, keys: KeyStore, counters: CounterStore,
                  clock: Callable[[], float] = time.time):
@@ -73,7 +81,7 @@ class AccessControl:
         if scope["type"] != "http" or not scope["path"].startswith("/v1"):
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        headers = access_headers(scope.get("headers", []))
         client = client_address(scope, headers, self.trusted)
         now = self.clock()
         key = presented_key(headers)
@@ -101,7 +109,7 @@ class AccessControl:
             await self._limited(send, f"{tier} tier", limit, reset, now, rate)
             return
         scope[SCOPE_KEY] = Access(tier, limit, count, reset, client, record)
-        await self.app(scope, receive, _with_headers(send, rate))
+        await self.app(scope, receive, _with_headers(send, _encoded(rate)))
 
     async def _limited(self, send, what: str, limit: int, reset: float, now: float, rate: dict) -> None:
         wait = max(1, math.ceil(reset - now))
@@ -111,15 +119,25 @@ class AccessControl:
                        {**rate, "Retry-After": str(wait)}, retry_after_seconds=wait, limit=limit, reset=when)
 
 
+_ENDPOINT_NAMES: dict[tuple[str, int], str] = {}
+
+
 def _endpoint(scope) -> str:
+    """`METHOD /route/template`: usage is counted per endpoint, not per concrete path."""
     handler = scope.get("route_handler")
-    paths = sorted(getattr(handler, "paths", []) or [scope["path"]])
-    return f"{scope['method']} {paths[0]}"
+    if handler is None:
+        return f"{scope['method']} {scope['path']}"
+    name = _ENDPOINT_NAMES.get((scope["method"], id(handler)))
+    if name is None:  # the same few handlers for the life of the app
+        name = _ENDPOINT_NAMES[(scope["method"], id(handler))] = f"{scope['method']} {sorted(handler.paths)[0]}"
+    return name
 
 
-def _with_headers(send, extra: dict[str, str]):
-    encoded = [(k.lower().encode(), v.encode()) for k, v in extra.items()]
+def _encoded(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(name.lower().encode(), value.encode()) for name, value in headers.items()]
 
+
+def _with_headers(send, encoded: list[tuple[bytes, bytes]]):
     async def wrapped(message):
         if message["type"] == "http.response.start":
             message = {**message, "headers": [*message.get("headers", []), *encoded]}
@@ -132,6 +150,6 @@ async def _problem(send, status: int, code: str, detail: str, headers: dict[str,
     """Answer with problem details straight from the middleware (no handler runs)."""
     body = json.dumps(problem_body(Problem(status, code, detail, **extra))).encode()
     raw = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()),
-           *[(k.lower().encode(), v.encode()) for k, v in headers.items()]]
+           *_encoded(headers)]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from serve.access.sqlite_store import check_tier, summarise
-from serve.access.stores import KeyRecord, Usage, key_hash, new_key, same_hash
+from serve.access.stores import KeyRecord, Usage, UsageBatch, key_hash, new_key, same_hash
 
 INSTALL_HINT = "pip install 'inference-pricing-oracle[scale]'"
 
@@ -44,8 +44,8 @@ REVOKE_KEY = "UPDATE keys SET revoked = %s WHERE key_id = %s AND revoked IS NULL
 LIST_KEYS = f"SELECT {KEY_COLUMNS} FROM keys ORDER BY created, key_id"
 # GREATEST skips NULL, so last_used only moves forward whatever order requests commit in.
 TOUCH_KEY = "UPDATE keys SET last_used = GREATEST(last_used, %s) WHERE key_id = %s"
-COUNT_USE = ("INSERT INTO usage (key_id, day, endpoint, count) VALUES (%s, %s, %s, 1) "
-             "ON CONFLICT (key_id, day, endpoint) DO UPDATE SET count = usage.count + 1")
+COUNT_USES = ("INSERT INTO usage (key_id, day, endpoint, count) VALUES (%s, %s, %s, %s) "
+              "ON CONFLICT (key_id, day, endpoint) DO UPDATE SET count = usage.count + excluded.count")
 USAGE_ROWS = "SELECT day, endpoint, count FROM usage WHERE key_id = %s"
 LAST_USED = "SELECT last_used FROM keys WHERE key_id = %s"
 
@@ -122,10 +122,20 @@ class PostgresKeyStore:
             return [_record(row) for row in db.execute(LIST_KEYS).fetchall()]
 
     def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
-        moment = as_utc(now)
+        batch = UsageBatch()
+        batch.add(key_id, endpoint, now)
+        self.record_uses(batch)
+
+    def record_uses(self, batch: UsageBatch) -> None:
+        if not batch:
+            return
         with self._transaction() as db:
-            if db.execute(TOUCH_KEY, (moment, key_id)).rowcount:
-                db.execute(COUNT_USE, (key_id, moment.date(), endpoint))
+            known = {key_id for key_id, moment in batch.last_used.items()
+                     if db.execute(TOUCH_KEY, (moment, key_id)).rowcount}
+            # A batch holds one row per key, day and endpoint used within a second: few statements.
+            for (key_id, day, endpoint), requests in batch.counts.items():
+                if key_id in known:
+                    db.execute(COUNT_USES, (key_id, date.fromisoformat(day), endpoint, requests))
 
     def usage(self, key_id: str) -> Usage:
         with self._transaction() as db:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from serve.access.stores import TIERS, KeyRecord, Usage, key_hash, new_key, same_hash
+from serve.access.stores import TIERS, KeyRecord, Usage, UsageBatch, key_hash, new_key, same_hash
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -134,15 +134,21 @@ class SqliteKeyStore:
         return [_record(row) for row in self._read(f"SELECT {KEY_COLUMNS} FROM keys ORDER BY created, rowid")]
 
     def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
-        stamp = utc_text(now)
+        batch = UsageBatch()
+        batch.add(key_id, endpoint, now)
+        self.record_uses(batch)
+
+    def record_uses(self, batch: UsageBatch) -> None:
+        if not batch:
+            return
         with self._write() as db:
-            # last_used only moves forward, whatever order concurrent requests commit in.
-            known = db.execute("UPDATE keys SET last_used = max(coalesce(last_used, ''), ?) WHERE key_id = ?",
-                               (stamp, key_id)).rowcount
-            if known:
-                db.execute("INSERT INTO usage (key_id, day, endpoint, count) VALUES (?, ?, ?, 1) "
-                           "ON CONFLICT (key_id, day, endpoint) DO UPDATE SET count = count + 1",
-                           (key_id, stamp[:10], endpoint))
+            # last_used only moves forward, whatever order concurrent writers commit in.
+            known = {key_id for key_id, moment in batch.last_used.items()
+                     if db.execute("UPDATE keys SET last_used = max(coalesce(last_used, ''), ?) WHERE key_id = ?",
+                                   (utc_text(moment), key_id)).rowcount}
+            db.executemany("INSERT INTO usage (key_id, day, endpoint, count) VALUES (?, ?, ?, ?) "
+                           "ON CONFLICT (key_id, day, endpoint) DO UPDATE SET count = count + excluded.count",
+                           [(*slot, requests) for slot, requests in batch.counts.items() if slot[0] in known])
 
     def usage(self, key_id: str) -> Usage:
         with self._lock:

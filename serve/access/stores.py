@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol
 
 KEY_PREFIX = "ipo_"
@@ -53,6 +53,37 @@ class Usage:
     per_day: dict[str, int] = field(default_factory=dict)  # ISO date → requests
 
 
+def utc_moment(moment: datetime) -> datetime:
+    """An aware UTC datetime (naive means UTC)."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@dataclass
+class UsageBatch:
+    """Requests counted but not yet written: per (key id, UTC day, endpoint), and each key's
+    latest use. Stores write a batch in one transaction."""
+
+    counts: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    last_used: dict[str, datetime] = field(default_factory=dict)
+
+    def add(self, key_id: str, endpoint: str, now: datetime, requests: int = 1) -> None:
+        moment = utc_moment(now)
+        slot = (key_id, moment.date().isoformat(), endpoint)
+        self.counts[slot] = self.counts.get(slot, 0) + requests
+        if key_id not in self.last_used or moment > self.last_used[key_id]:
+            self.last_used[key_id] = moment
+
+    def merge(self, other: UsageBatch) -> None:
+        for slot, requests in other.counts.items():
+            self.counts[slot] = self.counts.get(slot, 0) + requests
+        for key_id, moment in other.last_used.items():
+            if key_id not in self.last_used or moment > self.last_used[key_id]:
+                self.last_used[key_id] = moment
+
+    def __bool__(self) -> bool:
+        return bool(self.counts)
+
+
 class KeyStore(Protocol):
     def create(self, name: str, tier: str, now: datetime) -> tuple[str, KeyRecord]:
         """Make a key; the clear key is returned here once and never stored."""
@@ -67,6 +98,9 @@ class KeyStore(Protocol):
 
     def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
         """Count one request: total, per endpoint, per day; set last_used. Safe under concurrency."""
+
+    def record_uses(self, batch: UsageBatch) -> None:
+        """Count a batch of requests in one transaction; uses of unknown key ids are dropped."""
 
     def usage(self, key_id: str) -> Usage: ...
 

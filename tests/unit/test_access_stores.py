@@ -296,8 +296,9 @@ def test_postgres_store_statements(monkeypatch):
     sent = [params for _, params in connection.statements]
     assert all(key not in params for params in sent)  # only the hash leaves the process
     assert (record.key_id, key_hash(key), "Ada", "developer", NOW) in sent
-    assert connection.statements[-1] == (postgres_store.COUNT_USE, (record.key_id, date(2026, 11, 22), "/v1/spots"))
-    assert "DO UPDATE SET count = usage.count + 1" in postgres_store.COUNT_USE
+    assert connection.statements[-1] == (postgres_store.COUNT_USES,
+                                         (record.key_id, date(2026, 11, 22), "/v1/spots", 1))
+    assert "DO UPDATE SET count = usage.count + excluded.count" in postgres_store.COUNT_USES
     usage = store.usage(record.key_id)
     assert (usage.total, usage.per_day, usage.last_used) == (4, {"2026-11-22": 3, "2026-11-23": 1}, when)
     store.close()

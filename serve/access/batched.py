@@ -1,0 +1,121 @@
+"""The server's key store: any `KeyStore`, with usage written in batches and found keys remembered.
+
+A keyed request used to cost two database round trips, a key lookup and a usage write, about a
+quarter of the time of a whole snapshot answer. Here:
+
+- Usage is counted in memory and written in one transaction per `flush_seconds` (by a background
+  thread), before any usage or key list is read, and on close. A write that fails is kept and
+  tried again, so nothing counted is dropped; a process killed outright loses at most the last
+  interval's counts (the database itself stays consistent: each batch is one transaction).
+- A found key is remembered for `remember_seconds`, by its hash. A revocation through this store
+  takes effect at once; one made elsewhere (the `oracle keys` command, another server process)
+  within `remember_seconds`. Unknown keys are never remembered, so a key made elsewhere works at
+  once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from datetime import datetime
+
+from serve.access.stores import KeyRecord, KeyStore, Usage, UsageBatch, key_hash
+
+log = logging.getLogger(__name__)
+
+FLUSH_SECONDS = 1.0
+REMEMBER_SECONDS = 1.0
+
+
+class BatchedKeyStore:
+    def __init__(self, store: KeyStore, flush_seconds: float = FLUSH_SECONDS,
+                 remember_seconds: float = REMEMBER_SECONDS, clock: Callable[[], float] = time.monotonic):
+        self.store, self.remember_seconds, self.clock = store, remember_seconds, clock
+        self._pending = UsageBatch()
+        self._uses: deque[tuple[str, str, datetime]] = deque()  # appended per request, folded in at flush
+        self._pending_lock = threading.Lock()
+        self._flush_lock = threading.Lock()  # one flush at a time, so batches land in order
+        self._found: dict[str, tuple[KeyRecord, float]] = {}  # key hash → (record, when found)
+        self._stop = threading.Event()
+        self._flusher = threading.Thread(target=self._flush_periodically, args=(flush_seconds,),
+                                         name="key-usage-flush", daemon=True)
+        self._flusher.start()
+
+    # --- keys ----------------------------------------------------------------------------------
+
+    def create(self, name: str, tier: str, now: datetime) -> tuple[str, KeyRecord]:
+        return self.store.create(name, tier, now)
+
+    def find(self, key: str) -> KeyRecord | None:
+        digest = key_hash(key)
+        remembered = self._found.get(digest)
+        now = self.clock()
+        if remembered is not None and now - remembered[1] < self.remember_seconds:
+            return remembered[0]
+        record = self.store.find(key)
+        if record is None:
+            self._found.pop(digest, None)
+        else:
+            if len(self._found) > 10_000:  # bounded whatever clients send
+                self._found.clear()
+            self._found[digest] = (record, now)
+        return record
+
+    def revoke(self, key_id: str, now: datetime) -> bool:
+        revoked = self.store.revoke(key_id, now)
+        for digest, (record, _) in list(self._found.items()):
+            if record.key_id == key_id:
+                self._found.pop(digest, None)
+        return revoked
+
+    def list_keys(self) -> list[KeyRecord]:
+        self.flush()
+        return self.store.list_keys()
+
+    # --- usage ---------------------------------------------------------------------------------
+
+    def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
+        self._uses.append((key_id, endpoint, now))  # deque appends are atomic: no lock on the request path
+
+    def record_uses(self, batch: UsageBatch) -> None:
+        with self._pending_lock:
+            self._pending.merge(batch)
+
+    def usage(self, key_id: str) -> Usage:
+        self.flush()
+        return self.store.usage(key_id)
+
+    def flush(self) -> None:
+        """Write what is pending in one transaction; on failure keep it for the next flush."""
+        with self._flush_lock:
+            with self._pending_lock:
+                batch, self._pending = self._pending, UsageBatch()
+            for _ in range(len(self._uses)):  # popleft is atomic too, so no use is ever missed
+                batch.add(*self._uses.popleft())
+            if not batch:
+                return
+            try:
+                self.store.record_uses(batch)
+            except Exception:
+                with self._pending_lock:
+                    batch.merge(self._pending)
+                    self._pending = batch
+                raise
+
+    def _flush_periodically(self, every: float) -> None:
+        while not self._stop.wait(every):
+            try:
+                self.flush()
+            except Exception as error:  # noqa: BLE001 - the counts are kept and tried again
+                log.warning("key usage not written yet (%s); retrying in %.0f s", type(error).__name__, every)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._flusher.join()
+        try:
+            self.flush()
+        finally:
+            self.store.close()
