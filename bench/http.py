@@ -150,11 +150,11 @@ def run_wrk(url: str, script: Path, threads: int, connections: int, seconds: int
     return parse_wrk(completed.stdout)
 
 
-def measure(bases: dict[str, str], script_dir: Path, key: str, seconds: int) -> list[dict]:
+def measure(bases: dict[str, str], script_dir: Path, key: str, seconds: int, endpoints: list[tuple]) -> list[dict]:
     """Every endpoint at every load, real and ceiling back to back, each after a warm-up run;
     which goes first alternates, so a drift in the machine's speed does not favour one."""
     rows, turn = [], 0
-    for label, method, path, body in ENDPOINTS:
+    for label, method, path, body in endpoints:
         script = lua_script(script_dir, method, body, key)
         for threads, connections in LOADS:
             order = ["real", "ceiling"] if turn % 2 == 0 else ["ceiling", "real"]
@@ -212,7 +212,9 @@ def main() -> int:
     parser.add_argument("--warehouse", default=os.environ.get("ORACLE_WAREHOUSE") or "warehouse/snapshots")
     parser.add_argument("--duration", type=int, default=10, help="whole seconds per measured run")
     parser.add_argument("--json", help="also write the rows and the machine here")
+    parser.add_argument("--only", help="measure only the endpoints whose label matches this regular expression")
     args = parser.parse_args()
+    endpoints = [e for e in ENDPOINTS if not args.only or re.search(args.only, e[0])]
     if shutil.which("wrk") is None:
         print("wrk is not installed (apt-get install -y wrk)", file=sys.stderr)
         return 2
@@ -235,7 +237,7 @@ def main() -> int:
                                         {"CEILING_PAYLOADS": str(workdir / "payloads.json")}))
             wait_healthy(bases["ceiling"], servers[-1])
             check_ceiling_sizes(bases["ceiling"], payloads)
-            rows = measure(bases, workdir, key, args.duration)
+            rows = measure(bases, workdir, key, args.duration, endpoints)
         finally:
             for process in reversed(servers):
                 stop_server(process)

@@ -9,9 +9,12 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
+from serve.access.batched import BatchedKeyStore
 from serve.access.factory import counter_store_from, key_store_from
 from serve.access.middleware import AccessControl
+from serve.answers import AnswerCache
 from serve.api import curves, descriptor, keys, market, pricing, simulation
+from serve.direct import DirectAnswers
 from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
@@ -23,12 +26,15 @@ def create_app(settings: Settings) -> Litestar:
     import importlib.metadata
 
     snapshots = SnapshotState(settings.warehouse, timedelta(hours=settings.stale_after_hours))
-    keys_store = key_store_from(settings.data, settings.key_store_url)
+    keys_store = BatchedKeyStore(key_store_from(settings.data, settings.key_store_url))
     counters = counter_store_from(settings.counter_store_url)
     return Litestar(
         route_handlers=[handler for group in ROUTE_GROUPS for handler in group],
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters}),
-        middleware=[partial(AccessControl, settings=settings, keys=keys_store, counters=counters)],
+        # Outermost first: every request is counted and limited, then a kept answer may be sent.
+        middleware=[partial(AccessControl, settings=settings, keys=keys_store, counters=counters),
+                    partial(AnswerCache, snapshots=snapshots),
+                    partial(DirectAnswers, snapshots=snapshots, max_body_bytes=settings.max_body_bytes)],
         on_shutdown=[lambda: keys_store.close(), lambda: counters.close()],
         exception_handlers={Exception: handle},
         request_max_body_size=settings.max_body_bytes,

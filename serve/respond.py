@@ -1,7 +1,8 @@
 """Success responses: the envelope of contract §8, and caching headers for snapshot data.
 
 Snapshot GETs carry an ETag (the snapshot and the request's path and query) and Cache-Control;
-an If-None-Match that matches is answered with 304 and no body.
+an If-None-Match that matches is answered with 304 and no body. Their answers are kept, encoded,
+for repeats (`serve.answers`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 from litestar import Request, Response
 
+from serve.answers import Answer, envelope_bytes, matches, remember, remembered
 from serve.state import LoadedSnapshot
 
 
@@ -40,7 +42,17 @@ def tidy_float(value: float) -> float:
 
 
 def tidy(value: Any) -> Any:
-    """Every float in a computed answer, tidied (structs become plain mappings)."""
+    """Every float in a computed answer, tidied (structs become plain mappings). Exact type
+    checks first: this runs over every field of every computed answer."""
+    kind = type(value)
+    if kind is float:
+        return tidy_float(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return {k: tidy(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [tidy(v) for v in value]
     if isinstance(value, float):
         return tidy_float(value)
     if isinstance(value, dict):
@@ -61,7 +73,10 @@ def envelope(snapshot: LoadedSnapshot | None, data: Any, now: datetime | None = 
     if snapshot is None:  # only answers that need no snapshot get here (the key endpoints)
         return {"data": data, "oracle_timestamp": None, "cache_age_seconds": None}
     now = now or datetime.now(UTC)
-    return {"data": data, "oracle_timestamp": iso_millis(snapshot.last_update),
+    stamp = snapshot.cache.get("oracle_timestamp")
+    if stamp is None:  # formatting a time costs more than the rest of a small envelope
+        stamp = snapshot.cache["oracle_timestamp"] = iso_millis(snapshot.last_update)
+    return {"data": data, "oracle_timestamp": stamp,
             "cache_age_seconds": max(0, int((now - snapshot.last_update).total_seconds()))}
 
 
@@ -71,29 +86,23 @@ def etag(snapshot: LoadedSnapshot, request: Request) -> str:
     return f'"{digest}"'
 
 
-ENCODED_ANSWERS_KEPT = 2048  # per snapshot; beyond that the memo starts over
-
-
 def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str, Any], max_age: int) -> Response:
     """The envelope `body` with ETag and Cache-Control, or 304 when the client has it.
 
-    The same snapshot, path and query always give the same `data`, so its JSON is encoded once
-    and kept with the snapshot (keyed by the ETag); only the envelope's timestamp and age are
-    written afresh for each answer.
+    The answer is kept, encoded, with the snapshot (`serve.answers`), so a repeat of the request
+    is sent without running its handler.
     """
     tag = etag(snapshot, request)
-    headers = {"ETag": tag, "Cache-Control": f"public, max-age={max_age}"}
-    if tag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+    cache_control = f"public, max-age={max_age}"
+    headers = {"ETag": tag, "Cache-Control": cache_control}
+    if matches(request.headers.get("if-none-match", ""), tag):
         return Response(content=b"", status_code=304, headers=headers)
-    memo = snapshot.cache.setdefault("encoded", {})
-    data = memo.get(tag)
-    if data is None:
-        if len(memo) >= ENCODED_ANSWERS_KEPT:
-            memo.clear()
-        data = memo[tag] = msgspec.json.encode(body["data"])
-    content = b"".join([b'{"data":', data, b',"oracle_timestamp":', msgspec.json.encode(body["oracle_timestamp"]),
-                        b',"cache_age_seconds":', str(body["cache_age_seconds"]).encode(), b"}"])
-    return Response(content=content, headers=headers, media_type="application/json")
+    answer = remembered(snapshot, request.scope)
+    if answer is None or answer.etag != tag:
+        answer = Answer(tag, msgspec.json.encode(body["data"]), msgspec.json.encode(body["oracle_timestamp"]),
+                        cache_control)
+        remember(snapshot, request.scope, answer)
+    return Response(content=envelope_bytes(snapshot, answer), headers=headers, media_type="application/json")
 
 
 def plain(value: Any) -> Any:

@@ -8,6 +8,7 @@ and cached per snapshot. If the pointer cannot be read, the last good snapshot k
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -71,10 +72,11 @@ class SnapshotState:
         self._loaded: LoadedSnapshot | None = None
         self._signature: tuple | None = None
         self._lock = threading.Lock()
+        self._pointer = str(self.store.root / "manifest.json")  # stat once per request: keep it cheap
 
     def _pointer_signature(self) -> tuple | None:
         try:
-            info = (self.store.root / "manifest.json").stat()
+            info = os.stat(self._pointer)
         except OSError:
             return None
         return info.st_mtime_ns, info.st_size, info.st_ino

@@ -1,18 +1,16 @@
 """Task costs on demand: one model (`/v1/price`), every model ranked (`/v1/compare`), every
 provider of one model (`/v1/providers`), and the published task types (`/v1/task-types`).
 
-Bodies are msgspec structs whose constraints Litestar checks and the OpenAPI document shows.
-Litestar converts bodies leniently (a number sent as a string passes), so each handler decodes
-the raw body once more in msgspec's strict mode: a wrong JSON type is a 400, never a guess.
+Bodies are msgspec structs whose constraints the OpenAPI document shows. They are decoded once,
+in msgspec's strict mode (`serve.direct`): a wrong JSON type is a 400, never a guess.
 Answers are computed per request and carry no ETag; what depends only on the snapshot (each
 model's rates and θ) is kept in the snapshot's cache.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 import msgspec
 import numpy as np
@@ -21,7 +19,7 @@ from litestar import Request, Response, get, post
 from litestar.openapi import ResponseSpec
 
 from pipelines.listings import BATCH, SYNC
-from pipelines.pricing import task_cost
+from pipelines.pricing import Rates, task_cost
 from pipelines.quotes import (
     CONTEXT_WINDOW,
     NO_PRICE,
@@ -38,9 +36,10 @@ from pipelines.quotes import (
 from pipelines.tasks import task_table
 from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
+from serve.direct import direct, handler_answer
 from serve.lookup import Resolved, UnknownModel
 from serve.problems import MEDIA_TYPE, Problem, invalid
-from serve.respond import computed_envelope, envelope, envelope_type, records, snapshot_response
+from serve.respond import envelope, envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
 
 # A trillion tokens: far beyond any request, and a bound that keeps every count finite.
@@ -235,23 +234,6 @@ CompareResponse = envelope_type("CompareResponse", Comparison)
 ProvidersResponse = envelope_type("ProvidersResponse", ProviderComparison)
 TaskTypesResponse = envelope_type("TaskTypesResponse", list[TaskType])
 
-T = TypeVar("T", bound=msgspec.Struct)
-_ERROR_PATH = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
-
-
-async def strictly(request: Request, kind: type[T]) -> T:
-    """The body decoded in msgspec's strict mode, where a number sent as a string is an error."""
-    try:
-        return msgspec.json.decode(await request.body(), type=kind)
-    except msgspec.ValidationError as error:
-        match = _ERROR_PATH.match(str(error))
-        field = (match["path"] or "").lstrip(".") or "body"
-        raise invalid(field, match["message"]) from None
-    except msgspec.DecodeError as error:  # Litestar read it already, so this is not expected
-        raise Problem(400, "malformed_request", f"the request could not be read: {error}",
-                      [{"field": "body", "message": str(error)}]) from None
-
-
 def _profile(body: PriceRequest | CompareRequest | ProvidersRequest) -> Profile:
     return Profile(body.n_in, body.n_out, body.eta, body.n_think)
 
@@ -263,10 +245,11 @@ def _resolve_mode(resolved: Resolved, asked: str | None) -> str:
     return asked or resolved.mode
 
 
-def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profile) -> dict[str, Any]:
-    """The model's spots record, after the checks that make the profile impossible on it."""
+def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profile) -> tuple[dict[str, Any], Rates]:
+    """The model's spots record and rates, after the checks that make the profile impossible on it."""
     spot = record_of(snapshot, "spots", ticker)
-    rates = model_rates(spot, mode)
+    all_rates, _, row_of = _mode_inputs(snapshot, mode)
+    rates = all_rates[row_of[ticker]]
     reasons = unfit_reasons(profile, priced=rates is not None, beta=spot[f"beta_{mode}"],
                             is_reasoning=spot["is_reasoning"], context_window=spot["context_window"])
     if NO_PRICE in reasons:
@@ -276,7 +259,7 @@ def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profil
         raise invalid("n_think", f"{ticker} bills no thinking tokens (it is not a reasoning model); send n_think 0")
     if CONTEXT_WINDOW in reasons:
         raise invalid("n_in", describe(CONTEXT_WINDOW, profile, mode, spot["context_window"]))
-    return spot
+    return spot, rates
 
 
 def _task_profile(profile: Profile) -> dict[str, float]:
@@ -294,8 +277,8 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
             raise invalid("horizon_months", f"{months:g} contradicts the forward ticker's {resolved.tenor_months}M")
         months = float(resolved.tenor_months)
     profile = _profile(body)
-    spot = _check_fit(snapshot, resolved.ticker, mode, profile)
-    cost = task_cost(model_rates(spot, mode), *profile.args)
+    spot, rates = _check_fit(snapshot, resolved.ticker, mode, profile)
+    cost = task_cost(rates, *profile.args)
     data: dict[str, Any] = {
         "model": spot["ticker"], "model_id": spot["model_id"], "display_name": spot["display_name"],
         "provider": spot["provider"], "mode": mode, "spot_cost": cost.spot_cost, "kappa": cost.kappa,
@@ -384,7 +367,7 @@ def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str
     resolved = ticker_of(snapshot, body.model, batch=True)
     mode = _resolve_mode(resolved, body.mode)
     profile = _profile(body)
-    spot = _check_fit(snapshot, resolved.ticker, mode, profile)
+    spot, _ = _check_fit(snapshot, resolved.ticker, mode, profile)
     rows = _provider_rows(snapshot, resolved.ticker, mode)
     quoted, origin = provider_quotes(rows, profile)
     providers = records(quoted, PROVIDER_FIELDS)
@@ -398,28 +381,24 @@ def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str
     }
 
 
+# Each handler declares its operation; `serve.direct` answers it from the raw body (see there).
+
 @post("/v1/price", status_code=200, summary="The cost of a task profile on one model", tags=["pricing"],
-      responses=PROBLEMS)
+      responses=PROBLEMS, opt=direct(PriceRequest, price_data))
 async def price(request: Request, data: PriceRequest) -> Response[PriceResponse]:
-    snapshot = snapshot_of(request)
-    body = await strictly(request, PriceRequest)
-    return Response(computed_envelope(snapshot, price_data(snapshot, body)))
+    return await handler_answer(request)
 
 
 @post("/v1/compare", status_code=200, summary="Models ranked by the cost of a task profile", tags=["pricing"],
-      responses=PROBLEMS)
+      responses=PROBLEMS, opt=direct(CompareRequest, compare_data))
 async def compare(request: Request, data: CompareRequest) -> Response[CompareResponse]:
-    snapshot = snapshot_of(request)
-    body = await strictly(request, CompareRequest)
-    return Response(computed_envelope(snapshot, compare_data(snapshot, body)))
+    return await handler_answer(request)
 
 
 @post("/v1/providers", status_code=200, summary="The cost of a task profile at every provider of a model",
-      tags=["pricing"], responses=PROBLEMS)
+      tags=["pricing"], responses=PROBLEMS, opt=direct(ProvidersRequest, providers_data))
 async def providers(request: Request, data: ProvidersRequest) -> Response[ProvidersResponse]:
-    snapshot = snapshot_of(request)
-    body = await strictly(request, ProvidersRequest)
-    return Response(computed_envelope(snapshot, providers_data(snapshot, body)))
+    return await handler_answer(request)
 
 
 @get("/v1/task-types", summary="The published token profiles of the task types", tags=["pricing"],
