@@ -110,7 +110,10 @@ def rates_for_prompt(rates: Rates, n_in: float) -> Rates:
     return applied
 
 
-def _ratio(price: float, beta: float) -> float:
+def _ratio(price, beta):
+    """price/β, NaN where β is not positive: elementwise for arrays, plainly for floats."""
+    if isinstance(beta, np.ndarray):
+        return np.divide(price, beta, out=np.full(beta.shape, np.nan), where=beta > 0)
     return price / beta if beta > 0 else math.nan
 
 
@@ -237,25 +240,70 @@ def _tiered_rates(text: str, input_price: float, output: float, cache: float | N
     return replace(base, tiers=parse_tiers(text, base))
 
 
+@dataclass(frozen=True)
+class PriceBook:
+    """A frame of rates as arrays, with its tiered rows parsed once, so that many task profiles
+    can be priced on the same rows (every comparison prices every model)."""
+
+    beta: np.ndarray
+    input: np.ndarray
+    cache_read: np.ndarray
+    reasoning: np.ndarray
+    tiered: tuple[tuple[int, Rates], ...]  # (row, its rates with tiers)
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -> PriceBook:
+        names = {**HISTORY_COLUMNS, **(columns or {})}
+
+        def column(field: str) -> np.ndarray:
+            if names[field] not in frame:
+                return np.full(len(frame), np.nan)
+            return pd.to_numeric(frame[names[field]], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+        beta, input_price, cache, think = (column(f) for f in ("output", "input", "cache_read", "reasoning"))
+        tiered = []
+        if names["tiers"] in frame:
+            for i, text in enumerate(frame[names["tiers"]].tolist()):
+                if _missing(text) or math.isnan(beta[i]) or math.isnan(input_price[i]):
+                    continue
+                tiered.append((i, _tiered_rates(text, *(None if math.isnan(v) else float(v)  # NaN is no cache key
+                                                        for v in (input_price[i], beta[i], cache[i], think[i])))))
+        return cls(beta, input_price, cache, think, tuple(tiered))
+
+    def prices(self, n_in: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(β, input, cache-read, reasoning) $/M of every row at the tier a prompt of n_in tokens
+        reaches; NaN where a price is missing."""
+        beta, input_price, cache, think = (a.copy() for a in (self.beta, self.input, self.cache_read, self.reasoning))
+        for i, tiered in self.tiered:
+            beta[i], input_price[i], cache[i], think[i] = _prices(rates_for_prompt(tiered, n_in))
+        return beta, input_price, cache, think
+
+
 def spot_costs(frame: pd.DataFrame, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0,
                columns: Mapping[str, str] | None = None) -> np.ndarray:
     """spot_cost of one task profile on every row of a frame of rates; NaN where β is missing."""
     n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
     eta = _check_eta(eta)
-    names = {**HISTORY_COLUMNS, **(columns or {})}
+    prices = PriceBook.of(frame, columns).prices(n_in)
+    return np.asarray(_cost(*prices, n_in, n_out, eta, n_think), dtype=float)
 
-    def column(field: str) -> np.ndarray:
-        if names[field] not in frame:
-            return np.full(len(frame), np.nan)
-        values = pd.to_numeric(frame[names[field]], errors="coerce")
-        return np.array(values.to_numpy(dtype=float, na_value=np.nan), dtype=float)  # a writable copy
 
-    beta, input_price, cache, think = (column(f) for f in ("output", "input", "cache_read", "reasoning"))
-    if names["tiers"] in frame:
-        for i, text in enumerate(frame[names["tiers"]]):
-            if _missing(text) or math.isnan(beta[i]) or math.isnan(input_price[i]):
-                continue
-            tiered = _tiered_rates(text, *(None if math.isnan(v) else float(v)  # NaN is no cache key
-                                           for v in (input_price[i], beta[i], cache[i], think[i])))
-            beta[i], input_price[i], cache[i], think[i] = _prices(rates_for_prompt(tiered, n_in))
-    return np.asarray(_cost(beta, input_price, cache, think, n_in, n_out, eta, n_think), dtype=float)
+@dataclass(frozen=True)
+class TaskCosts:
+    """`TaskCost` for every row of a frame of rates, as arrays (NaN where the scalar has None)."""
+
+    beta_used: np.ndarray
+    r_in_eff: np.ndarray
+    kappa: np.ndarray
+    spot_cost: np.ndarray
+
+
+def task_costs(book: PriceBook, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0) -> TaskCosts:
+    """`task_cost` on every row of a price book at once, with the same helpers (cache value aside)."""
+    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
+    eta = _check_eta(eta)
+    beta, input_price, cache, think = book.prices(n_in)
+    cost = np.asarray(_cost(beta, input_price, cache, think, n_in, n_out, eta, n_think), dtype=float)
+    rate = _ratio(_blended_input_price(input_price, _or(cache, input_price), eta), beta)
+    kappa = 1.0 + (n_in / n_out) * rate if n_out > 0 else np.full(len(rate), np.nan)
+    return TaskCosts(beta_used=beta, r_in_eff=rate, kappa=kappa, spot_cost=cost)

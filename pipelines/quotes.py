@@ -13,7 +13,7 @@ spot cost times the quantiles of β_t/β_0.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +22,7 @@ import pandas as pd
 from pipelines.dynamics import decay_factor, ratio_quantiles
 from pipelines.greeks import MODEL_FIELDS
 from pipelines.listings import BATCH
-from pipelines.pricing import Rates, effective_input_rate, kappa, rates_for_prompt, spot_costs
+from pipelines.pricing import PriceBook, Rates, spot_costs, task_costs
 from pipelines.spots import rate_columns
 from pipelines.tasks import Profile
 
@@ -38,7 +38,11 @@ RANK_COLUMNS = ["ticker", "model_id", "display_name", "provider", "spot_cost", "
 EXCLUDED_COLUMNS = ["ticker", "reason", "detail"]
 
 def _missing(value: object) -> bool:
-    return value is None or bool(pd.isna(value))
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, float):  # NaN is the one value unequal to itself (a quick test, run per model)
+        return value != value
+    return bool(pd.isna(value))
 
 
 def unfit_reasons(profile: Profile, *, priced: bool, beta: float | None, is_reasoning: bool,
@@ -111,47 +115,38 @@ def forward_quote(spot_cost: float, beta: float, process: Mapping[str, float | N
     return ForwardQuote(months, spot_cost * factor, beta * factor, float(theta), factor, low, high)
 
 
-def rank(spots: pd.DataFrame, profile: Profile, mode: str, rates: Sequence[Rates | None] | None = None,
-         theta: np.ndarray | None = None, months: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(priced, excluded): the models of a spots frame that can serve the profile, cheapest first,
-    and those that cannot, with their first reason.
+def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | None = None,
+         months: float | None = None, book: PriceBook | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(priced, excluded): the models of a spots frame that can serve the profile, cheapest first
+    (ties by ticker), and those that cannot, with their first reason.
 
-    `rates` (aligned with the rows, from `model_rates`) and `theta` (the mode's θ per row) may be
+    `theta` (the mode's θ per row) and `book` (`PriceBook.of(spots, rate_columns(mode))`) may be
     passed in by a caller that keeps them; the forward cost needs both `theta` and `months`.
     """
-    columns = rate_columns(mode)
     spots = spots.reset_index(drop=True)
-    if rates is None:
-        rates = [model_rates(row, mode) for row in spots.to_dict("records")]
-    if len(rates) != len(spots):
-        raise ValueError("rates must have one entry per row of spots")
-    reasons = [unfit_reasons(profile, priced=r is not None, beta=beta, is_reasoning=thinks, context_window=window)
-               for r, beta, thinks, window in zip(rates, spots[columns["output"]], spots["is_reasoning"],
-                                                  spots["context_window"], strict=True)]
-    fit = np.array([not found for found in reasons], dtype=bool)
-    cost = spot_costs(spots, *profile.args, columns=columns)
-
-    priced = spots.loc[fit, ["ticker", "model_id", "display_name", "provider", "is_reasoning", "context_window"]]
-    kept = [r for r, ok in zip(rates, fit, strict=True) if ok]
-    priced = priced.assign(
-        spot_cost=cost[fit],
-        kappa=[_none_as_nan(kappa(r, profile.n_in, profile.n_out, profile.eta)) for r in kept],
-        beta=[rates_for_prompt(r, profile.n_in).output for r in kept],
-        r_in_eff=[effective_input_rate(r, profile.n_in, profile.eta) for r in kept],
-        theta=np.nan if theta is None else np.asarray(theta, dtype=float)[fit],
-    )
-    priced["forward_cost"] = (priced["spot_cost"] * decay_factor(priced["theta"].to_numpy(), months)
-                              if months is not None else np.nan)
-    priced = priced.sort_values(["spot_cost", "ticker"], kind="stable").reset_index(drop=True)[RANK_COLUMNS]
-
-    out = [(ticker, found[0], describe(found[0], profile, mode, window))
-           for ticker, found, window in zip(spots["ticker"], reasons, spots["context_window"], strict=True) if found]
+    book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
+    priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
+    windows = spots["context_window"].tolist()
+    reasons = [unfit_reasons(profile, priced=has_price, beta=beta, is_reasoning=thinks, context_window=window)
+               for has_price, beta, thinks, window in zip(priced_rows.tolist(), book.beta.tolist(),
+                                                          spots["is_reasoning"].tolist(), windows, strict=True)]
+    costs = task_costs(book, *profile.args)
+    tickers = spots["ticker"].tolist()
+    order = np.array(sorted((i for i, found in enumerate(reasons) if not found),
+                            key=lambda i: (costs.spot_cost[i], tickers[i])), dtype=int)
+    theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
+    spot_cost = costs.spot_cost[order]
+    priced = pd.DataFrame({
+        **{c: spots[c].array.take(order) for c in ("ticker", "model_id", "display_name", "provider")},
+        "spot_cost": spot_cost, "kappa": costs.kappa[order], "beta": costs.beta_used[order],
+        "is_reasoning": spots["is_reasoning"].array.take(order), "theta": theta[order],
+        "forward_cost": spot_cost * decay_factor(theta[order], months) if months is not None else np.nan * spot_cost,
+        "r_in_eff": costs.r_in_eff[order], "context_window": spots["context_window"].array.take(order),
+    }, columns=RANK_COLUMNS)
+    out = [(tickers[i], found[0], describe(found[0], profile, mode, windows[i]))
+           for i, found in enumerate(reasons) if found]
     excluded = pd.DataFrame(out, columns=EXCLUDED_COLUMNS)
     return priced, excluded
-
-
-def _none_as_nan(value: float | None) -> float:
-    return math.nan if value is None else value
 
 
 @dataclass(frozen=True)

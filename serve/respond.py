@@ -124,7 +124,21 @@ def plain(value: Any) -> Any:
     return value
 
 
+def column_values(series: pd.Series) -> list[Any]:
+    """A column as `plain` gives its cells, converted a column at a time where the type allows
+    (numbers and flags straight from their array), cell by cell otherwise."""
+    kind = series.dtype.kind
+    if kind == "f":
+        return [None if v != v else v for v in series.to_numpy(dtype=float, na_value=np.nan).tolist()]
+    if kind in "iub":
+        values = series.tolist()  # Python numbers, and pd.NA where a nullable column has a gap
+        return [None if v is pd.NA else v for v in values] if series.hasnans else values
+    if isinstance(series.dtype, pd.StringDtype):  # text, or a missing marker
+        return [v if type(v) is str else None for v in series.tolist()]
+    return [plain(v) for v in series.tolist()]
+
+
 def records(frame: pd.DataFrame, columns: list[str] | None = None) -> list[dict[str, Any]]:
     columns = columns or list(frame.columns)
-    return [{c: plain(v) for c, v in zip(columns, row, strict=True)}
-            for row in frame[columns].itertuples(index=False, name=None)]
+    values = [column_values(frame[c]) for c in columns]
+    return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]

@@ -19,7 +19,7 @@ from litestar import Request, Response, get, post
 from litestar.openapi import ResponseSpec
 
 from pipelines.listings import BATCH, SYNC
-from pipelines.pricing import Rates, task_cost
+from pipelines.pricing import PriceBook, Rates, task_cost
 from pipelines.quotes import (
     CONTEXT_WINDOW,
     NO_PRICE,
@@ -33,6 +33,7 @@ from pipelines.quotes import (
     rank,
     unfit_reasons,
 )
+from pipelines.spots import rate_columns
 from pipelines.tasks import task_table
 from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
@@ -248,7 +249,7 @@ def _resolve_mode(resolved: Resolved, asked: str | None) -> str:
 def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profile) -> tuple[dict[str, Any], Rates]:
     """The model's spots record and rates, after the checks that make the profile impossible on it."""
     spot = record_of(snapshot, "spots", ticker)
-    all_rates, _, row_of = _mode_inputs(snapshot, mode)
+    all_rates, _, row_of, _ = _mode_inputs(snapshot, mode)
     rates = all_rates[row_of[ticker]]
     reasons = unfit_reasons(profile, priced=rates is not None, beta=spot[f"beta_{mode}"],
                             is_reasoning=spot["is_reasoning"], context_window=spot["context_window"])
@@ -295,15 +296,17 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
     return data
 
 
-def _mode_inputs(snapshot: LoadedSnapshot, mode: str) -> tuple[list, np.ndarray, dict[str, int]]:
-    """Per snapshot and mode: each spots row's rates, the mode's θ aligned to the rows, row by ticker."""
+def _mode_inputs(snapshot: LoadedSnapshot, mode: str) -> tuple[list, np.ndarray, dict[str, int], PriceBook]:
+    """Per snapshot and mode: each spots row's rates, the mode's θ aligned to the rows, row by
+    ticker, and the rows' price book for comparisons."""
     key = ("quotes", mode)
     if key not in snapshot.cache:
         spots = snapshot.table("spots").reset_index(drop=True)
         rates = [model_rates(row, mode) for row in spots.to_dict("records")]
         greeks = snapshot.table("greeks").set_index("ticker")
         theta = greeks["theta_batch" if mode == BATCH else "theta"].reindex(spots["ticker"]).to_numpy(dtype=float)
-        snapshot.cache[key] = (rates, theta, {t: i for i, t in enumerate(spots["ticker"])})
+        snapshot.cache[key] = (rates, theta, {t: i for i, t in enumerate(spots["ticker"])},
+                               PriceBook.of(spots, rate_columns(mode)))
     return snapshot.cache[key]
 
 
@@ -330,12 +333,12 @@ def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> list[str]:
 
 def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, Any]:
     profile, mode = _profile(body), body.mode
-    rates, theta, row_of = _mode_inputs(snapshot, mode)
+    _, theta, row_of, book = _mode_inputs(snapshot, mode)
     spots = snapshot.table("spots").reset_index(drop=True)
     if body.models is not None:
         rows = [row_of[t] for t in _listed(snapshot, body.models, mode)]
-        spots, rates, theta = spots.iloc[rows], [rates[i] for i in rows], theta[rows]
-    priced, excluded = rank(spots, profile, mode, rates, theta, body.horizon_months)
+        spots, theta, book = spots.iloc[rows], theta[rows], None  # a few models: priced afresh
+    priced, excluded = rank(spots, profile, mode, theta, body.horizon_months, book)
     columns = [c for c in priced.columns if c != "forward_cost" or body.horizon_months is not None]
     models = records(priced, columns)
     data: dict[str, Any] = {

@@ -158,11 +158,6 @@ def test_rank_in_batch_mode_and_with_thinking():
     assert dict(zip(sync_excluded["ticker"], sync_excluded["reason"]))["CHEAP"] == NO_THINKING
 
 
-def test_rank_checks_its_rates_align():
-    with pytest.raises(ValueError):
-        rank(SPOTS, Profile(1, 1), "sync", rates=[None])
-
-
 def provider(name, input_, output, origin=False, when=date(2026, 11, 22), model_id=None, cache=NAN):
     return dict(ticker="M", provider=name, provider_model_id=model_id or f"{name}/m", is_origin=origin, mode="sync",
                 effective_date=when, input=input_, output=output, cache_read=cache, reasoning=NAN, tiers=None,
