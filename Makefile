@@ -39,14 +39,19 @@ validate: install
 test: install
 	$(BIN)/python -m pytest
 
-# Benchmarks, run on purpose (never in the tests): in-process pricing, Monte Carlo and a full
-# refresh, then HTTP serving against the same stack's ceiling with wrk (Debian's package).
-bench: install
-	$(BIN)/python -m bench.inprocess --warehouse $(ORACLE_WAREHOUSE) --json bench-inprocess.json; \
-	$(BIN)/python -m bench.http --warehouse $(ORACLE_WAREHOUSE) --json bench-http.json
+# Benchmarks, run on purpose (never in the tests): in-process pricing and Monte Carlo, HTTP
+# serving against the same stack's ceiling with wrk (Debian's package), and full refreshes of
+# the bundled data and of synthetic universes 10x and 100x its tickers (about half an hour in
+# all). Each writes its figures as JSON (and its own log); the report prints one table and
+# writes it into docs/benchmarks.md.
+bench: refresh
+	$(BIN)/python -m bench.inprocess --warehouse $(ORACLE_WAREHOUSE) --json bench-inprocess.json > bench-inprocess.log; \
+	$(BIN)/python -m bench.http --warehouse $(ORACLE_WAREHOUSE) --json bench-http.json > bench-http.log; \
+	$(BIN)/python -m bench.pipeline --json bench-pipeline.json > bench-pipeline.log; \
+	$(BIN)/python -m bench.report
 
 lint: install
-	$(BIN)/ruff check pipelines assets warehouse serve tests scripts cli.py
+	$(BIN)/ruff check pipelines assets warehouse serve tests scripts bench cli.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache warehouse/snapshots .dagster_home

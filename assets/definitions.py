@@ -37,12 +37,13 @@ daily_refresh = ScheduleDefinition(
 )
 
 
-def build_resources(warehouse: WarehouseResource | None = None, settings: RefreshSettings | None = None) -> dict:
+def build_resources(warehouse: WarehouseResource | None = None, settings: RefreshSettings | None = None,
+                    sources: PriceSources | None = None) -> dict:
     warehouse = warehouse or WarehouseResource()
     return {
         "warehouse": warehouse,
         "settings": settings or RefreshSettings(),
-        "sources": PriceSources(),
+        "sources": sources or PriceSources(),
         "io_manager": ParquetIOManager(warehouse=warehouse),
     }
 

@@ -15,7 +15,7 @@ from dagster import (
 
 from assets.definitions import ASSETS, CHECKS, build_resources
 from assets.publish import record_failure
-from assets.resources import RefreshSettings, WarehouseResource
+from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 
 
 def _printer(write: Callable[[str], None]):
@@ -30,12 +30,14 @@ def _printer(write: Callable[[str], None]):
     return {report_success, report_failure}
 
 
-def refresh(warehouse_root: str | None = None, as_of: str = "", write: Callable[[str], None] = print) -> bool:
-    """Materialise every asset and publish a snapshot. True when the snapshot was published."""
+def refresh(warehouse_root: str | None = None, as_of: str = "", write: Callable[[str], None] = print,
+            sources: PriceSources | None = None) -> bool:
+    """Materialise every asset and publish a snapshot. True when the snapshot was published.
+    `sources` replaces the real readers (the pipeline benchmark's synthetic universes)."""
     warehouse = WarehouseResource(root=warehouse_root or "")
     job = define_asset_job("refresh", hooks=_printer(write) | {record_failure})
     defs = Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[job],
-                       resources=build_resources(warehouse, RefreshSettings(as_of=as_of)))
+                       resources=build_resources(warehouse, RefreshSettings(as_of=as_of), sources))
     instance = DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
     write(f"Refreshing the warehouse at {warehouse.store().root}")
     quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}

@@ -13,11 +13,8 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import tracemalloc
 from datetime import UTC, datetime, timedelta
@@ -27,7 +24,7 @@ import numpy as np
 
 from pipelines.dynamics import Process
 from pipelines.montecarlo import CHUNK_PATHS, simulate_ratios
-from pipelines.pricing import Rates, spot_costs, task_cost
+from pipelines.pricing import PriceBook, Rates, task_cost
 from pipelines.spots import rate_columns
 from warehouse.snapshot import SnapshotStore
 
@@ -94,15 +91,17 @@ def bench_task_cost(spots, repeats: int) -> list[dict]:
 
 
 def bench_compare(spots, warehouse: Path, repeats: int) -> list[dict]:
-    columns = rate_columns("sync")
+    """A comparison over all models as the server makes one: `rank` on the snapshot's price book
+    (fit checks, every cost, the order, the ranked frame); then the same plus the answer's records."""
+    from pipelines.quotes import rank
+    from pipelines.tasks import Profile
 
-    def comparison():
-        costs = spot_costs(spots, N_IN, N_OUT, ETA, 0.0, columns=columns)
-        return np.argsort(costs, kind="stable")  # NaN (unpriced) sorts last
-
-    t = timed({"core": comparison}, repeats)
-    rows = [row(f"compare {len(spots)} models: spot_costs + argsort (ms)", t["core"] * 1e3, None, "ms",
-                "< 2 ms", t["core"] < 2e-3)]
+    book = PriceBook.of(spots, rate_columns("sync"))
+    profile = Profile(N_IN, N_OUT, ETA)
+    t = timed({"rank": lambda: rank(spots, profile, "sync", book=book)}, repeats)
+    ranked, excluded = rank(spots, profile, "sync", book=book)
+    rows = [row(f"compare {len(spots)} models: rank on the price book (ms)", t["rank"] * 1e3, None, "ms",
+                "< 2 ms", t["rank"] < 2e-3, f"{len(ranked)} ranked, {len(excluded)} excluded")]
     try:
         from serve.api.pricing import CompareRequest, compare_data
         from serve.state import SnapshotState
@@ -111,11 +110,11 @@ def bench_compare(spots, warehouse: Path, repeats: int) -> list[dict]:
     snapshot = SnapshotState(warehouse, timedelta(hours=1e6)).current()
     body = CompareRequest(n_in=N_IN, n_out=N_OUT, eta=ETA)
     start = time.perf_counter()
-    first = compare_data(snapshot, body)  # reads the tables and fills the per-snapshot memo
+    compare_data(snapshot, body)  # reads the tables and fills the per-snapshot memo
     cold = time.perf_counter() - start
     t = timed({"serve": lambda: compare_data(snapshot, body)}, repeats)
-    return rows + [row("compare_data end to end, warm snapshot (ms)", t["serve"] * 1e3, None, "ms", "—", None,
-                       f"{first['count']} ranked, {len(first['excluded'])} excluded; first call {cold * 1e3:.0f} ms")]
+    return rows + [row("compare_data: rank + the answer's records, warm snapshot (ms)", t["serve"] * 1e3, None,
+                       "ms", "—", None, f"first call {cold * 1e3:.0f} ms")]
 
 
 def _draws_only(process: Process, paths: int) -> None:
@@ -151,22 +150,6 @@ def bench_montecarlo(greeks, repeats: int) -> list[dict]:
             f"jump_rate {process.jump_rate:.3f}/month"),
         row("simulate_ratios peak traced memory (MiB) vs result array", peak, need, "MiB", "—", None),
     ]
-
-
-def bench_refresh() -> list[dict]:
-    oracle = Path(sys.executable).with_name("oracle")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    with tempfile.TemporaryDirectory(prefix="oracle-bench-") as tmp:
-        start = time.perf_counter()
-        done = subprocess.run([str(oracle), "refresh", "--warehouse", tmp, "--as-of", "2026-11-22"],
-                              cwd=ROOT, capture_output=True, text=True)
-        wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
-    note = "one run" + ("" if before == 0 else "; an earlier child may dominate the RSS")
-    if done.returncode != 0:
-        note = f"FAILED rc={done.returncode}: {done.stderr.strip().splitlines()[-1:]}"
-    return [row("oracle refresh, bundled data (s wall)", wall, None, "s", "—", None, note),
-            row("oracle refresh peak RSS, largest child (MiB)", peak, None, "MiB", "—", None)]
 
 
 def machine() -> dict:
@@ -205,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warehouse", default=os.environ.get("ORACLE_WAREHOUSE") or "warehouse/snapshots")
     parser.add_argument("--json", dest="json_out", default=None, help="write the rows as JSON here")
-    parser.add_argument("--quick", action="store_true", help="fewer repeats, no pipeline refresh")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args(argv)
     warehouse = Path(args.warehouse).resolve()
     store = SnapshotStore(warehouse)
@@ -218,8 +201,6 @@ def main(argv: list[str] | None = None) -> int:
     rows = bench_task_cost(spots, repeats)
     rows += bench_compare(spots, warehouse, repeats)
     rows += bench_montecarlo(greeks, repeats)
-    if not args.quick:
-        rows += bench_refresh()
     info = machine() | {"snapshot": manifest.snapshot_id, "repeats": repeats}
     print_table(rows, info)
     if args.json_out:

@@ -97,24 +97,33 @@ def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) 
 
 
 def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
-    """One row per calendar day from each series' first point to `as_of`, gaps carried forward."""
-    frames = []
-    end = pd.Timestamp(as_of)
-    for (ticker, mode), series in points.groupby(["ticker", "mode"], sort=True):
-        observed_on = pd.DatetimeIndex(pd.to_datetime(series["effective_date"]))
-        days = pd.date_range(observed_on.min(), end, freq="D")
-        # Carry whole observations forward by position, so a field one observation leaves
-        # empty is never filled from an older observation.
-        position = pd.Series(range(len(series)), index=observed_on).reindex(days).ffill().astype(int)
-        daily = series[POINT_COLUMNS].iloc[position.to_numpy()].reset_index(drop=True)
-        daily.loc[~days.isin(observed_on), "provenance"] = CARRIED_FORWARD
-        daily = daily.assign(ticker=ticker, mode=mode, date=days.date,
-                             observed_on=observed_on[position.to_numpy()].date)
-        frames.append(daily)
+    """One row per calendar day from each series' first point to `as_of`, gaps carried forward.
+
+    Whole observations are carried forward (by position), so a field one observation leaves empty
+    is never filled from an older one. All series at once: each day looks up its series' latest
+    point on or before it with one sorted search, then every column is taken in one step.
+    """
     columns = ["ticker", "mode", "date", *POINT_COLUMNS, "observed_on"]
-    if not frames:
+    points = points.sort_values(["ticker", "mode", "effective_date"], kind="stable").reset_index(drop=True)
+    if points.empty:
         return pd.DataFrame(columns=columns)
-    return pd.concat(frames, ignore_index=True)[columns]
+    day = pd.to_datetime(points["effective_date"]).to_numpy().astype("datetime64[D]").astype(np.int64)
+    series = points.groupby(["ticker", "mode"], sort=False).ngroup().to_numpy()
+    starts = np.flatnonzero(np.r_[True, series[1:] != series[:-1]])  # each series' first point
+    end = np.datetime64(as_of, "D").astype(np.int64)
+    lengths = np.maximum(end - day[starts] + 1, 0)
+    row_series = np.repeat(np.arange(len(starts)), lengths)
+    row_day = day[starts][row_series] + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    # Series ids ascend with position, so (series, day) keys are sorted and one search finds each
+    # day's point: the last whose key is not after the day's.
+    span = int(max(end, day.max()) - day.min()) + 2
+    point_key = series.astype(np.int64) * span + (day - day.min())
+    position = np.searchsorted(point_key, row_series.astype(np.int64) * span + (row_day - day.min()), side="right") - 1
+    daily = points[["ticker", "mode", *POINT_COLUMNS]].take(position).reset_index(drop=True)
+    daily.loc[day[position] != row_day, "provenance"] = CARRIED_FORWARD
+    daily["date"] = row_day.astype("datetime64[D]").astype(object)
+    daily["observed_on"] = day[position].astype("datetime64[D]").astype(object)
+    return daily[columns]
 
 
 def build_price_history(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:

@@ -126,32 +126,38 @@ def yield_stale_current(frame: pd.DataFrame) -> pd.DataFrame:
     that never happened.
     """
     live = frame[~frame["superseded"]]
-    dated = live[~live["provenance"].isin([CURRENT, ARCHIVED])]
     key = ["ticker", "provider", "mode"]
-    dated_by_key = {k: rows for k, rows in dated.groupby(key, sort=False)}
+    dated = live[~live["provenance"].isin([CURRENT, ARCHIVED])]
+    current = live[live["provenance"] == CURRENT][[*key, "source", "input", "output"]].rename_axis("row").reset_index()
+    if current.empty or dated.empty:
+        return frame.copy()
+    # What each current price's own source dates for the model: the latest such date, if any.
+    own_latest = dated.groupby([*key, "source"], sort=False)["effective_date"].max().rename("own_latest")
+    current = current.join(own_latest, on=[*key, "source"])
+    # Every other source's positive dated price, against every current price of the same model.
+    evidence = dated[dated["output"] > 0].reset_index(drop=True).rename_axis("order").reset_index()
+    pairs = current.merge(evidence, on=key, suffixes=("", "_dated"))
+    pairs = pairs[(pairs["source_dated"] != pairs["source"])
+                  & (pairs["own_latest"].isna() | (pairs["effective_date"] > pairs["own_latest"]))]
+    # The latest of them (by date, then authority; equal ones in table order) is the challenger.
+    latest = pairs.sort_values(["row", "effective_date", "authority", "order"], kind="stable").groupby(
+        "row", sort=False).tail(1)
+    differs = ~(_same(latest["input"], latest["input_dated"]) & _same(latest["output"],
+                                                                                   latest["output_dated"]))
+    latest = latest[differs]
     frame = frame.copy()
-    for index, row in live[live["provenance"] == CURRENT].iterrows():
-        rows = dated_by_key.get(tuple(row[k] for k in key))
-        if rows is None:
-            continue
-        own = rows.loc[rows["source"] == row["source"], "effective_date"]
-        newer = rows[(rows["source"] != row["source"]) & (rows["output"] > 0)]
-        if len(own):
-            newer = newer[newer["effective_date"] > own.max()]
-        if newer.empty:
-            continue
-        latest = newer.sort_values(["effective_date", "authority"], kind="stable").iloc[-1]
-        if all(_same(row[c], latest[c]) for c in ("input", "output")):
-            continue
-        label = f"{latest['source']} ({latest['provenance']})"
-        frame.loc[index, ["superseded", "superseded_by"]] = [True, label]
-        frame.loc[index, "note"] = (f"disagrees with {label}, dated {latest['effective_date']}, "
-                                    "newer than any date this source gives")
+    label = latest["source_dated"] + " (" + latest["provenance"] + ")"
+    rows = latest["row"].to_numpy()
+    frame.loc[rows, "superseded"] = True
+    frame.loc[rows, "superseded_by"] = label.to_numpy()
+    frame.loc[rows, "note"] = ("disagrees with " + label + ", dated " + latest["effective_date"].astype(str)
+                               + ", newer than any date this source gives").to_numpy()
     return frame
 
 
-def _same(a, b) -> bool:
-    return (pd.isna(a) and pd.isna(b)) or a == b
+def _same(a: pd.Series, b: pd.Series) -> pd.Series:
+    """Elementwise `_same`: equal, or both missing."""
+    return (a.isna() & b.isna()) | (a == b).fillna(False).astype(bool)
 
 
 def build_observations(listings: pd.DataFrame, resolver: Resolver,
