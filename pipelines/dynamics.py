@@ -36,7 +36,8 @@ from datetime import date
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm, poisson
+from scipy.special import ndtr
+from scipy.stats import poisson
 
 from pipelines.listings import CARRIED_FORWARD
 
@@ -251,19 +252,18 @@ def ratio_quantiles(params: pd.DataFrame, months: float, probabilities=(0.05, 0.
     means = -0.5 * sigma2[:, None] + n * mu[:, None]
     sds = np.sqrt(sigma2[:, None] + n * s[:, None] ** 2)
 
-    def cdf(x):
+    def cdf(x):  # x: (models, probabilities)
         # A component with no spread (no diffusion, no jump) is a step at its mean.
-        step = np.where(x[:, None] >= means, np.inf, -np.inf)
-        z = np.where(sds > 0, (x[:, None] - means) / np.where(sds > 0, sds, 1.0), step)
-        return np.sum(weights * norm.cdf(z), axis=1)
+        gap = x[:, :, None] - means[:, None, :]
+        z = np.where(sds[:, None, :] > 0, gap / np.where(sds > 0, sds, 1.0)[:, None, :],
+                     np.where(gap >= 0, np.inf, -np.inf))
+        return np.sum(weights[:, None, :] * ndtr(z), axis=2)  # ndtr is norm.cdf without its checks
 
-    span = np.abs(means).max(axis=1) + 10 * sds.max(axis=1) + 1.0
-    result = np.empty((len(params), len(probabilities)))
-    for j, p in enumerate(probabilities):
-        low, high = -span, span
-        for _ in range(80):
-            mid = 0.5 * (low + high)
-            below = cdf(mid) < p
-            low, high = np.where(below, mid, low), np.where(below, high, mid)
-        result[:, j] = np.exp(high)
-    return result
+    span = (np.abs(means).max(axis=1) + 10 * sds.max(axis=1) + 1.0)[:, None]
+    target = np.asarray(probabilities, dtype=float)[None, :]
+    low, high = np.repeat(-span, target.shape[1], axis=1), np.repeat(span, target.shape[1], axis=1)
+    for _ in range(80):  # every probability of every model bisected together, each on its own
+        mid = 0.5 * (low + high)
+        below = cdf(mid) < target
+        low, high = np.where(below, mid, low), np.where(below, high, mid)
+    return np.exp(high)

@@ -83,32 +83,39 @@ def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rule
     origin = observations[observations["is_origin"]].merge(meta, on=["provider", "provider_model_id"], how="left")
     latest_sync = latest_origin_price(observations, SYNC)
     has_batch = set(observations.loc[observations["is_origin"] & (observations["mode"] == BATCH), "ticker"])
+    # Per ticker, aggregated once over all tickers (a loop of frame operations per ticker costs
+    # seconds per thousand tickers).
+    by_ticker = origin.groupby("ticker", sort=True)
+    makers = by_ticker["provider"].first()
+    ids = by_ticker["provider_model_id"].agg(lambda s: sorted(s.unique()))
+    names = origin.sort_values("listing_source", kind="stable").groupby("ticker")["display_name"].first()
+    windows = by_ticker["context_window"].max()
+    deprecated = origin["deprecated"].fillna(False).astype(bool).groupby(origin["ticker"]).any()
+    every = observations.groupby("ticker", sort=False)
+    aliases = observations["provider_model_id"].str.lower().groupby(observations["ticker"]).agg(set)
+    first_seen = every["effective_date"].min()
+    hosts = observations[~observations["is_origin"]].groupby("ticker")["provider"].nunique()
     records = []
-    by_ticker = dict(tuple(observations.groupby("ticker", sort=False)))
-    for ticker, rows in origin.groupby("ticker", sort=True):
-        maker = rows["provider"].iloc[0]
-        ids = sorted(rows["provider_model_id"].unique())
-        model_id = choose_model_id(ids)
+    for ticker, maker in makers.items():
+        model_id = choose_model_id(ids[ticker])
         subject = f"{maker}/{model_id}"
-        every = by_ticker[ticker]
-        names = rows.sort_values("listing_source")["display_name"].dropna()
-        windows = rows["context_window"].dropna()
+        name, window = names.get(ticker), windows.get(ticker)
         output_price = float(latest_sync.loc[ticker, "output"])
         records.append(
             {
                 "ticker": ticker,
                 "ticker_batch": ticker + BATCH_SUFFIX if ticker in has_batch else None,
                 "model_id": model_id,
-                "display_name": names.iloc[0] if len(names) else model_id,
+                "display_name": name if isinstance(name, str) else model_id,
                 "provider": maker,
                 "family": rules.first("family", subject) or default_family(maker, ticker),
                 "tier": rules.first("tier", subject) or default_tier(output_price),
                 "is_reasoning": (rules.first("reasoning", subject) or "false") == "true",
-                "context_window": windows.max() if len(windows) else None,
-                "aliases": sorted({i.lower() for i in every["provider_model_id"]} | {ticker.lower()}),
-                "first_seen": every["effective_date"].min(),
-                "status": "deprecated" if rows["deprecated"].fillna(False).astype(bool).any() else "active",
-                "host_count": int(every.loc[~every["is_origin"], "provider"].nunique()),
+                "context_window": None if pd.isna(window) else window,
+                "aliases": sorted(aliases[ticker] | {ticker.lower()}),
+                "first_seen": first_seen[ticker],
+                "status": "deprecated" if deprecated[ticker] else "active",
+                "host_count": int(hosts.get(ticker, 0)),
             }
         )
     frame = pd.DataFrame.from_records(records)
