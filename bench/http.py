@@ -31,7 +31,10 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-ENDPOINTS = [  # (label, method, path, JSON body)
+# (label, method, path, JSON body). The Monte Carlo GET is asked with a new seed each time (see
+# lua_script): the same seed twice is the same answer, which the server sends from memory, and
+# what is measured here is the simulation.
+ENDPOINTS = [
     ("GET /v1/spots", "GET", "/v1/spots", None),
     ("GET /v1/forwards/SONNET-4", "GET", "/v1/forwards/SONNET-4", None),
     ("POST /v1/price", "POST", "/v1/price", {"model": "SONNET-4", "n_in": 30000, "n_out": 800, "eta": 0.6}),
@@ -115,12 +118,18 @@ def check_ceiling_sizes(base: str, payloads: dict[str, str]) -> None:
             raise RuntimeError(f"ceiling serves {len(served)} bytes on {path}, real {len(body.encode())}")
 
 
-def lua_script(directory: Path, method: str, body: dict | None, key: str) -> Path:
-    """A wrk script setting the method, the key header and, for POST, the JSON body."""
+def lua_script(directory: Path, method: str, body: dict | None, key: str, path: str) -> Path:
+    """A wrk script setting the method, the key header and, for POST, the JSON body; a
+    Monte Carlo path gets a fresh seed per request."""
     lines = [f'wrk.method = "{method}"', f'wrk.headers["X-API-Key"] = "{key}"']
     if body is not None:
         lines += ['wrk.headers["Content-Type"] = "application/json"', f"wrk.body = {json.dumps(json.dumps(body))}"]
-    script = directory / f"{method.lower()}-{abs(hash((method, json.dumps(body))))}.lua"
+    if "monte-carlo" in path:  # each thread counts up from its own random start, new on every run
+        lines += ["math.randomseed(os.time())",
+                  'function setup(thread) thread:set("counter", math.random(0, 2000000) * 1000) end',
+                  "request = function()", "  counter = counter + 1",
+                  f'  return wrk.format(nil, "{path}&seed=" .. counter)', "end"]
+    script = directory / f"{method.lower()}-{abs(hash((method, json.dumps(body), path)))}.lua"
     script.write_text("\n".join(lines) + "\n")
     return script
 
@@ -155,7 +164,7 @@ def measure(bases: dict[str, str], script_dir: Path, key: str, seconds: int, end
     which goes first alternates, so a drift in the machine's speed does not favour one."""
     rows, turn = [], 0
     for label, method, path, body in endpoints:
-        script = lua_script(script_dir, method, body, key)
+        script = lua_script(script_dir, method, body, key, path)
         for threads, connections in LOADS:
             order = ["real", "ceiling"] if turn % 2 == 0 else ["ceiling", "real"]
             turn += 1
