@@ -42,6 +42,8 @@ def _missing(value: object) -> bool:
         return True
     if isinstance(value, float):  # NaN is the one value unequal to itself (a quick test, run per model)
         return value != value
+    if isinstance(value, int):  # bools and plain integers are never missing
+        return False
     return bool(pd.isna(value))
 
 
@@ -123,7 +125,8 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     `theta` (the mode's θ per row) and `book` (`PriceBook.of(spots, rate_columns(mode))`) may be
     passed in by a caller that keeps them; the forward cost needs both `theta` and `months`.
     """
-    spots = spots.reset_index(drop=True)
+    if not spots.index.equals(pd.RangeIndex(len(spots))):
+        spots = spots.reset_index(drop=True)
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
     windows = spots["context_window"].tolist()
@@ -132,8 +135,9 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
                                                           spots["is_reasoning"].tolist(), windows, strict=True)]
     costs = task_costs(book, *profile.args)
     tickers = spots["ticker"].tolist()
-    order = np.array(sorted((i for i, found in enumerate(reasons) if not found),
-                            key=lambda i: (costs.spot_cost[i], tickers[i])), dtype=int)
+    cost = costs.spot_cost.tolist()
+    order = np.array(sorted((i for i, found in enumerate(reasons) if not found), key=lambda i: (cost[i], tickers[i])),
+                     dtype=int)
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
     spot_cost = costs.spot_cost[order]
     priced = pd.DataFrame({
@@ -145,7 +149,8 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     }, columns=RANK_COLUMNS)
     out = [(tickers[i], found[0], describe(found[0], profile, mode, windows[i]))
            for i, found in enumerate(reasons) if found]
-    excluded = pd.DataFrame(out, columns=EXCLUDED_COLUMNS)
+    excluded = pd.DataFrame(dict(zip(EXCLUDED_COLUMNS, map(list, zip(*out, strict=True)) if out else ([], [], []),
+                                     strict=True)), columns=EXCLUDED_COLUMNS)
     return priced, excluded
 
 
