@@ -99,9 +99,9 @@ def bench_compare(spots, warehouse: Path, repeats: int) -> list[dict]:
     book = PriceBook.of(spots, rate_columns("sync"))
     profile = Profile(N_IN, N_OUT, ETA)
     t = timed({"rank": lambda: rank(spots, profile, "sync", book=book)}, repeats)
-    ranked, excluded = rank(spots, profile, "sync", book=book)
+    ranking = rank(spots, profile, "sync", book=book)
     rows = [row(f"compare {len(spots)} models: rank on the price book (ms)", t["rank"] * 1e3, None, "ms",
-                "< 2 ms", t["rank"] < 2e-3, f"{len(ranked)} ranked, {len(excluded)} excluded")]
+                "< 2 ms", t["rank"] < 2e-3, f"{len(ranking.order)} ranked, {len(ranking.excluded)} excluded")]
     try:
         from serve.api.pricing import CompareRequest, compare_data
         from serve.state import SnapshotState

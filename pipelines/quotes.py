@@ -117,16 +117,44 @@ def forward_quote(spot_cost: float, beta: float, process: Mapping[str, float | N
     return ForwardQuote(months, spot_cost * factor, beta * factor, float(theta), factor, low, high)
 
 
+RANK_LABELS = ["ticker", "model_id", "display_name", "provider", "is_reasoning", "context_window"]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """What `rank` finds, by row of the spots frame it was given: the rows that can serve the
+    profile, cheapest first (ties by ticker); every row's cost figures (NaN where not defined);
+    and why the other rows cannot serve it. Arrays rather than a frame, as a comparison is made
+    per request; `priced` gives the frame."""
+
+    order: np.ndarray
+    spot_cost: np.ndarray
+    kappa: np.ndarray
+    beta: np.ndarray
+    r_in_eff: np.ndarray
+    theta: np.ndarray
+    forward_cost: np.ndarray
+    excluded: pd.DataFrame  # EXCLUDED_COLUMNS
+
+    def figures(self) -> dict[str, np.ndarray]:
+        """The cost columns of the ranked rows, in rank order."""
+        return {name: getattr(self, name)[self.order]
+                for name in ("spot_cost", "kappa", "beta", "theta", "forward_cost", "r_in_eff")}
+
+    def priced(self, spots: pd.DataFrame) -> pd.DataFrame:
+        """The ranked rows as a frame of RANK_COLUMNS (`spots` as given to `rank`)."""
+        labels = spots.iloc[self.order][RANK_LABELS].reset_index(drop=True)
+        return labels.assign(**self.figures())[RANK_COLUMNS]
+
+
 def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | None = None,
-         months: float | None = None, book: PriceBook | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(priced, excluded): the models of a spots frame that can serve the profile, cheapest first
-    (ties by ticker), and those that cannot, with their first reason.
+         months: float | None = None, book: PriceBook | None = None) -> Ranking:
+    """The models of a spots frame that can serve the profile, cheapest first (ties by ticker),
+    and those that cannot, with their first reason.
 
     `theta` (the mode's θ per row) and `book` (`PriceBook.of(spots, rate_columns(mode))`) may be
     passed in by a caller that keeps them; the forward cost needs both `theta` and `months`.
     """
-    if not spots.index.equals(pd.RangeIndex(len(spots))):
-        spots = spots.reset_index(drop=True)
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
     windows = spots["context_window"].tolist()
@@ -139,19 +167,13 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     order = np.array(sorted((i for i, found in enumerate(reasons) if not found), key=lambda i: (cost[i], tickers[i])),
                      dtype=int)
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
-    spot_cost = costs.spot_cost[order]
-    priced = pd.DataFrame({
-        **{c: spots[c].array.take(order) for c in ("ticker", "model_id", "display_name", "provider")},
-        "spot_cost": spot_cost, "kappa": costs.kappa[order], "beta": costs.beta_used[order],
-        "is_reasoning": spots["is_reasoning"].array.take(order), "theta": theta[order],
-        "forward_cost": spot_cost * decay_factor(theta[order], months) if months is not None else np.nan * spot_cost,
-        "r_in_eff": costs.r_in_eff[order], "context_window": spots["context_window"].array.take(order),
-    }, columns=RANK_COLUMNS)
+    forward = costs.spot_cost * decay_factor(theta, months) if months is not None else np.full(len(spots), np.nan)
     out = [(tickers[i], found[0], describe(found[0], profile, mode, windows[i]))
            for i, found in enumerate(reasons) if found]
     excluded = pd.DataFrame(dict(zip(EXCLUDED_COLUMNS, map(list, zip(*out, strict=True)) if out else ([], [], []),
                                      strict=True)), columns=EXCLUDED_COLUMNS)
-    return priced, excluded
+    return Ranking(order=order, spot_cost=costs.spot_cost, kappa=costs.kappa, beta=costs.beta_used,
+                   r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded=excluded)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ from pipelines.quotes import (
     CONTEXT_WINDOW,
     NO_PRICE,
     NO_THINKING,
+    RANK_COLUMNS,
+    RANK_LABELS,
     Profile,
     describe,
     forward_quote,
@@ -40,7 +42,7 @@ from serve.deps import settings_of, snapshot_of
 from serve.direct import direct, handler_answer
 from serve.lookup import Resolved, UnknownModel
 from serve.problems import MEDIA_TYPE, Problem, invalid
-from serve.respond import envelope, envelope_type, records, snapshot_response
+from serve.respond import column_values, envelope, envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
 
 # A trillion tokens: far beyond any request, and a bound that keeps every count finite.
@@ -331,21 +333,33 @@ def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> list[str]:
     return tickers
 
 
+def _rank_labels(snapshot: LoadedSnapshot) -> dict[str, list[Any]]:
+    """The spots table's label columns of a comparison, JSON-ready, once per snapshot."""
+    key = ("rank_labels",)
+    if key not in snapshot.cache:
+        spots = snapshot.table("spots")
+        snapshot.cache[key] = {column: column_values(spots[column]) for column in RANK_LABELS}
+    return snapshot.cache[key]
+
+
 def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, Any]:
     profile, mode = _profile(body), body.mode
     _, theta, row_of, book = _mode_inputs(snapshot, mode)
-    spots = snapshot.table("spots").reset_index(drop=True)
+    spots, labels = snapshot.table("spots"), _rank_labels(snapshot)
     if body.models is not None:
         rows = [row_of[t] for t in _listed(snapshot, body.models, mode)]
         spots, theta, book = spots.iloc[rows], theta[rows], None  # a few models: priced afresh
-    priced, excluded = rank(spots, profile, mode, theta, body.horizon_months, book)
-    columns = [c for c in priced.columns if c != "forward_cost" or body.horizon_months is not None]
-    models = records(priced, columns)
+        labels = {column: [values[i] for i in rows] for column, values in labels.items()}
+    ranking = rank(spots, profile, mode, theta, body.horizon_months, book)
+    figures = {column: column_values(pd.Series(values)) for column, values in ranking.figures().items()}
+    columns = [c for c in RANK_COLUMNS if c != "forward_cost" or body.horizon_months is not None]
+    models = [{c: labels[c][row] if c in labels else figures[c][place] for c in columns}
+              for place, row in enumerate(ranking.order.tolist())]
     data: dict[str, Any] = {
         "task_profile": _task_profile(profile), "mode": mode, "models": models,
         "cheapest": models[0]["ticker"] if models else None,
         "most_expensive": models[-1]["ticker"] if models else None,
-        "count": len(models), "excluded": records(excluded),
+        "count": len(models), "excluded": records(ranking.excluded),
     }
     if body.horizon_months is not None:
         data["horizon_months"] = body.horizon_months

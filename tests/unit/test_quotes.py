@@ -133,7 +133,8 @@ def test_rank_prices_cheapest_first_and_excludes_with_reasons():
     #   SMALL   2500 tokens > window 1000; FREE β 0; UNPRICED no price.
     profile = Profile(2000, 500, 0.5)
     theta = np.array([0.1, 0.0, -0.1, 0.0, 0.0, NAN])
-    priced, excluded = rank(SPOTS, profile, "sync", theta=theta, months=2.0)
+    ranking = rank(SPOTS, profile, "sync", theta=theta, months=2.0)
+    priced, excluded = ranking.priced(SPOTS), ranking.excluded
     assert list(priced.columns) == RANK_COLUMNS and list(excluded.columns) == EXCLUDED_COLUMNS
     assert list(priced["ticker"]) == ["CHEAP", "TIERED", "CACHED"]
     assert priced["spot_cost"].tolist() == pytest.approx([0.0015, 0.006, 0.0108], abs=EXACT)
@@ -147,14 +148,15 @@ def test_rank_prices_cheapest_first_and_excludes_with_reasons():
 
 
 def test_rank_in_batch_mode_and_with_thinking():
-    priced, excluded = rank(SPOTS, Profile(1000, 100, 0.0, 50), "batch")
+    ranking = rank(SPOTS, Profile(1000, 100, 0.0, 50), "batch")
+    priced, excluded = ranking.priced(SPOTS), ranking.excluded
     # CACHED in batch, thinking billed as output: (7.5·(100 + 50) + 1.5·1000)e-6 = 0.002625
     assert priced["ticker"].tolist() == ["CACHED"]
     assert priced["spot_cost"].tolist() == pytest.approx([0.002625], abs=EXACT)
     assert priced["forward_cost"].isna().all() and priced["theta"].isna().all()
     assert dict(zip(excluded["ticker"], excluded["reason"])) == dict.fromkeys(
         ["CHEAP", "TIERED", "SMALL", "FREE", "UNPRICED"], NO_PRICE)
-    _, sync_excluded = rank(SPOTS, Profile(100, 100, 0.0, 50), "sync")
+    sync_excluded = rank(SPOTS, Profile(100, 100, 0.0, 50), "sync").excluded
     assert dict(zip(sync_excluded["ticker"], sync_excluded["reason"]))["CHEAP"] == NO_THINKING
 
 
