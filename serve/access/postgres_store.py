@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from datetime import UTC, date, datetime
 
 from serve.access.sqlite_store import check_tier, summarise
-from serve.access.stores import KeyRecord, Usage, UsageBatch, key_hash, new_key, same_hash
+from serve.access.stores import CountsOneUseAsABatch, KeyRecord, Usage, UsageBatch, key_hash, new_key, same_hash
 
 INSTALL_HINT = "pip install 'inference-pricing-oracle[scale]'"
 
@@ -63,7 +63,7 @@ def _record(row: tuple) -> KeyRecord:
                      revoked=as_utc(revoked), last_used=as_utc(last_used))
 
 
-class PostgresKeyStore:
+class PostgresKeyStore(CountsOneUseAsABatch):
     def __init__(self, dsn: str):
         try:
             import psycopg
@@ -120,11 +120,6 @@ class PostgresKeyStore:
     def list_keys(self) -> list[KeyRecord]:
         with self._transaction() as db:
             return [_record(row) for row in db.execute(LIST_KEYS).fetchall()]
-
-    def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
-        batch = UsageBatch()
-        batch.add(key_id, endpoint, now)
-        self.record_uses(batch)
 
     def record_uses(self, batch: UsageBatch) -> None:
         if not batch:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from serve.access.stores import TIERS, KeyRecord, Usage, UsageBatch, key_hash, new_key, same_hash
+from serve.access.stores import TIERS, CountsOneUseAsABatch, KeyRecord, Usage, UsageBatch, key_hash, new_key, same_hash
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -70,7 +70,7 @@ def check_tier(tier: str) -> None:
         raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}")
 
 
-class SqliteKeyStore:
+class SqliteKeyStore(CountsOneUseAsABatch):
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock = threading.Lock()
@@ -132,11 +132,6 @@ class SqliteKeyStore:
 
     def list_keys(self) -> list[KeyRecord]:
         return [_record(row) for row in self._read(f"SELECT {KEY_COLUMNS} FROM keys ORDER BY created, rowid")]
-
-    def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
-        batch = UsageBatch()
-        batch.add(key_id, endpoint, now)
-        self.record_uses(batch)
 
     def record_uses(self, batch: UsageBatch) -> None:
         if not batch:

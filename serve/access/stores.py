@@ -84,6 +84,15 @@ class UsageBatch:
         return bool(self.counts)
 
 
+class CountsOneUseAsABatch:
+    """For key stores: one request counted as a batch of one, so one method does the writing."""
+
+    def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
+        batch = UsageBatch()
+        batch.add(key_id, endpoint, now)
+        self.record_uses(batch)
+
+
 class KeyStore(Protocol):
     def create(self, name: str, tier: str, now: datetime) -> tuple[str, KeyRecord]:
         """Make a key; the clear key is returned here once and never stored."""
