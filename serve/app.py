@@ -15,6 +15,7 @@ from serve.access.middleware import AccessControl
 from serve.answers import AnswerCache
 from serve.api import curves, descriptor, keys, market, pricing, simulation
 from serve.direct import DirectAnswers
+from serve.documented import document_problems
 from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
@@ -25,11 +26,13 @@ ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, pricing.ROUTES,
 def create_app(settings: Settings) -> Litestar:
     import importlib.metadata
 
+    handlers = [handler for group in ROUTE_GROUPS for handler in group]
+    document_problems(handlers)
     snapshots = SnapshotState(settings.warehouse, timedelta(hours=settings.stale_after_hours))
     keys_store = BatchedKeyStore(key_store_from(settings.data, settings.key_store_url))
     counters = counter_store_from(settings.counter_store_url)
     return Litestar(
-        route_handlers=[handler for group in ROUTE_GROUPS for handler in group],
+        route_handlers=handlers,
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters}),
         # Outermost first: every request is counted and limited, then a kept answer may be sent.
         middleware=[partial(AccessControl, settings=settings, keys=keys_store, counters=counters),

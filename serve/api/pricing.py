@@ -16,7 +16,6 @@ import msgspec
 import numpy as np
 import pandas as pd
 from litestar import Request, Response, get, post
-from litestar.openapi import ResponseSpec
 
 from pipelines.listings import BATCH, SYNC
 from pipelines.pricing import PriceBook, Rates, task_cost
@@ -41,7 +40,7 @@ from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
 from serve.direct import direct, handler_answer
 from serve.lookup import Resolved, UnknownModel
-from serve.problems import MEDIA_TYPE, Problem, invalid
+from serve.problems import Problem, invalid
 from serve.respond import column_values, envelope, envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
 
@@ -200,37 +199,6 @@ class TaskType(msgspec.Struct):
     n_think: float
     description: str
 
-
-class FieldError(msgspec.Struct):
-    field: str
-    message: str
-
-
-class ProblemDetails(msgspec.Struct, kw_only=True):
-    """RFC 9457 problem details as serve.problems writes them (some problems add fields)."""
-
-    type: str
-    title: str
-    status: int
-    detail: str
-    code: str
-    error: str
-    errors: list[FieldError] | None = None
-
-
-def _problem(description: str) -> ResponseSpec:
-    return ResponseSpec(data_container=ProblemDetails, media_type=MEDIA_TYPE, description=description,
-                        generate_examples=False)
-
-
-PROBLEMS = {
-    400: _problem("Invalid input (code invalid_input, with `errors` [{field, message}]) or an unreadable body "
-                  "(code malformed_request)."),
-    404: _problem("Unknown model (code unknown_model, with `suggestions`), or no price in the requested mode "
-                  "(no_batch_price, no_price)."),
-    413: _problem("The body is larger than the server accepts."),
-    503: _problem("No snapshot has been published yet."),
-}
 
 PriceResponse = envelope_type("PriceResponse", Price)
 CompareResponse = envelope_type("CompareResponse", Comparison)
@@ -401,25 +369,24 @@ def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str
 # Each handler declares its operation; `serve.direct` answers it from the raw body (see there).
 
 @post("/v1/price", status_code=200, summary="The cost of a task profile on one model", tags=["pricing"],
-      responses=PROBLEMS, opt=direct(PriceRequest, price_data))
+      opt=direct(PriceRequest, price_data))
 async def price(request: Request, data: PriceRequest) -> Response[PriceResponse]:
     return await handler_answer(request)
 
 
 @post("/v1/compare", status_code=200, summary="Models ranked by the cost of a task profile", tags=["pricing"],
-      responses=PROBLEMS, opt=direct(CompareRequest, compare_data))
+      opt=direct(CompareRequest, compare_data))
 async def compare(request: Request, data: CompareRequest) -> Response[CompareResponse]:
     return await handler_answer(request)
 
 
 @post("/v1/providers", status_code=200, summary="The cost of a task profile at every provider of a model",
-      tags=["pricing"], responses=PROBLEMS, opt=direct(ProvidersRequest, providers_data))
+      tags=["pricing"], opt=direct(ProvidersRequest, providers_data))
 async def providers(request: Request, data: ProvidersRequest) -> Response[ProvidersResponse]:
     return await handler_answer(request)
 
 
-@get("/v1/task-types", summary="The published token profiles of the task types", tags=["pricing"],
-     responses={503: PROBLEMS[503]})
+@get("/v1/task-types", summary="The published token profiles of the task types", tags=["pricing"])
 async def task_types(request: Request) -> Response[TaskTypesResponse]:
     snapshot = snapshot_of(request)
     return snapshot_response(request, snapshot, envelope(snapshot, task_table()),
