@@ -1,11 +1,12 @@
 """Publishing: the snapshot becomes current only after every table and blocking check passed."""
 
+import re
 from datetime import UTC, datetime
 
 from dagster import AssetExecutionContext, HookContext, MaterializeResult, asset, failure_hook
 
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
-from warehouse.snapshot import RunStatus, record_run
+from warehouse.snapshot import RunStatus, publishing, record_run
 
 TABLES = ["genai_prices", "model_prices", "price_archive", "price_observations", "models", "providers",
           "price_history", "spots", "greeks", "forward_curves", "ici", "ici_history", "events", "backtest",
@@ -17,6 +18,8 @@ def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, setti
              sources: PriceSources):
     """Publish this run's tables as one snapshot: tables first, the manifest pointer last."""
     extra = {"as_of": settings.as_of_date().isoformat(), "sources": sources.versions()}
+    # Left behind if the process dies while publishing, so the API can say the run was cut short.
+    record_run(warehouse.store().root, publishing(context.run_id, datetime.now(UTC)))
     manifest = warehouse.store().publish(context.run_id, datetime.now(UTC), TABLES, extra=extra)
     record_run(warehouse.store().root, RunStatus("ok", manifest.last_update, run_id=context.run_id))
     return MaterializeResult(metadata={
@@ -26,10 +29,19 @@ def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, setti
     })
 
 
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[/\\][^\s'\"/\\:]+)+[/\\]([^\s'\"/\\:]+)")
+
+
+def without_paths(text: str) -> str:
+    """The text with each file path cut to its last part: the reason is shown by the public API,
+    which says which file failed but not where the server keeps it."""
+    return _PATH.sub(r"\1", text)
+
+
 @failure_hook(required_resource_keys={"warehouse"})
 def record_failure(context: HookContext):
     """A failed step (a source, a table or a blocking check) marks the run failed, with why; the
     published snapshot is untouched, and the API reports itself degraded."""
-    detail = f"{context.op.name} failed: {context.op_exception}"[:500]
+    detail = without_paths(f"{context.op.name} failed: {context.op_exception}")[:500]
     record_run(context.resources.warehouse.store().root,
                RunStatus("failed", datetime.now(UTC), detail, context.run_id))

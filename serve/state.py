@@ -108,6 +108,9 @@ class SnapshotState:
         run = last_run(self.store.root)
         if run is not None and run.status == "failed":
             reasons.append(f"the last pipeline run failed ({run.detail}); serving the last good snapshot")
+        elif run is not None and run.interrupted(self.clock()):
+            reasons.append(f"the last pipeline run ({run.run_id}) was cut short while publishing, at "
+                           f"{run.finished:%Y-%m-%d %H:%M} UTC; serving the last good snapshot")
         model_count = snapshot.manifest.tables["models"].rows if "models" in snapshot.manifest.tables else 0
         return Freshness("degraded" if reasons else "ok", "; ".join(reasons), snapshot.last_update,
                          int(age.total_seconds()), stale, model_count)

@@ -19,10 +19,11 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -297,20 +298,49 @@ class SnapshotStore:
 
 
 RUN_STATUS_FILE = "last_run.json"
+PUBLISHING = "publishing"
+PUBLISH_TIMEOUT = timedelta(minutes=10)  # a publish takes seconds; a record this old was cut short
 
 
 @dataclass(frozen=True)
 class RunStatus:
-    """How the latest pipeline run ended: `ok` (it published) or `failed`, with the reason."""
+    """The latest pipeline run: `publishing` while its snapshot asset publishes, then `ok` (it
+    published) or `failed`, with the reason. `host` and `pid` name the publishing process, so a
+    run killed while publishing can be told from one still at work."""
 
     status: str
-    finished: datetime
+    finished: datetime  # when the status was recorded
     detail: str = ""
     run_id: str = ""
+    host: str = ""
+    pid: int = 0
 
     def to_json(self) -> str:
         return json.dumps({"status": self.status, "finished": _iso_utc(self.finished), "detail": self.detail,
-                           "run_id": self.run_id}, sort_keys=True)
+                           "run_id": self.run_id, "host": self.host, "pid": self.pid}, sort_keys=True)
+
+    def interrupted(self, now: datetime, after: timedelta = PUBLISH_TIMEOUT) -> bool:
+        """A `publishing` record whose process is gone (on this host), or older than `after`."""
+        if self.status != PUBLISHING:
+            return False
+        if now - self.finished > after:
+            return True
+        return self.host == socket.gethostname() and self.pid > 0 and not _alive(self.pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    return True
+
+
+def publishing(run_id: str, now: datetime) -> RunStatus:
+    """The record a run leaves while it publishes."""
+    return RunStatus(PUBLISHING, now, f"run {run_id} is publishing", run_id, socket.gethostname(), os.getpid())
 
 
 def record_run(root: str | os.PathLike, status: RunStatus) -> None:
@@ -325,6 +355,7 @@ def last_run(root: str | os.PathLike) -> RunStatus | None:
     try:
         raw = json.loads((Path(root) / RUN_STATUS_FILE).read_text(encoding="utf-8"))
         finished = datetime.fromisoformat(raw["finished"].replace("Z", "+00:00"))
-        return RunStatus(raw["status"], finished, raw.get("detail", ""), raw.get("run_id", ""))
+        return RunStatus(raw["status"], finished, raw.get("detail", ""), raw.get("run_id", ""),
+                         raw.get("host", ""), int(raw.get("pid", 0)))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
