@@ -140,8 +140,13 @@ def r_batch(beta_batch: float | None, beta_sync: float | None) -> float:
 
 
 def _blended_input_price(input_price, cache_price, eta):
-    """β·r_in_eff: the prompt's price per token, part fresh and part read from cache."""
-    return input_price * (1.0 - eta) + cache_price * eta
+    """β·r_in_eff: the prompt's price per token, part fresh and part read from cache. A blend lies
+    between its two prices; the clip only undoes rounding, so that a model without a cache price
+    (cache = input) blends to exactly its input price and reading from cache never costs more."""
+    blended = input_price * (1.0 - eta) + cache_price * eta
+    if isinstance(blended, np.ndarray):
+        return np.clip(blended, np.minimum(input_price, cache_price), np.maximum(input_price, cache_price))
+    return min(max(blended, min(input_price, cache_price)), max(input_price, cache_price))
 
 
 def _or(price, fallback):
@@ -198,7 +203,7 @@ def cache_value(rates: Rates, n_in: float, n_out: float, eta: float, n_think: fl
     with_cache = spot_cost(rates, n_in, n_out, eta, n_think)
     without = spot_cost(rates, n_in, n_out, 0.0, n_think)
     savings = without - with_cache
-    return CacheValue(without, savings, 100.0 * savings / without if without > 0 else 0.0)
+    return CacheValue(without, savings, 100.0 * (savings / without) if without > 0 else 0.0)
 
 
 @dataclass(frozen=True)
@@ -222,7 +227,7 @@ def task_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think
     value = None
     if eta > 0:
         without = float(_cost(*prices, n_in, n_out, 0.0, n_think))
-        value = CacheValue(without, without - cost, 100.0 * (without - cost) / without if without > 0 else 0.0)
+        value = CacheValue(without, without - cost, 100.0 * ((without - cost) / without) if without > 0 else 0.0)
     return TaskCost(
         beta_used=beta,
         r_in_eff=None if math.isnan(rate) else rate,

@@ -17,7 +17,8 @@ from pipelines.pricing import PriceBook, Rates, cache_value, kappa, spot_cost, t
 
 PRICE = st.floats(min_value=0.0, max_value=500.0, allow_nan=False, allow_infinity=False)
 POSITIVE_PRICE = st.floats(min_value=1e-3, max_value=500.0, allow_nan=False, allow_infinity=False)
-TOKENS = st.floats(min_value=0.0, max_value=2e6, allow_nan=False, allow_infinity=False)
+# Token counts: none, or from a thousandth (averages over many requests) to two million.
+TOKENS = st.just(0.0) | st.floats(min_value=1e-3, max_value=2e6, allow_nan=False, allow_infinity=False)
 ETA = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 SCALE = st.floats(min_value=1e-3, max_value=1e3, allow_nan=False, allow_infinity=False)
 EXAMPLES = settings(max_examples=300, deadline=None)
@@ -79,8 +80,8 @@ def test_cost_is_linear_in_beta(r, n_in, n_out, eta, n_think, factor):
 @given(rates(), TOKENS, TOKENS, ETA, TOKENS)
 def test_the_cache_value_lies_between_nothing_and_the_uncached_cost(r, n_in, n_out, eta, n_think):
     value = cache_value(r, n_in, n_out, eta, n_think)
-    assert -1e-12 * value.cost_without_cache <= value.savings <= value.cost_without_cache * (1 + 1e-12)
-    assert 0 <= value.savings_pct <= 100 + 1e-9
+    assert 0 <= value.savings <= value.cost_without_cache
+    assert 0 <= value.savings_pct <= 100
 
 
 @EXAMPLES
@@ -103,7 +104,8 @@ def test_the_vectorised_costs_equal_the_scalar_ones(many, n_in, n_out, eta, n_th
         one = task_cost(r, n_in, n_out, eta, n_think)
         assert vector.spot_cost[i] == pytest.approx(one.spot_cost, rel=1e-12, abs=1e-300)
         assert vector.beta_used[i] == one.beta_used
-        assert (math.isnan(vector.kappa[i]) and one.kappa is None) or vector.kappa[i] == pytest.approx(one.kappa)
+        expected = math.nan if one.kappa is None else one.kappa
+        assert vector.kappa[i] == pytest.approx(expected, rel=1e-12, nan_ok=True)
 
 
 def _tiers_json(r: Rates) -> str | None:
