@@ -6,6 +6,7 @@ from datetime import timedelta
 from functools import partial
 
 from litestar import Litestar
+from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
@@ -21,6 +22,20 @@ from serve.settings import Settings
 from serve.state import SnapshotState
 
 ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, pricing.ROUTES, simulation.ROUTES, keys.ROUTES]
+
+
+CORS_EXPOSED = ["ETag", "Cache-Control", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"]
+
+
+def cors_config(settings: Settings) -> CORSConfig | None:
+    """Browsers may call the API from the configured origins: reads and quotes with a key in a
+    header, never with credentials (cookies), and they may read the caching and limit headers."""
+    origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]
+    if not origins:
+        return None
+    return CORSConfig(allow_origins=origins, allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+                      allow_headers=["Content-Type", "X-API-Key", "Authorization", "If-None-Match"],
+                      expose_headers=CORS_EXPOSED, allow_credentials=False, max_age=3600)
 
 
 def create_app(settings: Settings) -> Litestar:
@@ -41,6 +56,7 @@ def create_app(settings: Settings) -> Litestar:
         on_shutdown=[lambda: keys_store.close(), lambda: counters.close()],
         exception_handlers={Exception: handle},
         request_max_body_size=settings.max_body_bytes,
+        cors_config=cors_config(settings),
         openapi_config=OpenAPIConfig(
             title="Inference Pricing Oracle",
             version=importlib.metadata.version("inference-pricing-oracle"),
