@@ -34,10 +34,11 @@ class Settings:
     key_creations_per_hour: int = 10
     # Comma-separated addresses of proxies whose X-Forwarded-For is believed.
     trusted_proxies: str = ""
-    # Comma-separated origins whose pages may call the API from a browser ("*": any; empty: none).
-    # Any is safe here: a key travels in a header the calling page must set, never in a cookie,
-    # so a foreign page cannot spend a visitor's key.
-    cors_origins: str = "*"
+    # Comma-separated origins whose pages may call the API from a browser ("*": any). Empty, the
+    # default: none, and no CORS work per request (measured: 20–30 µs, a tenth of a cached answer).
+    # Even "*" would be safe: a key travels in a header the calling page must set, never in a
+    # cookie, so a foreign page cannot spend a visitor's key.
+    cors_origins: str = ""
 
     def limit_of(self, tier: str) -> int:
         return getattr(self, f"{tier}_requests_per_hour")
