@@ -34,3 +34,29 @@ def warehouse_copy(built_warehouse, tmp_path) -> Path:
     target = tmp_path / "warehouse"
     shutil.copytree(built_warehouse, target)
     return target
+
+
+@pytest.fixture(scope="session")
+def postgres_url(tmp_path_factory):
+    """A real PostgreSQL server on loopback for this session (skips when none can be started)."""
+    import tempfile
+
+    from tests.servers import start_postgres
+
+    # Not under pytest's own temporary folder: that is private to this user, and the server runs
+    # as the `postgres` user when the tests run as root.
+    folder = Path(tempfile.mkdtemp(prefix="oracle-postgres-"))
+    url, stop = start_postgres(folder)
+    yield url
+    stop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    """A real Redis server on loopback for this session (skips when none can be started)."""
+    from tests.servers import start_redis
+
+    url, stop = start_redis(tmp_path_factory.mktemp("redis"))
+    yield url
+    stop()

@@ -22,10 +22,12 @@ from serve.access.sqlite_store import SqliteKeyStore
 from tests.test_end_to_end import ROOT, _free_port
 
 
-def _start(warehouse: Path, data: Path) -> tuple[subprocess.Popen, str]:
+def start_server(warehouse: Path, data: Path, **settings: str) -> tuple[subprocess.Popen, str]:
+    """`oracle serve` on a free port: (process, base URL); `settings` are ORACLE_* values."""
     port = _free_port()
     env = {**os.environ, "ORACLE_STALE_AFTER_HOURS": str(24 * 365 * 100), "ORACLE_DATA": str(data),
-           "ORACLE_FREE_REQUESTS_PER_HOUR": str(10**9), "ORACLE_KEY_CREATIONS_PER_HOUR": str(10**9)}
+           "ORACLE_FREE_REQUESTS_PER_HOUR": str(10**9), "ORACLE_KEY_CREATIONS_PER_HOUR": str(10**9),
+           **{f"ORACLE_{name.upper()}": value for name, value in settings.items()}}
     process = subprocess.Popen(
         [Path(sys.executable).parent / "oracle", "serve", "--port", str(port), "--warehouse", str(warehouse)],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -43,7 +45,7 @@ def _start(warehouse: Path, data: Path) -> tuple[subprocess.Popen, str]:
 
 def test_a_server_killed_during_key_creation_and_use_leaves_the_database_consistent(built_warehouse, tmp_path):
     data = tmp_path / "data"
-    process, base = _start(built_warehouse, data)
+    process, base = start_server(built_warehouse, data)
     created: dict[str, int] = {}  # key -> requests answered with it
     lock, stop = threading.Lock(), threading.Event()
 
@@ -92,7 +94,7 @@ def test_a_server_killed_during_key_creation_and_use_leaves_the_database_consist
     store.close()
     assert counted > 0  # the flushes before the kill were written
 
-    process, base = _start(built_warehouse, data)
+    process, base = start_server(built_warehouse, data)
     try:
         key = next(iter(created))
         usage = httpx.get(f"{base}/v1/keys/usage", headers={"X-API-Key": key}, timeout=10)

@@ -7,9 +7,10 @@ from serve.access.memory_counter import window_bounds
 INSTALL_HINT = "pip install 'inference-pricing-oracle[scale]'"
 
 
-def counter_key(bucket: str, window_start: int) -> str:
-    # The window start comes last, so a bucket holding colons (an IPv6 address) stays unambiguous.
-    return f"oracle:rl:{bucket}:{window_start}"
+def counter_key(bucket: str, window_seconds: int, window_start: int) -> str:
+    # The window's length and start come last, so a bucket holding colons (an IPv6 address) stays
+    # unambiguous; the length is part of the key, so two limits on one bucket never share a count.
+    return f"oracle:rl:{bucket}:{window_seconds}:{window_start}"
 
 
 class RedisCounterStore:
@@ -22,7 +23,7 @@ class RedisCounterStore:
 
     def hit(self, bucket: str, window_seconds: int, now: float) -> tuple[int, float]:
         start, end = window_bounds(window_seconds, now)
-        key = counter_key(bucket, start)
+        key = counter_key(bucket, window_seconds, start)
         # MULTI/EXEC, so a counter is never left without its expiry. The expiry is relative rather
         # than the window's end, so a clock that differs between this host and Redis cannot expire
         # a live window early; the key lives at most one window past its own.

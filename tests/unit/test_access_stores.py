@@ -18,9 +18,27 @@ from serve.access.stores import key_hash
 NOW = datetime(2026, 11, 22, 9, 30, tzinfo=UTC)
 
 
-@pytest.fixture
-def keys(tmp_path):
-    store = SqliteKeyStore(tmp_path / "keys.sqlite3")
+@pytest.fixture(params=["sqlite", "postgres"])
+def keys(request, tmp_path):
+    """The same tests against the embedded store and a real PostgreSQL server."""
+    if request.param == "sqlite":
+        store = SqliteKeyStore(tmp_path / "keys.sqlite3")
+    else:
+        store = postgres_store.PostgresKeyStore(request.getfixturevalue("postgres_url"))
+        with store._transaction() as db:  # each test starts from empty tables
+            db.execute("TRUNCATE keys, usage")
+    yield store
+    store.close()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def counter(request):
+    """The same tests against the in-process counters and a real Redis server."""
+    if request.param == "memory":
+        store = MemoryCounterStore()
+    else:
+        store = redis_counter.RedisCounterStore(request.getfixturevalue("redis_url"))
+        store._client.flushdb()
     yield store
     store.close()
 
@@ -123,19 +141,26 @@ def test_two_processes_on_one_file_count_every_use(tmp_path):
     store.close()
 
 
-def test_memory_windows_roll_over_at_the_boundary():
-    counter = MemoryCounterStore()
+def test_windows_roll_over_at_the_boundary(counter):
     assert counter.hit("ip:1", 3600, 7199.0) == (1, 7200.0)
     assert counter.hit("ip:1", 3600, 7199.999) == (2, 7200.0)
     assert counter.hit("ip:2", 3600, 7199.999) == (1, 7200.0)
     assert counter.hit("ip:1", 60, 7199.0) == (1, 7200.0)  # another window length counts apart
     assert counter.hit("ip:1", 3600, 7200.0) == (1, 10800.0)  # a new window starts at its boundary
-    assert len(counter) == 1  # the ended windows were dropped
+    assert counter.hit("ip:1", 60, 7200.0) == (1, 7260.0)  # same start, another length: its own count
+    assert counter.hit("ip:1", 3600, 7200.5) == (2, 10800.0)
+
+
+def test_memory_counters_drop_ended_windows():
+    counter = MemoryCounterStore()
+    counter.hit("ip:1", 3600, 7199.0)
+    counter.hit("ip:1", 60, 7199.0)
+    counter.hit("ip:1", 3600, 7200.0)
+    assert len(counter) == 1
     counter.close()
 
 
-def test_memory_counter_counts_concurrent_hits():
-    counter = MemoryCounterStore()
+def test_counters_count_concurrent_hits(counter):
     start = threading.Barrier(10)
     seen = []
 
@@ -234,8 +259,9 @@ def test_redis_counter_keys_and_commands(monkeypatch):
     assert counter.hit("ip:::1", 3600, 7199.5) == (1, 7200.0)
     assert counter.hit("ip:::1", 3600, 7199.9) == (2, 7200.0)
     assert counter.hit("ip:::1", 3600, 7200.0) == (1, 10800.0)
-    assert server.calls[0] == (True, [("incr", "oracle:rl:ip:::1:3600"), ("expire", "oracle:rl:ip:::1:3600", 3600)])
-    assert redis_counter.counter_key("k:abc", 7200) == "oracle:rl:k:abc:7200"
+    key = "oracle:rl:ip:::1:3600:3600"
+    assert server.calls[0] == (True, [("incr", key), ("expire", key, 3600)])
+    assert redis_counter.counter_key("k:abc", 60, 7200) == "oracle:rl:k:abc:60:7200"
     counter.close()
     assert server.closed
 
