@@ -33,6 +33,10 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--port", type=int, default=int(os.environ.get("ORACLE_PORT", "8000")))
         command.add_argument("--warehouse", default=None,
                              help="snapshot folder (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
+        if name == "serve":
+            command.add_argument("--workers", type=int, default=int(os.environ.get("ORACLE_WORKERS", "1")),
+                                 help="server processes on the one port (share limits only through a "
+                                      "counter store URL: ORACLE_COUNTER_STORE_URL=redis://...)")
         if name == "up":
             command.add_argument("--dagster-port", type=int, default=3000)
     _add_keys(commands)
@@ -103,13 +107,19 @@ def _print_keys(records) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
 
 
-def _serve(host: str, port: int, warehouse: str | None) -> None:
+def _serve(host: str, port: int, warehouse: str | None, workers: int = 1) -> None:
     import uvicorn
 
     from serve.app import create_app
     from serve.settings import Settings
 
-    uvicorn.run(create_app(Settings.from_env(warehouse=warehouse)), host=host, port=port, log_level="info")
+    if workers <= 1:
+        uvicorn.run(create_app(Settings.from_env(warehouse=warehouse)), host=host, port=port, log_level="info")
+        return
+    # Each worker process builds its own app from the environment, so the settings travel there.
+    if warehouse:
+        os.environ["ORACLE_WAREHOUSE"] = warehouse
+    uvicorn.run("serve.app:app_from_env", factory=True, host=host, port=port, workers=workers, log_level="info")
 
 
 def _up(args) -> int:
@@ -168,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
                             args.as_of or os.environ.get("ORACLE_AS_OF", ""))
         return 0 if published else 1
     if args.command == "serve":
-        _serve(args.host, args.port, args.warehouse)
+        _serve(args.host, args.port, args.warehouse, args.workers)
         return 0
     if args.command == "up":
         return _up(args)

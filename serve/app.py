@@ -65,3 +65,8 @@ def create_app(settings: Settings) -> Litestar:
             path="/schema",
         ),
     )
+
+
+def app_from_env() -> Litestar:
+    """The app as a factory of no arguments, for server processes started by uvicorn's workers."""
+    return create_app(Settings.from_env())

@@ -22,14 +22,16 @@ from serve.access.sqlite_store import SqliteKeyStore
 from tests.test_end_to_end import ROOT, _free_port
 
 
-def start_server(warehouse: Path, data: Path, **settings: str) -> tuple[subprocess.Popen, str]:
-    """`oracle serve` on a free port: (process, base URL); `settings` are ORACLE_* values."""
+def start_server(warehouse: Path, data: Path, *options: str, **settings: str) -> tuple[subprocess.Popen, str]:
+    """`oracle serve` on a free port: (process, base URL); `options` are added to the command,
+    `settings` are ORACLE_* values."""
     port = _free_port()
     env = {**os.environ, "ORACLE_STALE_AFTER_HOURS": str(24 * 365 * 100), "ORACLE_DATA": str(data),
            "ORACLE_FREE_REQUESTS_PER_HOUR": str(10**9), "ORACLE_KEY_CREATIONS_PER_HOUR": str(10**9),
            **{f"ORACLE_{name.upper()}": value for name, value in settings.items()}}
     process = subprocess.Popen(
-        [Path(sys.executable).parent / "oracle", "serve", "--port", str(port), "--warehouse", str(warehouse)],
+        [Path(sys.executable).parent / "oracle", "serve", "--port", str(port), "--warehouse", str(warehouse),
+         *options],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

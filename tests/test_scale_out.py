@@ -3,6 +3,7 @@ keys and Redis for counters, as two workers or two machines behind a load balanc
 
 import os
 import signal
+from pathlib import Path
 
 import httpx
 
@@ -43,3 +44,24 @@ def test_two_server_processes_share_one_free_limit_and_one_key_store(built_wareh
         for process, _ in servers:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=30)
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def test_two_workers_of_one_server_share_one_free_limit_through_redis(built_warehouse, tmp_path, redis_url):
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    process, base = start_server(built_warehouse, tmp_path / "data", "--workers", "2",
+                                 counter_store_url=redis_url, free_requests_per_hour=str(FREE_LIMIT))
+    try:
+        workers = _children(process.pid)
+        assert len(workers) >= 2, workers  # uvicorn's supervisor runs (at least) the two workers
+        answers = [httpx.get(f"{base}/v1/spots/O3", timeout=10) for _ in range(FREE_LIMIT + 1)]
+        assert [a.status_code for a in answers] == [200] * FREE_LIMIT + [429]
+        assert [int(a.headers["ratelimit-remaining"]) for a in answers[:-1]] == list(range(FREE_LIMIT - 1, -1, -1))
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
