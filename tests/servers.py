@@ -1,6 +1,7 @@
-"""Real PostgreSQL and Redis servers on loopback for the shared-store tests, started from the
-Debian packages' binaries (`.ci/run` installs them). Where a server cannot be started, the tests
-that need it are skipped, saying why.
+"""Servers for the tests: `oracle serve` as a real process, and real PostgreSQL and Redis servers on
+loopback for the shared-store tests, started from the Debian packages' binaries (`.ci/run`
+installs them). Where PostgreSQL or Redis cannot be started, the tests that need it are skipped,
+saying why.
 """
 
 from __future__ import annotations
@@ -10,10 +11,14 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
@@ -91,3 +96,26 @@ def start_redis(folder: Path) -> tuple[str, callable]:
         process.wait(timeout=10)
 
     return f"redis://127.0.0.1:{port}/0", stop
+
+
+def start_server(warehouse: Path, data: Path, *options: str, **settings: str) -> tuple[subprocess.Popen, str]:
+    """`oracle serve` on a free port: (process, base URL); `options` are added to the command,
+    `settings` are ORACLE_* values."""
+    port = free_port()
+    env = {**os.environ, "ORACLE_STALE_AFTER_HOURS": str(24 * 365 * 100), "ORACLE_DATA": str(data),
+           "ORACLE_FREE_REQUESTS_PER_HOUR": str(10**9), "ORACLE_KEY_CREATIONS_PER_HOUR": str(10**9),
+           **{f"ORACLE_{name.upper()}": value for name, value in settings.items()}}
+    process = subprocess.Popen(
+        [Path(sys.executable).parent / "oracle", "serve", "--port", str(port), "--warehouse", str(warehouse),
+         *options],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return process, base
+        except httpx.TransportError:
+            time.sleep(0.2)
+    process.kill()
+    pytest.fail("oracle serve did not come up within 60 s")

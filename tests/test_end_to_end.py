@@ -4,11 +4,6 @@ the Parquet tables or the `pipelines/` functions."""
 
 import os
 import signal
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import httpx
 import numpy as np
@@ -16,35 +11,12 @@ import pytest
 
 from pipelines.pricing import Rates, task_cost
 from pipelines.spots import rate_columns
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.servers import start_server
 
 
 @pytest.fixture(scope="module")
 def server(built_warehouse):
-    port = _free_port()
-    env = {**os.environ, "ORACLE_STALE_AFTER_HOURS": str(24 * 365 * 100),
-           "ORACLE_FREE_REQUESTS_PER_HOUR": str(10**9), "ORACLE_DATA": str(built_warehouse.parent / "e2e-data")}
-    process = subprocess.Popen(
-        [Path(sys.executable).parent / "oracle", "serve", "--port", str(port), "--warehouse", str(built_warehouse)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.2)
-    else:
-        process.kill()
-        pytest.fail("oracle serve did not come up within 60 s")
+    process, base = start_server(built_warehouse, built_warehouse.parent / "e2e-data")
     with httpx.Client(base_url=base, timeout=30) as client:
         yield client
     os.killpg(process.pid, signal.SIGTERM)

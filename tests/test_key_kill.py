@@ -8,41 +8,14 @@ second of them: the counts after the kill are at most the requests made, never m
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
-import pytest
 
 from serve.access.factory import KEYS_FILE
 from serve.access.sqlite_store import SqliteKeyStore
-from tests.test_end_to_end import ROOT, _free_port
-
-
-def start_server(warehouse: Path, data: Path, *options: str, **settings: str) -> tuple[subprocess.Popen, str]:
-    """`oracle serve` on a free port: (process, base URL); `options` are added to the command,
-    `settings` are ORACLE_* values."""
-    port = _free_port()
-    env = {**os.environ, "ORACLE_STALE_AFTER_HOURS": str(24 * 365 * 100), "ORACLE_DATA": str(data),
-           "ORACLE_FREE_REQUESTS_PER_HOUR": str(10**9), "ORACLE_KEY_CREATIONS_PER_HOUR": str(10**9),
-           **{f"ORACLE_{name.upper()}": value for name, value in settings.items()}}
-    process = subprocess.Popen(
-        [Path(sys.executable).parent / "oracle", "serve", "--port", str(port), "--warehouse", str(warehouse),
-         *options],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return process, base
-        except httpx.TransportError:
-            time.sleep(0.2)
-    process.kill()
-    pytest.fail("oracle serve did not come up within 60 s")
+from tests.servers import start_server
 
 
 def test_a_server_killed_during_key_creation_and_use_leaves_the_database_consistent(built_warehouse, tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.test_key_kill import start_server
+from tests.servers import start_server
 
 FREE_LIMIT = 60
 
