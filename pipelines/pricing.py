@@ -34,12 +34,20 @@ HISTORY_COLUMNS = {"input": "input", "output": "output", "cache_read": "cache_re
                    "tiers": "tiers"}
 
 
-def _missing(value: object) -> bool:
-    return value is None or (not isinstance(value, (list, tuple, dict)) and bool(pd.isna(value)))
+def is_missing(value: object) -> bool:
+    """None, NaN, NA or NaT; never a container (a tiers list is a value). The quick tests come
+    first: this runs per model in every comparison."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, float):  # NaN is the one value unequal to itself
+        return value != value
+    if isinstance(value, int | list | tuple | dict):  # bools and integers included
+        return False
+    return bool(pd.isna(value))
 
 
 def _price(name: str, value: object, required: bool) -> float | None:
-    if _missing(value):
+    if is_missing(value):
         if required:
             raise ValueError(f"{name} price is required")
         return None
@@ -80,7 +88,7 @@ class Rates:
 
 def parse_tiers(text: str | None, base: Rates) -> tuple[tuple[float, Rates], ...]:
     """The tiers JSON as ((above, Rates), ...); a field a tier does not name keeps the base rate."""
-    if _missing(text) or not str(text).strip():
+    if is_missing(text) or not str(text).strip():
         return ()
     tiers = []
     for tier in json.loads(text):
@@ -134,7 +142,7 @@ def r_think(rates: Rates) -> float:
 
 def r_batch(beta_batch: float | None, beta_sync: float | None) -> float:
     """Batch output price over sync output price; NaN without a batch price."""
-    if _missing(beta_batch) or _missing(beta_sync):
+    if is_missing(beta_batch) or is_missing(beta_sync):
         return math.nan
     return _ratio(float(beta_batch), float(beta_sync))
 
@@ -269,7 +277,7 @@ class PriceBook:
         tiered = []
         if names["tiers"] in frame:
             for i, text in enumerate(frame[names["tiers"]].tolist()):
-                if _missing(text) or math.isnan(beta[i]) or math.isnan(input_price[i]):
+                if is_missing(text) or math.isnan(beta[i]) or math.isnan(input_price[i]):
                     continue
                 tiered.append((i, _tiered_rates(text, *(None if math.isnan(v) else float(v)  # NaN is no cache key
                                                         for v in (input_price[i], beta[i], cache[i], think[i])))))

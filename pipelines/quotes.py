@@ -22,7 +22,7 @@ import pandas as pd
 from pipelines.dynamics import decay_factor, ratio_quantiles
 from pipelines.greeks import MODEL_FIELDS
 from pipelines.listings import BATCH
-from pipelines.pricing import PriceBook, Rates, spot_costs, task_costs
+from pipelines.pricing import PriceBook, Rates, is_missing, spot_costs, task_costs
 from pipelines.spots import rate_columns
 from pipelines.tasks import Profile
 
@@ -37,27 +37,17 @@ RANK_COLUMNS = ["ticker", "model_id", "display_name", "provider", "spot_cost", "
                 "theta", "forward_cost", "r_in_eff", "context_window"]
 EXCLUDED_COLUMNS = ["ticker", "reason", "detail"]
 
-def _missing(value: object) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return True
-    if isinstance(value, float):  # NaN is the one value unequal to itself (a quick test, run per model)
-        return value != value
-    if isinstance(value, int):  # bools and plain integers are never missing
-        return False
-    return bool(pd.isna(value))
-
-
 def unfit_reasons(profile: Profile, *, priced: bool, beta: float | None, is_reasoning: bool,
                   context_window: float | None) -> list[str]:
     """Every reason (of REASONS, in order) the model cannot serve the profile; empty when it can."""
     if not priced:
         return [NO_PRICE]
     reasons = []
-    if _missing(beta) or not beta > 0:
+    if is_missing(beta) or not beta > 0:
         reasons.append(NO_OUTPUT_PRICE)
     if profile.n_think > 0 and not bool(is_reasoning):
         reasons.append(NO_THINKING)
-    if not _missing(context_window) and profile.tokens > float(context_window):
+    if not is_missing(context_window) and profile.tokens > float(context_window):
         reasons.append(CONTEXT_WINDOW)
     return reasons
 
@@ -79,7 +69,7 @@ def describe(reason: str, profile: Profile, mode: str, context_window: float | N
 def model_rates(row: Mapping, mode: str) -> Rates | None:
     """A spots row's rates in a mode, or None when the model has no price in it."""
     columns = rate_columns(mode)
-    if _missing(row.get(columns["output"])) or _missing(row.get(columns["input"])):
+    if is_missing(row.get(columns["output"])) or is_missing(row.get(columns["input"])):
         return None
     return Rates.from_row(row, columns)
 
@@ -87,7 +77,7 @@ def model_rates(row: Mapping, mode: str) -> Rates | None:
 def process_of(greeks_row: Mapping, mode: str) -> dict[str, float | None]:
     """The fitted process of a mode from a Greek sheet row (batch parameters carry `_batch`)."""
     suffix = "_batch" if mode == BATCH else ""
-    return {field: None if _missing(greeks_row.get(f"{field}{suffix}")) else float(greeks_row[f"{field}{suffix}"])
+    return {field: None if is_missing(greeks_row.get(f"{field}{suffix}")) else float(greeks_row[f"{field}{suffix}"])
             for field in MODEL_FIELDS}
 
 
@@ -107,11 +97,11 @@ def forward_quote(spot_cost: float, beta: float, process: Mapping[str, float | N
     if not 0 < months <= 12 or not math.isfinite(months):
         raise ValueError(f"months must be in (0, 12], got {months!r}")
     theta = process.get("theta")
-    if _missing(theta):
+    if is_missing(theta):
         return ForwardQuote(months, None, None, None, None, None, None)
     factor = float(decay_factor(theta, months))
     low = high = None
-    if not any(_missing(process.get(field)) for field in MODEL_FIELDS):
+    if not any(is_missing(process.get(field)) for field in MODEL_FIELDS):
         low, high = ratio_quantiles(pd.DataFrame([dict(process)]), months)[0]
         low, high = spot_cost * float(low), spot_cost * float(high)
     return ForwardQuote(months, spot_cost * factor, beta * factor, float(theta), factor, low, high)
