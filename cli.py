@@ -23,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     refresh = commands.add_parser("refresh", help="materialise every asset and publish a snapshot")
     refresh.add_argument("--warehouse", default=None,
-                         help="snapshot folder (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
+                         help="snapshot folder or fsspec URL (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
     refresh.add_argument("--as-of", default=None,
                          help="snapshot date, YYYY-MM-DD (default: $ORACLE_AS_OF, else today in UTC)")
     for name, help_text in (("serve", "run the HTTP API"),
@@ -32,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--host", default=os.environ.get("ORACLE_HOST", "127.0.0.1"))
         command.add_argument("--port", type=int, default=int(os.environ.get("ORACLE_PORT", "8000")))
         command.add_argument("--warehouse", default=None,
-                             help="snapshot folder (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
+                             help="snapshot folder or fsspec URL (default: $ORACLE_WAREHOUSE, "
+                                  "else warehouse/snapshots)")
         if name == "serve":
             command.add_argument("--workers", type=int, default=int(os.environ.get("ORACLE_WORKERS", "1")),
                                  help="server processes on the one port (share limits only through a "
@@ -130,7 +131,8 @@ def _up(args) -> int:
     from warehouse.snapshot import SnapshotStore
 
     warehouse = args.warehouse or os.environ.get("ORACLE_WAREHOUSE") or "warehouse/snapshots"
-    warehouse = str(Path(warehouse).resolve())
+    if "://" not in warehouse:  # a path: absolute, so Dagster's processes find the same folder
+        warehouse = str(Path(warehouse).resolve())
     if SnapshotStore(warehouse).current() is None:
         from assets.refresh import refresh
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from dagster import AssetExecutionContext, HookContext, MaterializeResult, asset, failure_hook
 
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
-from warehouse.snapshot import RunStatus, publishing, record_run
+from warehouse.runs import RunStatus, publishing, record_run
 
 TABLES = ["genai_prices", "model_prices", "price_archive", "price_observations", "models", "providers",
           "price_history", "spots", "greeks", "forward_curves", "ici", "ici_history", "events", "backtest",
@@ -19,12 +19,13 @@ def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, setti
     """Publish this run's tables as one snapshot: tables first, the manifest pointer last."""
     extra = {"as_of": settings.as_of_date().isoformat(), "sources": sources.versions()}
     # Left behind if the process dies while publishing, so the API can say the run was cut short.
-    record_run(warehouse.store().root, publishing(context.run_id, datetime.now(UTC)))
-    manifest = warehouse.store().publish(context.run_id, datetime.now(UTC), TABLES, extra=extra)
-    record_run(warehouse.store().root, RunStatus("ok", manifest.last_update, run_id=context.run_id))
+    store = warehouse.store()
+    record_run(store.storage, publishing(context.run_id, datetime.now(UTC)))
+    manifest = store.publish(context.run_id, datetime.now(UTC), TABLES, extra=extra)
+    record_run(store.storage, RunStatus("ok", manifest.last_update, run_id=context.run_id))
     return MaterializeResult(metadata={
         "snapshot_id": manifest.snapshot_id,
-        "path": str(warehouse.store().root / manifest.snapshot_id),
+        "path": store.storage.address(store.storage.join(manifest.snapshot_id)),
         **{f"rows.{name}": info.rows for name, info in manifest.tables.items()},
     })
 
@@ -43,5 +44,5 @@ def record_failure(context: HookContext):
     """A failed step (a source, a table or a blocking check) marks the run failed, with why; the
     published snapshot is untouched, and the API reports itself degraded."""
     detail = without_paths(f"{context.op.name} failed: {context.op_exception}")[:500]
-    record_run(context.resources.warehouse.store().root,
+    record_run(context.resources.warehouse.store().storage,
                RunStatus("failed", datetime.now(UTC), detail, context.run_id))

@@ -39,7 +39,7 @@ def refresh(warehouse_root: str | None = None, as_of: str = "", write: Callable[
     defs = Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[job],
                        resources=build_resources(warehouse, RefreshSettings(as_of=as_of), sources))
     instance = DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
-    write(f"Refreshing the warehouse at {warehouse.store().root}")
+    write(f"Refreshing the warehouse at {warehouse.store().url}")
     quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     result = defs.resolve_job_def("refresh").execute_in_process(
         run_config=quiet, instance=instance, raise_on_error=False

@@ -1,15 +1,17 @@
 """The snapshot the server answers from, swapped atomically when a new one is published.
 
-Each request asks for `current()`. That costs one `stat` of the manifest pointer; when the
-pointer changed, the new manifest is read and a new `LoadedSnapshot` replaces the old in one
-assignment, so a request sees one snapshot or the other, never a mix. Tables are read lazily
-and cached per snapshot. If the pointer cannot be read, the last good snapshot keeps serving.
+Each request asks for `current()`. On a local disk that costs one `stat` of the manifest pointer;
+on an object store (an fsspec URL) the pointer is read at most every `REMOTE_POLL_SECONDS`, since
+each look is a network round trip. When the pointer changed, the new manifest is read and a new
+`LoadedSnapshot` replaces the old in one assignment, so a request sees one snapshot or the other,
+never a mix. Tables are read lazily and cached per snapshot. If the pointer cannot be read, the
+last good snapshot keeps serving.
 """
 
 from __future__ import annotations
 
-import os
 import threading
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
@@ -18,7 +20,10 @@ from pathlib import Path
 import pandas as pd
 
 from serve.lookup import ModelLookup
-from warehouse.snapshot import Manifest, SnapshotStore, last_run
+from warehouse.runs import last_run
+from warehouse.snapshot import POINTER, Manifest, SnapshotStore
+
+REMOTE_POLL_SECONDS = 5.0
 
 
 class LoadedSnapshot:
@@ -72,14 +77,19 @@ class SnapshotState:
         self._loaded: LoadedSnapshot | None = None
         self._signature: tuple | None = None
         self._lock = threading.Lock()
-        self._pointer = str(self.store.root / "manifest.json")  # stat once per request: keep it cheap
+        storage = self.store.storage
+        self._pointer = storage.join(POINTER)
+        self._poll_seconds = 0.0 if storage.local else REMOTE_POLL_SECONDS
+        self._polled_at, self._polled = float("-inf"), None
 
-    def _pointer_signature(self) -> tuple | None:
-        try:
-            info = os.stat(self._pointer)
-        except OSError:
-            return None
-        return info.st_mtime_ns, info.st_size, info.st_ino
+    def _pointer_signature(self) -> object | None:
+        if self._poll_seconds:
+            now = time.monotonic()
+            if now - self._polled_at < self._poll_seconds:
+                return self._polled
+            self._polled_at = now
+        self._polled = self.store.storage.signature(self._pointer)
+        return self._polled
 
     def current(self) -> LoadedSnapshot | None:
         signature = self._pointer_signature()
@@ -105,7 +115,7 @@ class SnapshotState:
         if stale:
             reasons.append(f"data is {age.total_seconds() / 3600:.1f} h old, over the "
                            f"{self.stale_after.total_seconds() / 3600:g} h bound")
-        run = last_run(self.store.root)
+        run = last_run(self.store.storage)
         if run is not None and run.status == "failed":
             reasons.append(f"the last pipeline run failed ({run.detail}); serving the last good snapshot")
         elif run is not None and run.interrupted(self.clock()):

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from litestar.testing import TestClient
 
-import warehouse.snapshot
+import warehouse.runs
+import warehouse.storage
 from assets.publish import without_paths
 from assets.resources import PriceSources
 from serve.app import create_app
@@ -27,8 +28,9 @@ from serve.state import SnapshotState
 from tests.api.conftest import api_settings
 from tests.conftest import AS_OF
 from tests.test_publish_failures import _run
+from warehouse.runs import last_run
 from warehouse.seed_files import PRICE_ARCHIVE, SEED_DIR, read_price_archive
-from warehouse.snapshot import SnapshotStore, last_run
+from warehouse.snapshot import SnapshotStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,7 +123,7 @@ def test_a_write_error_while_publishing(warehouse_copy, monkeypatch):
     def disk_full(source, target):
         raise OSError(errno.ENOSPC, "No space left on device", str(target))
 
-    monkeypatch.setattr(warehouse.snapshot.os, "rename", disk_full)
+    monkeypatch.setattr(warehouse.storage.os, "rename", disk_full)
     result = _run(warehouse_copy)
     monkeypatch.undo()
     assert not result.success
@@ -132,14 +134,14 @@ def test_a_write_error_while_publishing(warehouse_copy, monkeypatch):
 KILLED_IN_PUBLISH = textwrap.dedent("""
     import os, signal, sys
     sys.path.insert(0, {root!r})
-    import warehouse.snapshot
+    import warehouse.storage
     from assets.refresh import refresh
 
     real_rename = os.rename
     def rename_then_die(source, target):
         real_rename(source, target)  # the new snapshot folder is in place; the pointer is not
         os.kill(os.getpid(), signal.SIGKILL)
-    warehouse.snapshot.os.rename = rename_then_die
+    warehouse.storage.os.rename = rename_then_die
     refresh({warehouse!r}, {as_of!r}, write=lambda line: None)
 """)
 
@@ -154,7 +156,7 @@ def test_a_refresh_killed_while_publishing(warehouse_copy):
     assert record.status == "publishing" and record.pid > 0
     _assert_previous_snapshot_serves(warehouse_copy, before, "was cut short while publishing")
     # A record of another host's run is believed until it is older than a publish can take.
-    elsewhere = warehouse.snapshot.RunStatus("publishing", datetime.now(UTC), "", "r", "another-host", 1)
+    elsewhere = warehouse.runs.RunStatus("publishing", datetime.now(UTC), "", "r", "another-host", 1)
     assert not elsewhere.interrupted(datetime.now(UTC))
     assert elsewhere.interrupted(datetime.now(UTC) + timedelta(minutes=11))
     state = SnapshotState(warehouse_copy, timedelta(days=1e4))

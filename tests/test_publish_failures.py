@@ -4,7 +4,8 @@ snapshot stays in place, byte for byte."""
 from assets.definitions import ASSETS, CHECKS, build_resources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from tests.conftest import AS_OF
-from warehouse.snapshot import SnapshotStore, last_run
+from warehouse.runs import last_run
+from warehouse.snapshot import SnapshotStore
 
 
 class MissingArchive(PriceSources):

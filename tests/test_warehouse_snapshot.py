@@ -1,16 +1,22 @@
-"""Atomic snapshot publication: staging, casting to explicit schemas, the pointer, pruning."""
+"""Atomic snapshot publication: staging, casting to explicit schemas, the pointer, pruning.
+
+Each rule holds for a warehouse named by a local path, by a file:// URL and by a memory:// URL
+(fsspec's in-memory filesystem, standing in for an object store).
+"""
 
 import hashlib
 import json
 import os
 import time
+import uuid
 from datetime import UTC, date, datetime, timedelta
 
 import pandas as pd
 import pyarrow as pa
 import pytest
 
-from warehouse.snapshot import Manifest, SnapshotStore, TableInfo
+from warehouse.snapshot import POINTER, Manifest, SnapshotStore, TableInfo
+from warehouse.storage import Storage
 
 PRICES = pa.schema(
     [
@@ -43,9 +49,25 @@ def notes(text: str = "first") -> pd.DataFrame:
     return pd.DataFrame({"ticker": ["CLAUDE"], "note": [text]})
 
 
+@pytest.fixture(params=["path", "file-url", "memory"])
+def store(request, tmp_path):
+    if request.param == "path":
+        yield SnapshotStore(tmp_path / "wh", keep=3, schemas=TEST_SCHEMAS)
+    elif request.param == "file-url":
+        yield SnapshotStore((tmp_path / "wh").as_uri(), keep=3, schemas=TEST_SCHEMAS)
+    else:
+        url = f"memory://warehouse-{uuid.uuid4().hex}"
+        yield SnapshotStore(url, keep=3, schemas=TEST_SCHEMAS)
+        Storage(url).remove(Storage(url).root)
+
+
 @pytest.fixture
-def store(tmp_path):
+def local_store(tmp_path):
     return SnapshotStore(tmp_path / "wh", keep=3, schemas=TEST_SCHEMAS)
+
+
+def names_in(store, *parts):
+    return sorted(name for name, _ in store.storage.entries(store.storage.join(*parts)))
 
 
 def publish_run(store, run_id, when, price=3.0, note="first"):
@@ -60,7 +82,7 @@ def publish_run(store, run_id, when, price=3.0, note="first"):
 def test_write_and_read_staged_round_trips_values(store):
     path, rows = store.write_table("run-a", "prices", prices())
     assert rows == 2
-    assert path == store.root / ".staging" / "run-a" / "prices.parquet"
+    assert path == store.storage.join(".staging", "run-a", "prices.parquet")
     back = store.read_staged("run-a", "prices")
     assert list(back.columns) == PRICES.names
     assert back["ticker"].tolist() == ["CLAUDE", "GPT"]
@@ -68,7 +90,7 @@ def test_write_and_read_staged_round_trips_values(store):
     assert back["input"].iloc[0] == 3.0 and pd.isna(back["input"].iloc[1])
     assert back["hosts"].tolist() == [3, 1]
     assert [list(a) for a in back["aliases"]] == [["c", "claude"], []]
-    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+    assert names_in(store, ".staging", "run-a") == ["prices.parquet"]  # no temp file left behind
 
 
 def test_datetime64_dates_become_utc_calendar_dates(store):
@@ -122,7 +144,7 @@ def test_read_staged_returns_none_when_not_staged(store):
 def test_discard_removes_the_run_staging_folder(store):
     store.write_table("run-a", "notes", notes())
     store.discard("run-a")
-    assert not (store.root / ".staging" / "run-a").exists()
+    assert not store.storage.exists(store.storage.join(".staging", "run-a"))
     store.discard("run-a")  # idempotent
 
 
@@ -140,19 +162,19 @@ def test_publish_writes_snapshot_pointer_and_hashes(store):
     assert manifest.last_update == datetime(2026, 11, 22, 6, 0, 0, 1000, tzinfo=UTC)
     assert store.current() == manifest
     assert store.snapshots() == [manifest.snapshot_id]
-    assert not (store.root / ".staging" / "abcdef123456").exists()
+    assert not store.storage.exists(store.storage.join(".staging", "abcdef123456"))
 
-    pointer = json.loads((store.root / "manifest.json").read_text())
+    pointer = json.loads(store.storage.read_text(store.storage.join("manifest.json")))
     assert pointer["last_update"] == "2026-11-22T06:00:00.001Z"
     assert pointer["snapshot_id"] == manifest.snapshot_id
-    assert (store.root / manifest.snapshot_id / "manifest.json").read_text() == manifest.to_json()
+    assert store.storage.read_text(store.storage.join(manifest.snapshot_id, "manifest.json")) == manifest.to_json()
 
     assert manifest.tables["prices"].rows == 2 and manifest.tables["notes"].rows == 1
     for name, info in manifest.tables.items():
         path = store.table_path(name)
-        assert path == store.root / manifest.snapshot_id / info.file
-        assert hashlib.sha256(path.read_bytes()).hexdigest() == info.sha256
-    assert sorted(p.name for p in (store.root / manifest.snapshot_id).iterdir()) == [
+        assert path == store.storage.join(manifest.snapshot_id, info.file)
+        assert hashlib.sha256(store.storage.read_bytes(path)).hexdigest() == info.sha256
+    assert names_in(store, manifest.snapshot_id) == [
         "manifest.json",
         "notes.parquet",
         "prices.parquet",
@@ -175,19 +197,19 @@ def test_publish_rejects_naive_timestamp(store):
 
 def test_pointer_is_written_last(store, monkeypatch):
     first = publish_run(store, "run-one", T0)
-    real_replace = os.replace
+    real_write = store.storage.write
 
     seen_when_pointer_replaced = []
 
-    def failing_replace(src, dst):
-        if os.fspath(dst) == os.fspath(store.root / "manifest.json"):
-            # By now the new snapshot must be complete on disk: the pointer is the last step.
-            new_folders = [p for p in store.root.iterdir() if p.is_dir() and p.name.endswith("-run-two")]
-            seen_when_pointer_replaced.extend(sorted(f.name for f in new_folders[0].iterdir()))
+    def failing_write(path, writer):
+        if path == store.storage.join(POINTER):
+            # By now the new snapshot must be complete: the pointer is the last step.
+            new_folders = [name for name in names_in(store) if name.endswith("-run-two")]
+            seen_when_pointer_replaced.extend(names_in(store, new_folders[0]))
             raise OSError("disk full")
-        return real_replace(src, dst)
+        return real_write(path, writer)
 
-    monkeypatch.setattr(os, "replace", failing_replace)
+    monkeypatch.setattr(store.storage, "write", failing_write)
     store.write_table("run-two", "prices", prices(9.0))
     with pytest.raises(OSError, match="disk full"):
         store.publish("run-two", T0 + timedelta(days=1), ["prices", "notes"])
@@ -199,7 +221,7 @@ def test_pointer_is_written_last(store, monkeypatch):
     assert store.read_table("notes")["note"].tolist() == ["first"]
 
     # The failed run went back to staging, so it can simply be published again.
-    monkeypatch.setattr(os, "replace", real_replace)
+    monkeypatch.setattr(store.storage, "write", real_write)
     second = store.publish("run-two", T0 + timedelta(days=1), ["prices", "notes"])
     assert store.current() == second
     assert store.read_table("prices")["input"].iloc[0] == 9.0
@@ -220,7 +242,7 @@ def test_partial_rerun_copies_unchanged_tables_from_current(store):
     assert set(second.tables) == {"prices", "notes"}
     assert second.extra == {"as_of": "2026-11-22"}
     assert second.tables["notes"].sha256 == first.tables["notes"].sha256
-    assert store.table_path("notes").parent.name == second.snapshot_id
+    assert store.table_path("notes").split("/")[-2] == second.snapshot_id
     assert store.read_table("notes")["note"].tolist() == ["kept"]
     assert store.read_table("prices")["input"].iloc[0] == 5.0
 
@@ -271,14 +293,22 @@ def test_prune_never_deletes_the_current_snapshot(store):
     assert store.read_table("notes")["note"].tolist() == ["first"]
 
 
-def test_prune_removes_only_stale_staging_of_other_runs(store):
+def test_prune_removes_only_stale_staging_of_other_runs(local_store):
+    store = local_store
     store.write_table("old-run", "notes", notes())
     store.write_table("fresh-run", "notes", notes())
     stale = time.time() - 2 * 24 * 3600
-    os.utime(store.root / ".staging" / "old-run", (stale, stale))
+    os.utime(store.storage.join(".staging", "old-run"), (stale, stale))
     publish_run(store, "run-one", T0)
-    assert not (store.root / ".staging" / "old-run").exists()
+    assert not os.path.exists(store.storage.join(".staging", "old-run"))
     assert store.read_staged("fresh-run", "notes") is not None
+
+
+def test_an_object_store_folder_is_as_old_as_its_newest_file(store):
+    # Object stores keep no time for a folder; pruning judges a staged run by its files.
+    store.write_table("a-run", "notes", notes())
+    age = store.storage.age_seconds(store.storage.join(".staging", "a-run"))
+    assert age is not None and 0 <= age < 60
 
 
 def test_keep_must_be_positive(tmp_path):

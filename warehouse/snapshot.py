@@ -7,30 +7,28 @@ Layout under `root`:
     <snapshot_id>/manifest.json           what that snapshot holds
     manifest.json                         the pointer: which snapshot is current
 
-Readers go through the pointer, and the pointer is replaced last with one `os.replace`, so a
-reader sees the old snapshot or the new one, never a mix. Snapshot folders are immutable, so a
-reader holding an old manifest keeps reading consistent tables until that snapshot is pruned.
-One writer at a time is assumed (the pipeline's run queue serialises publishes).
+Readers go through the pointer, and the pointer is replaced last (one `os.replace` on a local
+disk, one object written whole on an object store), so a reader sees the old snapshot or the new
+one, never a mix. Snapshot folders are immutable, so a reader holding an old manifest keeps
+reading consistent tables until that snapshot is pruned. `root` is a path or an fsspec URL
+(warehouse/storage.py says what each gives). One writer at a time is assumed (the pipeline's
+run queue serialises publishes).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
-import socket
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import UTC, datetime
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from warehouse.schemas import SCHEMAS
+from warehouse.storage import Storage
 
 POINTER = "manifest.json"
 STAGING = ".staging"
@@ -54,7 +52,7 @@ class Manifest:
     def to_json(self) -> str:
         payload = {
             "snapshot_id": self.snapshot_id,
-            "last_update": _iso_utc(self.last_update),
+            "last_update": iso_utc(self.last_update),
             "tables": {name: vars(info) for name, info in sorted(self.tables.items())},
             "extra": self.extra,
         }
@@ -71,7 +69,7 @@ class Manifest:
         )
 
 
-def _iso_utc(moment: datetime) -> str:
+def iso_utc(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
@@ -81,46 +79,6 @@ def _to_millis_utc(moment: datetime) -> datetime:
         raise ValueError("last_update must be timezone-aware")
     moment = moment.astimezone(UTC)
     return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _fsync_dir(folder: Path) -> None:
-    # Makes a rename durable after a power cut; only POSIX can (and needs to) fsync a directory.
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _atomic_write(target: Path, write) -> None:
-    """Write via a temp file in the target's folder (same filesystem, so os.replace is atomic)."""
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with open(temp, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    finally:
-        temp.unlink(missing_ok=True)
-
-
-def _copy_file(source: Path, target: Path) -> None:
-    def copy(handle):
-        with open(source, "rb") as original:
-            shutil.copyfileobj(original, handle)
-
-    _atomic_write(target, copy)
 
 
 def _check_simple_name(value: str, what: str) -> None:
@@ -161,201 +119,137 @@ def _cast(name: str, frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
 
 
 class SnapshotStore:
-    def __init__(self, root: str | os.PathLike, keep: int = 5, schemas: Mapping[str, pa.Schema] = SCHEMAS):
+    def __init__(self, root: str | os.PathLike | Storage, keep: int = 5, schemas: Mapping[str, pa.Schema] = SCHEMAS):
         if keep < 1:
             raise ValueError("keep must be at least 1: the current snapshot is always kept")
-        self.root = Path(root)
+        self.storage = root if isinstance(root, Storage) else Storage(root)
         self.keep = keep
         self.schemas = schemas
 
+    @property
+    def url(self) -> str:
+        """The warehouse as it was named: a path or a URL."""
+        return self.storage.url
+
     # -- writing -------------------------------------------------------------------------------
 
-    def _staging_dir(self, run_id: str) -> Path:
+    def _staging_dir(self, run_id: str) -> str:
         _check_simple_name(run_id, "run id")
-        return self.root / STAGING / run_id
+        return self.storage.join(STAGING, run_id)
 
-    def write_table(self, run_id: str, name: str, frame: pd.DataFrame) -> tuple[Path, int]:
+    def write_table(self, run_id: str, name: str, frame: pd.DataFrame) -> tuple[str, int]:
         schema = self.schemas[name]  # KeyError for an unknown table, by design
         table = _cast(name, frame, schema)
         folder = self._staging_dir(run_id)
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{name}.parquet"
-        _atomic_write(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
+        self.storage.makedirs(folder)
+        path = f"{folder}/{name}.parquet"
+        self.storage.write(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
         return path, table.num_rows
 
     def read_staged(self, run_id: str, name: str) -> pd.DataFrame | None:
-        path = self._staging_dir(run_id) / f"{name}.parquet"
-        return pq.read_table(path).to_pandas() if path.is_file() else None
+        path = f"{self._staging_dir(run_id)}/{name}.parquet"
+        return self.storage.read_parquet(path).to_pandas() if self.storage.isfile(path) else None
 
     def discard(self, run_id: str) -> None:
-        shutil.rmtree(self._staging_dir(run_id), ignore_errors=True)
+        self.storage.remove(self._staging_dir(run_id))
 
     def publish(
         self, run_id: str, last_update: datetime, tables: Sequence[str], extra: dict | None = None
     ) -> Manifest:
         last_update = _to_millis_utc(last_update)
-        staging = self._staging_dir(run_id)
+        storage, staging = self.storage, self._staging_dir(run_id)
         current = self.current()
 
         # 1. Check every table before touching anything, so a refusal leaves no trace.
         carried = []
         for name in tables:
             _check_simple_name(name, "table name")
-            if (staging / f"{name}.parquet").is_file():
+            if storage.isfile(f"{staging}/{name}.parquet"):
                 continue
             if current is None or name not in current.tables:
                 raise ValueError(f"table {name!r} is neither staged in run {run_id!r} nor in the current snapshot")
             carried.append(name)
         snapshot_id = last_update.strftime("%Y%m%dT%H%M%S%fZ") + "-" + run_id[:8]
-        target = self.root / snapshot_id
-        if target.exists():
+        target = storage.join(snapshot_id)
+        if storage.exists(target):
             raise ValueError(f"snapshot {snapshot_id!r} already exists")
 
         # A partial re-run still yields a complete snapshot: unchanged tables come from the current one.
-        staging.mkdir(parents=True, exist_ok=True)
+        storage.makedirs(staging)
         for name in carried:
-            _copy_file(self.table_path(name, current), staging / f"{name}.parquet")
+            storage.copy(self.table_path(name, current), f"{staging}/{name}.parquet")
 
         # The snapshot folder holds exactly what its manifest lists (no unlisted or temp files).
         wanted = {f"{name}.parquet" for name in tables}
-        for leftover in [entry for entry in staging.iterdir() if entry.name not in wanted]:
-            if leftover.is_dir():
-                shutil.rmtree(leftover)
-            else:
-                leftover.unlink()
+        for entry, _ in storage.entries(staging):
+            if entry not in wanted:
+                storage.remove(f"{staging}/{entry}")
 
         infos = {}
         for name in tables:
-            path = staging / f"{name}.parquet"
-            infos[name] = TableInfo(path.name, pq.read_metadata(path).num_rows, _sha256(path))
+            path = f"{staging}/{name}.parquet"
+            infos[name] = TableInfo(f"{name}.parquet", storage.parquet_rows(path), storage.sha256(path))
         manifest = Manifest(snapshot_id, last_update, infos, dict(extra or {}))
         text = manifest.to_json().encode()  # fails here, before the rename, if `extra` is not JSON-able
 
         # 2. Written before the rename, so the snapshot folder appears already complete.
-        _atomic_write(staging / POINTER, lambda handle: handle.write(text))
-        os.rename(staging, target)
-        _fsync_dir(self.root)
+        storage.write_bytes(f"{staging}/{POINTER}", text)
+        storage.rename(staging, target)
 
-        # 3. The pointer last: until this replace succeeds, readers still see the old snapshot.
+        # 3. The pointer last: until this write succeeds, readers still see the old snapshot.
         try:
-            _atomic_write(self.root / POINTER, lambda handle: handle.write(text))
+            storage.write_bytes(storage.join(POINTER), text)
         except BaseException:
             # Put the run back in staging so it can be retried and no orphan counts as a snapshot
             # (unless the pointer did get replaced before the interruption).
             pointed = self.current()
             if pointed is None or pointed.snapshot_id != snapshot_id:
-                os.rename(target, staging)
+                storage.rename(target, staging)
             raise
-        _fsync_dir(self.root)
 
         self._prune(keep_run=run_id, current_id=snapshot_id)
         return manifest
 
     def _prune(self, keep_run: str, current_id: str) -> None:
         # The publish has already succeeded; a folder that cannot go now is retried next time.
+        storage = self.storage
         for snapshot_id in self.snapshots()[: -self.keep]:
             if snapshot_id != current_id:
-                shutil.rmtree(self.root / snapshot_id, ignore_errors=True)
-        staging_root = self.root / STAGING
-        if staging_root.is_dir():
-            cutoff = time.time() - STALE_STAGING_SECONDS
-            for folder in staging_root.iterdir():
-                if folder.name != keep_run and folder.stat().st_mtime < cutoff:
-                    shutil.rmtree(folder, ignore_errors=True)
+                storage.remove(storage.join(snapshot_id))
+        for run, _ in storage.entries(storage.join(STAGING)):
+            age = storage.age_seconds(storage.join(STAGING, run))
+            if run != keep_run and age is not None and age > STALE_STAGING_SECONDS:
+                storage.remove(storage.join(STAGING, run))
 
     # -- reading -------------------------------------------------------------------------------
 
     def current(self) -> Manifest | None:
         try:
-            return Manifest.from_json((self.root / POINTER).read_text())
+            return Manifest.from_json(self.storage.read_text(self.storage.join(POINTER)))
         except FileNotFoundError:
             return None
 
-    def table_path(self, name: str, manifest: Manifest | None = None) -> Path:
+    def table_path(self, name: str, manifest: Manifest | None = None) -> str:
         manifest = manifest or self.current()
         if manifest is None:
-            raise LookupError(f"no snapshot published under {self.root}")
+            raise LookupError(f"no snapshot published under {self.url}")
         if name not in manifest.tables:
             raise LookupError(f"table {name!r} is not in snapshot {manifest.snapshot_id!r}")
-        return self.root / manifest.snapshot_id / manifest.tables[name].file
+        return self.storage.join(manifest.snapshot_id, manifest.tables[name].file)
 
     def read_table(self, name: str, manifest: Manifest | None = None) -> pd.DataFrame:
+        manifest = manifest or self.current()
         path = self.table_path(name, manifest)
         try:
-            return pq.read_table(path).to_pandas()
+            return self.storage.read_parquet(path).to_pandas()
         except FileNotFoundError as error:
-            raise LookupError(f"table {name!r} is gone: its snapshot {path.parent.name!r} was pruned") from error
+            raise LookupError(f"table {name!r} is gone: its snapshot {manifest.snapshot_id!r} was pruned") from error
 
     def snapshots(self) -> list[str]:
         # Ids start with a fixed-width UTC timestamp, so name order is publication-time order.
-        if not self.root.is_dir():
-            return []
+        storage = self.storage
         return sorted(
-            entry.name
-            for entry in self.root.iterdir()
-            if entry.is_dir() and not entry.name.startswith(".") and (entry / POINTER).is_file()
+            name
+            for name, is_folder in storage.entries(storage.root)
+            if is_folder and not name.startswith(".") and storage.isfile(storage.join(name, POINTER))
         )
-
-
-RUN_STATUS_FILE = "last_run.json"
-PUBLISHING = "publishing"
-PUBLISH_TIMEOUT = timedelta(minutes=10)  # a publish takes seconds; a record this old was cut short
-
-
-@dataclass(frozen=True)
-class RunStatus:
-    """The latest pipeline run: `publishing` while its snapshot asset publishes, then `ok` (it
-    published) or `failed`, with the reason. `host` and `pid` name the publishing process, so a
-    run killed while publishing can be told from one still at work."""
-
-    status: str
-    finished: datetime  # when the status was recorded
-    detail: str = ""
-    run_id: str = ""
-    host: str = ""
-    pid: int = 0
-
-    def to_json(self) -> str:
-        return json.dumps({"status": self.status, "finished": _iso_utc(self.finished), "detail": self.detail,
-                           "run_id": self.run_id, "host": self.host, "pid": self.pid}, sort_keys=True)
-
-    def interrupted(self, now: datetime, after: timedelta = PUBLISH_TIMEOUT) -> bool:
-        """A `publishing` record whose process is gone (on this host), or older than `after`."""
-        if self.status != PUBLISHING:
-            return False
-        if now - self.finished > after:
-            return True
-        return self.host == socket.gethostname() and self.pid > 0 and not _alive(self.pid)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists, under another user
-        return True
-    return True
-
-
-def publishing(run_id: str, now: datetime) -> RunStatus:
-    """The record a run leaves while it publishes."""
-    return RunStatus(PUBLISHING, now, f"run {run_id} is publishing", run_id, socket.gethostname(), os.getpid())
-
-
-def record_run(root: str | os.PathLike, status: RunStatus) -> None:
-    """Write the latest run's outcome beside the manifest (atomically; readers see old or new)."""
-    folder = Path(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    _atomic_write(folder / RUN_STATUS_FILE, lambda handle: handle.write(status.to_json().encode()))
-
-
-def last_run(root: str | os.PathLike) -> RunStatus | None:
-    """The latest recorded run, or None when none was recorded (or the record is unreadable)."""
-    try:
-        raw = json.loads((Path(root) / RUN_STATUS_FILE).read_text(encoding="utf-8"))
-        finished = datetime.fromisoformat(raw["finished"].replace("Z", "+00:00"))
-        return RunStatus(raw["status"], finished, raw.get("detail", ""), raw.get("run_id", ""),
-                         raw.get("host", ""), int(raw.get("pid", 0)))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
