@@ -94,15 +94,21 @@ class AccessControl:
                                "POST /v1/keys, or call without a key on the free tier", {})
                 return
             self.keys.record_use(record.key_id, _endpoint(scope), datetime.fromtimestamp(now, UTC))
-        if scope["method"] == "POST" and scope["path"].rstrip("/") == "/v1/keys":
+        tier = record.tier if record else "free"
+        creating = scope["method"] == "POST" and scope["path"].rstrip("/") == "/v1/keys"
+        if creating:
             made, reset = self.counters.hit(f"create:{client}", WINDOW_SECONDS, now)
             if made > self.settings.key_creations_per_hour:
                 await self._limited(send, "key creation", self.settings.key_creations_per_hour, reset, now, {})
                 return
-        tier = record.tier if record else "free"
-        limit = self.settings.limit_of(tier)
-        bucket = f"key:{record.key_id}" if record else f"ip:{client}"
-        count, reset = self.counters.hit(bucket, WINDOW_SECONDS, now)
+        if creating and record is None:
+            # Without a key, creating one counts only against its own per-address limit: a client
+            # over the free tier's limit is told to get a key, so it must still be able to.
+            limit, count = self.settings.key_creations_per_hour, made
+        else:
+            limit = self.settings.limit_of(tier)
+            bucket = f"key:{record.key_id}" if record else f"ip:{client}"
+            count, reset = self.counters.hit(bucket, WINDOW_SECONDS, now)
         rate = {"RateLimit-Limit": str(limit), "RateLimit-Remaining": str(max(0, limit - count)),
                 "RateLimit-Reset": str(max(0, math.ceil(reset - now)))}
         if count > limit:

@@ -138,6 +138,19 @@ def test_key_creation_is_limited_per_address(app_on, data):
     assert made == [201] * 5 + [429] and elsewhere == 201
 
 
+def test_a_client_over_the_free_limit_can_still_create_a_key(app_on, data):
+    # The 429 says to get a key; creating one counts only against the key-creation limit.
+    with app_on(data, free_requests_per_hour=2) as client:
+        spent = [client.get("/v1/spots/O3", headers=_from("10.0.0.12")).status_code for _ in range(3)]
+        created = client.post("/v1/keys", json={"name": "after"}, headers=_from("10.0.0.12"))
+        still_free = client.get("/v1/spots/O3", headers=_from("10.0.0.12")).status_code
+        keyed = client.get("/v1/spots/O3", headers={**_from("10.0.0.12"), "X-API-Key": created.json()["data"]["key"]})
+    assert spent == [200, 200, 429] and still_free == 429
+    assert created.status_code == 201
+    assert (created.headers["RateLimit-Limit"], created.headers["RateLimit-Remaining"]) == ("5", "4")
+    assert keyed.status_code == 200 and keyed.headers["RateLimit-Limit"] == "30"
+
+
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "x" * 65}, {"name": "bad\nname"}, {"name": 5},
                                   {"name": "ok", "tier": "internal"}])
 def test_a_bad_key_name_is_a_400(app_on, data, body):
