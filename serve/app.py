@@ -14,14 +14,16 @@ from serve.access.batched import BatchedKeyStore
 from serve.access.factory import counter_store_from, key_store_from
 from serve.access.middleware import AccessControl
 from serve.answers import AnswerCache
-from serve.api import curves, descriptor, keys, market, pricing, simulation
+from serve.api import curves, descriptor, forward_list, keys, market, pricing, simulation
+from serve.dashboard.routes import dashboard_routes
 from serve.direct import DirectAnswers
 from serve.documented import document_problems
 from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
 
-ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, pricing.ROUTES, simulation.ROUTES, keys.ROUTES]
+ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, forward_list.ROUTES, pricing.ROUTES,
+                simulation.ROUTES, keys.ROUTES]
 
 
 CORS_EXPOSED = ["ETag", "Cache-Control", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"]
@@ -47,7 +49,7 @@ def create_app(settings: Settings) -> Litestar:
     keys_store = BatchedKeyStore(key_store_from(settings.data, settings.key_store_url))
     counters = counter_store_from(settings.counter_store_url)
     return Litestar(
-        route_handlers=handlers,
+        route_handlers=[*handlers, *dashboard_routes()],
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters}),
         # Outermost first: every request is counted and limited, then a kept answer may be sent.
         middleware=[partial(AccessControl, settings=settings, keys=keys_store, counters=counters),

@@ -173,7 +173,7 @@ ModeParam = Annotated[str | None, _enum("sync or batch; default sync, or batch f
 LimitParam = Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description=f"1 to {MAX_LIMIT}; default {DEFAULT_LIMIT}")]
 
 
-def _choice(field: str, value: str | None, allowed: tuple[str, ...]) -> str | None:
+def one_of(field: str, value: str | None, allowed: tuple[str, ...]) -> str | None:
     """`value` when it is one of `allowed` (or absent), else a 400 that lists them."""
     if value is None or value in allowed:
         return value
@@ -196,7 +196,7 @@ def _answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
     return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
 
 
-def _memo(snapshot: LoadedSnapshot, key: tuple, compute) -> Any:
+def memoized(snapshot: LoadedSnapshot, key: tuple, compute) -> Any:
     if key not in snapshot.cache:
         snapshot.cache[key] = compute()
     return snapshot.cache[key]
@@ -208,7 +208,7 @@ def _model_and_mode(snapshot: LoadedSnapshot, name: str, mode: str | None) -> tu
     A batch ticker asked for in sync mode is a contradiction (400); batch for a model sold only
     in sync mode is a 404 `no_batch_price`.
     """
-    mode = _choice("mode", mode, MODES)
+    mode = one_of("mode", mode, MODES)
     resolved = ticker_of(snapshot, name)
     model = record_of(snapshot, "greeks", resolved.ticker)
     if resolved.mode == BATCH and mode == SYNC:
@@ -254,7 +254,7 @@ def _forward_curve(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str) -
 async def forwards(request: Request, ticker: str, mode: ModeParam = None) -> Response[ForwardsResponse]:
     snapshot = snapshot_of(request)
     model, chosen = _model_and_mode(snapshot, ticker, mode)
-    data = _memo(snapshot, ("forwards", model["ticker"], chosen), lambda: _forward_curve(snapshot, model, chosen))
+    data = memoized(snapshot, ("forwards", model["ticker"], chosen), lambda: _forward_curve(snapshot, model, chosen))
     return _answer(request, snapshot, data)
 
 
@@ -269,7 +269,7 @@ def _series_positions(snapshot: LoadedSnapshot) -> dict[tuple[str, str], np.ndar
         ordered = history.iloc[order]
         groups = ordered.groupby(["ticker", "mode"], sort=False).indices
         return {key: order[positions] for key, positions in groups.items()}
-    return _memo(snapshot, ("history_positions",), compute)
+    return memoized(snapshot, ("history_positions",), compute)
 
 
 def _price_points(rows: pd.DataFrame) -> list[dict[str, Any]]:
@@ -335,9 +335,9 @@ async def ici(
     request: Request,
     type_: Annotated[str, _enum("unified (the default), batch or sync", ICI_TYPES, query="type")] = ICI_TYPES[0],
 ) -> Response[IciResponse]:
-    variant = _choice("type", type_, ICI_TYPES)
+    variant = one_of("type", type_, ICI_TYPES)
     snapshot = snapshot_of(request)
-    return _answer(request, snapshot, _memo(snapshot, ("ici", variant), lambda: _ici_level(snapshot, variant)))
+    return _answer(request, snapshot, memoized(snapshot, ("ici", variant), lambda: _ici_level(snapshot, variant)))
 
 
 # --- events ----------------------------------------------------------------------------------------
@@ -355,7 +355,7 @@ async def events(
     kind: Annotated[str | None, _enum("the kind of event", EVENT_KINDS)] = None,
     limit: LimitParam = DEFAULT_LIMIT,
 ) -> Response[EventsResponse]:
-    _choice("kind", kind, EVENT_KINDS)
+    one_of("kind", kind, EVENT_KINDS)
     snapshot = snapshot_of(request)
     start = since or _as_of(snapshot) - timedelta(days=EVENTS_WINDOW_DAYS)
     table = snapshot.table("events")
@@ -375,7 +375,7 @@ async def events(
 
 
 def _family_of(snapshot: LoadedSnapshot, family: str) -> str:
-    names = _memo(snapshot, ("backtest_family_names",),
+    names = memoized(snapshot, ("backtest_family_names",),
                   lambda: {name.lower(): name for name in snapshot.table("backtest")["family"].unique()})
     found = names.get(family.strip().lower())
     if found is None:
@@ -411,8 +411,8 @@ async def backtest(
     limit: LimitParam = DEFAULT_LIMIT,
     offset: Annotated[int, Parameter(ge=0, description="predictions to skip; default 0")] = 0,
 ) -> Response[BacktestResponse]:
-    _choice("tenor", tenor, BACKTEST_TENORS)
-    _choice("method", method, METHODS)
+    one_of("tenor", tenor, BACKTEST_TENORS)
+    one_of("method", method, METHODS)
     _ordered(("anchor_from", anchor_from), ("anchor_to", anchor_to))
     snapshot = snapshot_of(request)
     canonical = None
@@ -429,7 +429,7 @@ async def backtest(
         predictions = predictions[(predictions["anchor"] <= anchor_to).to_numpy(dtype=bool)]
     page = records(predictions.iloc[offset:offset + limit])
     total = len(predictions)
-    families = _memo(snapshot, ("backtest_families", tenor, method, family), lambda: records(
+    families = memoized(snapshot, ("backtest_families", tenor, method, family), lambda: records(
         _where(snapshot.table("backtest_families"), tenor=tenor, method=method, family=family)))
     return _answer(request, snapshot, {
         "summary": table_records(snapshot, "backtest_summary"), "families": families, "predictions": page,

@@ -341,3 +341,19 @@ def test_a_bad_enum_value_lists_the_allowed_ones(client, url, field, allowed):
 def test_an_unknown_model_is_a_404_with_suggestions(client, url):
     body = problem(client, url, 404, "unknown_model")
     assert "SONNET-4" in body["suggestions"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "batch"])
+def test_every_forward_curve_is_the_per_model_curve(client, tables, mode):
+    every = data(client, f"/v1/forwards?mode={mode}")
+    models = tables["greeks"]
+    sold = models if mode == "sync" else models[models["beta_batch"].notna()]
+    assert [curve["ticker"] for curve in every] == sorted(sold["ticker"])
+    for curve in every:
+        assert curve == data(client, f"/v1/forwards/{curve['ticker']}?mode={mode}"), curve["ticker"]
+
+
+def test_every_forward_curve_defaults_to_sync_and_refuses_other_modes(client):
+    assert data(client, "/v1/forwards") == data(client, "/v1/forwards?mode=sync")
+    refused = client.get("/v1/forwards?mode=weekly")
+    assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "mode"

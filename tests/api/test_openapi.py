@@ -15,6 +15,7 @@ CALLS = [
     ("GET", "/v1/greeks", None, 200),
     ("GET", "/v1/greeks/O3", None, 200),
     ("GET", "/v1/forwards/SONNET-4", None, 200),
+    ("GET", "/v1/forwards?mode=batch", None, 200),
     ("GET", "/v1/forwards/SONNET-4.B", None, 200),
     ("GET", "/v1/history/O3?from=2025-06-01&to=2025-06-30", None, 200),
     ("GET", "/v1/ici?type=sync", None, 200),

@@ -1,0 +1,103 @@
+// Formatting and small DOM helpers. Numbers are only formatted here, never computed: every cell
+// keeps the API's own value in `data-value`, so what is shown can be checked against the answer.
+
+export function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "text") node.textContent = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  node.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  return node;
+}
+
+export const DASH = "—";
+
+export function isNumber(value) {
+  return typeof value === "number" && Number.isFinite(value);
+}
+
+// Prices in $/M and costs in $ span six orders of magnitude: significant digits, not decimals.
+export function number(value, digits = 4) {
+  if (!isNumber(value)) return DASH;
+  if (value === 0) return "0";
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1e6 || magnitude < 1e-4) return value.toExponential(digits - 1);
+  if (magnitude >= 1000) return value.toLocaleString("en-US", { maximumFractionDigits: 2 });
+  return Number(value.toPrecision(digits)).toString();
+}
+
+export function price(value) {
+  return isNumber(value) ? `$${number(value)}` : DASH;
+}
+
+export function cost(value) {
+  return isNumber(value) ? `$${number(value, 4)}` : DASH;
+}
+
+// `share` is a fraction (0.953 is 95.3%); `percent` is already in percent (the API's pct_change).
+export function share(value, digits = 1) {
+  return isNumber(value) ? `${(value * 100).toFixed(digits)}%` : DASH;
+}
+
+export function percent(value, digits = 1) {
+  if (!isNumber(value)) return DASH;
+  return `${value > 0 ? "+" : ""}${value.toFixed(digits)}%`;
+}
+
+export function yesNo(value) {
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  return DASH;
+}
+
+// A table cell that shows `text` and keeps the API's raw value for sorting and for checks.
+export function cell(text, value, attributes = {}) {
+  const raw = value === null || value === undefined ? "" : String(value);
+  return el("td", { "data-value": raw, ...attributes }, text);
+}
+
+export function numericCell(value, formatter = number, attributes = {}) {
+  return cell(formatter(value), value, { class: "num", ...attributes });
+}
+
+// A table inside its own scrolling box, so a narrow screen scrolls the table, not the page.
+// columns: [{key, label, numeric, title}]; rows: arrays of <td>.
+export function table(columns, rows, options = {}) {
+  const head = el("tr", {}, columns.map((column) => el("th", {
+    scope: "col", class: column.numeric ? "num" : null, title: column.title, "data-key": column.key,
+    "aria-sort": options.sort === column.key ? (options.direction === "desc" ? "descending" : "ascending") : null,
+  }, options.onSort ? el("button", { type: "button", onclick: () => options.onSort(column.key) }, column.label)
+    : column.label)));
+  const body = el("tbody", {}, rows.map((cells) => (cells instanceof HTMLElement ? cells : el("tr", {}, cells))));
+  const wrapper = el("div", { class: options.tall ? "table-scroll tall" : "table-scroll" },
+    el("table", { class: options.className || "data", "data-table": options.name }, el("thead", {}, head), body));
+  return wrapper;
+}
+
+export function section(title, ...children) {
+  return el("section", { class: "card" }, el("h2", {}, title), ...children);
+}
+
+export function keyValues(pairs, name) {
+  return el("dl", { class: "facts", "data-facts": name }, pairs.flatMap(([label, text, value]) => [
+    el("dt", {}, label), el("dd", { "data-value": value === undefined ? "" : String(value ?? "") }, text),
+  ]));
+}
+
+// The query string as a plain object, and a writer that keeps the address a permalink.
+export function queryParams() {
+  return Object.fromEntries(new URLSearchParams(window.location.search));
+}
+
+export function replaceQuery(values) {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== undefined && value !== null && value !== "") params.set(key, value);
+  }
+  const query = params.toString();
+  window.history.replaceState(null, "", `${window.location.pathname}${query ? `?${query}` : ""}`);
+}

@@ -1,0 +1,73 @@
+// Index page: the three variants of the Inference Cost Index from /v1/ici, their daily levels on
+// one chart, and each variant's constituents, weights and verification hash.
+import { getJSON, mainElement, markNavigation, problemBox, showStatus } from "./api.js";
+import { addLine, createPlot, dateText, dateValue, extent, legend } from "./chart.js";
+import { cell, el, keyValues, number, numericCell, section, share, table } from "./format.js";
+
+const VARIANTS = [
+  { type: "unified", description: "each constituent at a fixed share of batch volume where batch exists" },
+  { type: "sync", description: "sync prices" },
+  { type: "batch", description: "batch prices of the constituents that offer batch" },
+];
+
+function historyChart(levels) {
+  const all = levels.flatMap((level) => level.history);
+  const x = all.map((point) => dateValue(point.date));
+  const plot = createPlot({
+    name: "ici-history", label: "Daily level of the three index variants", width: 1000, height: 380,
+    x: { type: "time", domain: [Math.min(...x), Math.max(...x)], format: (t) => dateText(t).slice(0, 7) },
+    y: { domain: extent(all.map((point) => point.value), { pad: 0.06, zero: true }), format: (v) => number(v, 3),
+      label: "$ per M blended tokens" },
+  });
+  for (const level of levels) {
+    // The whole series rides on the path, so the picture can be checked against the answer.
+    addLine(plot, level.history.map((point) => ({ x: dateValue(point.date), y: point.value })), {
+      name: level.type, className: level.type, step: true,
+      data: { "data-count": level.history.length, "data-first": level.history[0]?.date,
+        "data-values": level.history.map((point) => (point.value === null ? "null" : point.value)).join(",") },
+    });
+  }
+  return section("Daily level", plot.root,
+    legend(levels.map((level) => ({ shape: "line", className: level.type, label: level.type,
+      description: VARIANTS.find((variant) => variant.type === level.type).description })), "ici"),
+    el("p", { class: "note" }, "Level in dollars per million blended tokens, blend = (3·input + output)/4; a gap " +
+      "is a day on which the variant had no level."));
+}
+
+function variantSection(level) {
+  const rows = level.constituents.map((item) => el("tr", { "data-ticker": item.ticker }, [
+    el("td", {}, el("a", { href: `/dashboard/models/${encodeURIComponent(item.ticker)}` }, item.ticker)),
+    numericCell(item.weight, (v) => share(v, 1), { "data-col": "weight" }),
+    numericCell(item.price, number, { "data-col": "price" }),
+    numericCell(item.contribution, (v) => number(v, 4), { "data-col": "contribution" })]));
+  return el("section", { class: "card", "data-variant": level.type },
+    el("h2", {}, `${level.type}: ${number(level.value, 6)}`),
+    keyValues([
+      ["Value", number(level.value, 6), level.value],
+      ["As of", level.as_of, level.as_of],
+      ["Rebalanced", level.rebalance_date, level.rebalance_date],
+      ["Methodology", level.methodology_version, level.methodology_version],
+      ["Verification hash", el("code", { class: "hash" }, level.verification_hash), level.verification_hash],
+    ], `ici-${level.type}`),
+    table([{ key: "ticker", label: "Constituent" }, { key: "weight", label: "Weight", numeric: true },
+      { key: "price", label: "Price $/M", numeric: true }, { key: "contribution", label: "Contribution", numeric: true }],
+    rows, { name: `constituents-${level.type}` }));
+}
+
+async function render() {
+  markNavigation("index");
+  showStatus();
+  const answers = await Promise.allSettled(VARIANTS.map((variant) => getJSON(`/v1/ici?type=${variant.type}`)));
+  const main = mainElement();
+  main.append(el("h1", {}, "Inference Cost Index"));
+  const levels = answers.filter((answer) => answer.status === "fulfilled").map((answer) => answer.value.data);
+  answers.forEach((answer, position) => {
+    if (answer.status === "rejected") main.append(problemBox(answer.reason, `The ${VARIANTS[position].type} index failed`));
+  });
+  if (!levels.length) return;
+  main.append(historyChart(levels), el("div", { class: "grid-3" }, levels.map(variantSection)),
+    el("p", { class: "note" }, "The verification hash is computed over the sorted constituents and the methodology " +
+      "version (docs/methodology.md), so anyone can recompute it from the figures above."));
+}
+
+render();
