@@ -17,6 +17,7 @@ ENDPOINTS = {
     "spots": "/v1/spots",
     "greeks": "/v1/greeks",
     "forwards": "/v1/forwards/:ticker",
+    "forwards_all": "/v1/forwards?mode=sync or batch",
     "price": "POST /v1/price",
     "compare": "POST /v1/compare",
     "history": "/v1/history/:ticker",
@@ -47,6 +48,7 @@ class Endpoints(msgspec.Struct):
     spots: str
     greeks: str
     forwards: str
+    forwards_all: str
     price: str
     compare: str
     history: str
@@ -68,6 +70,7 @@ class Descriptor(msgspec.Struct):
     oracle: OracleBlock
     endpoints: Endpoints
     documentation: str
+    dashboard: str  # the web pages, fed by the same /v1 answers
 
 
 class Health(msgspec.Struct):
@@ -99,6 +102,7 @@ async def descriptor(request: Request) -> Descriptor:
         oracle=oracle_block(freshness),
         endpoints=msgspec.convert(ENDPOINTS, Endpoints),
         documentation="/schema",
+        dashboard="/dashboard",
     )
 
 

@@ -12,13 +12,15 @@ from warehouse.snapshot import SnapshotStore
 def test_descriptor_lays_out_the_interface_spec_fields(client, store):
     body = client.get("/").json()
     assert list(body) == ["name", "description", "version", "runtime", "status", "status_reason", "oracle",
-                          "endpoints", "documentation"]
+                          "endpoints", "documentation", "dashboard"]
     assert body["status"] == "ok" and body["status_reason"] == ""
     assert body["oracle"]["model_count"] == len(store.read_table("models"))
     assert body["oracle"]["last_update"].endswith("Z") and len(body["oracle"]["last_update"]) == 24
     assert body["endpoints"]["keys"] == {"create": "POST /v1/keys", "usage": "GET /v1/keys/usage",
                                          "revoke": "DELETE /v1/keys"}
     assert body["endpoints"]["price"] == "POST /v1/price"
+    assert body["endpoints"]["forwards_all"] == "/v1/forwards?mode=sync or batch"
+    assert client.get(body["dashboard"]).status_code == 200
 
 
 def test_health_reports_the_snapshot(client, store):
