@@ -36,11 +36,6 @@ def chromium():
         browser.close()
 
 
-def serve_dashboard(warehouse: Path, data: Path, **settings: str):
-    process, base = start_server(warehouse, data, **settings)
-    return process, base
-
-
 def stop_server(process) -> None:
     os.killpg(process.pid, signal.SIGTERM)
     process.wait(timeout=30)
@@ -50,7 +45,7 @@ def stop_server(process) -> None:
 def dashboard_base(built_warehouse):
     """The server the pages are read from. `start_server` lifts the free tier's hourly limit, as
     a whole suite of page loads from one address would exhaust it."""
-    process, base = serve_dashboard(built_warehouse, built_warehouse.parent / "dashboard-data")
+    process, base = start_server(built_warehouse, built_warehouse.parent / "dashboard-data")
     yield base
     stop_server(process)
 

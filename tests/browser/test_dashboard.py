@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from tests.browser.conftest import PHONE, open_page, screenshot, serve_dashboard, stop_server
+from tests.browser.conftest import PHONE, open_page, screenshot, stop_server
+from tests.servers import start_server
 
 MODEL = "GPT-4O"  # its sync history holds all five provenance markers and two price changes
 EVENTS_SINCE = "1970-01-01"
@@ -272,8 +273,8 @@ def test_pages_fit_a_narrow_screen(page, dashboard_base, path):
 
 def test_stale_data_and_api_errors_are_said_plainly(chromium, built_warehouse, tmp_path):
     # Data older than a millisecond is stale, and the free tier allows two requests an hour.
-    process, base = serve_dashboard(built_warehouse, tmp_path / "data", stale_after_hours="0.0000003",
-                           free_requests_per_hour="2")
+    process, base = start_server(built_warehouse, tmp_path / "data", stale_after_hours="0.0000003",
+                                 free_requests_per_hour="2")
     context = chromium.new_context()
     try:
         page = context.new_page()
