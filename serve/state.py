@@ -75,7 +75,7 @@ class SnapshotState:
         self.store = SnapshotStore(root)
         self.stale_after, self.clock = stale_after, clock
         self._loaded: LoadedSnapshot | None = None
-        self._signature: tuple | None = None
+        self._signature: object | None = None
         self._lock = threading.Lock()
         storage = self.store.storage
         self._pointer = storage.join(POINTER)
