@@ -224,13 +224,14 @@ def _model_and_mode(snapshot: LoadedSnapshot, name: str, mode: str | None) -> tu
 # --- forwards --------------------------------------------------------------------------------------
 
 
-def _forward_curve(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str) -> dict[str, Any]:
-    curves = snapshot.table("forward_curves")
-    rows = curves[(curves["ticker"] == model["ticker"]) & (curves["mode"] == mode)].sort_values("months")
-    if rows.empty:
-        raise Problem(404, "no_forward_curve", f"no {mode} forward curve is published for {model['ticker']}")
+FORWARD_POINT = ["tenor", "ticker_forward", "months", "beta_forward", "decay_factor", "p05", "p95"]
+
+
+def forward_curve_answer(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str, spot: float,
+                         points: list[dict[str, Any]]) -> dict[str, Any]:
+    """One model's curve as `/v1/forwards` answers it, from its Greek-sheet record and its
+    `forward_curves` points (FORWARD_POINT columns) of that mode in month order."""
     suffix = "" if mode == SYNC else "_batch"
-    points = records(rows, ["tenor", "ticker_forward", "months", "beta_forward", "decay_factor", "p05", "p95"])
     return {
         "ticker": model["ticker"],
         "ticker_forward_prefix": model["ticker"] if mode == SYNC else model["ticker_batch"],
@@ -238,12 +239,20 @@ def _forward_curve(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str) -
         "model_id": model["model_id"],
         "display_name": model["display_name"],
         "provider": model["provider"],
-        "spot": plain(rows["spot"].iloc[0]),
+        "spot": spot,
         "theta": model[f"theta{suffix}"],
         "forwards": points,
         **{name: model[f"{name}{suffix}"] for name in ("sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight")},
         "as_of": snapshot.as_of,
     }
+
+
+def _forward_curve(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str) -> dict[str, Any]:
+    curves = snapshot.table("forward_curves")
+    rows = curves[(curves["ticker"] == model["ticker"]) & (curves["mode"] == mode)].sort_values("months")
+    if rows.empty:
+        raise Problem(404, "no_forward_curve", f"no {mode} forward curve is published for {model['ticker']}")
+    return forward_curve_answer(snapshot, model, mode, plain(rows["spot"].iloc[0]), records(rows, FORWARD_POINT))
 
 
 @get("/v1/forwards/{ticker:path}", summary="Forward curve of one model", tags=["curves"],

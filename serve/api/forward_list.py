@@ -7,50 +7,33 @@ afford. Each curve here is exactly what the per-model endpoint gives for that mo
 
 from __future__ import annotations
 
+from itertools import groupby
+from operator import itemgetter
 from typing import Annotated, Any
 
 from litestar import Request, Response, get
 from litestar.params import Parameter
 
-from serve.api.curves import MODES, SYNC, ForwardCurve, memoized, one_of
+from serve.api.curves import FORWARD_POINT, MODES, SYNC, ForwardCurve, forward_curve_answer, memoized, one_of
 from serve.api.market import record_of
 from serve.deps import settings_of, snapshot_of
 from serve.respond import envelope, envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
 
 ForwardCurveList = envelope_type("ForwardCurveListResponse", list[ForwardCurve])
-POINT_COLUMNS = ["tenor", "ticker_forward", "months", "beta_forward", "decay_factor", "p05", "p95"]
-PROCESS = ("sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight")
 
 
 def every_forward_curve(snapshot: LoadedSnapshot, mode: str) -> list[dict[str, Any]]:
-    """One curve per model with a `mode` curve, in ticker order, shaped as the per-model answer.
-
-    Built from one pass over the table (a filter per model would cost a table scan each)."""
+    """One curve per model with a `mode` curve, in ticker order, each built as the per-model
+    endpoint builds it, from one pass over the table (not a table scan per model)."""
     curves = snapshot.table("forward_curves")
     rows = curves[(curves["mode"] == mode).to_numpy(dtype=bool)].sort_values(["ticker", "months"], kind="stable")
-    points = records(rows, ["ticker", "spot", *POINT_COLUMNS])
-    suffix = "" if mode == SYNC else "_batch"
-    answer: list[dict[str, Any]] = []
-    for point in points:
-        ticker = point.pop("ticker")
-        spot = point.pop("spot")
-        if not answer or answer[-1]["ticker"] != ticker:
-            model = record_of(snapshot, "greeks", ticker)
-            answer.append({
-                "ticker": ticker,
-                "ticker_forward_prefix": ticker if mode == SYNC else model["ticker_batch"],
-                "mode": mode,
-                "model_id": model["model_id"],
-                "display_name": model["display_name"],
-                "provider": model["provider"],
-                "spot": spot,
-                "theta": model[f"theta{suffix}"],
-                "forwards": [],
-                **{name: model[f"{name}{suffix}"] for name in PROCESS},
-                "as_of": snapshot.as_of,
-            })
-        answer[-1]["forwards"].append(point)
+    answer = []
+    for ticker, group in groupby(records(rows, ["ticker", "spot", *FORWARD_POINT]), key=itemgetter("ticker")):
+        points = list(group)
+        forwards = [{name: point[name] for name in FORWARD_POINT} for point in points]
+        answer.append(forward_curve_answer(snapshot, record_of(snapshot, "greeks", ticker), mode, points[0]["spot"],
+                                           forwards))
     return answer
 
 
