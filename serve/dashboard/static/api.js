@@ -4,6 +4,15 @@
 // the API sent, so every page can say what went wrong in the API's own words.
 
 import { accessHeaders, noteLimits, setupAccessPanel } from "./access.js";
+import { modelPage } from "./format.js";
+
+// Every event the snapshot holds, not /v1/events' default of the last 30 days.
+export const ALL_EVENTS_SINCE = "1970-01-01";
+
+// A model name in a /v1 path: each part encoded, its slashes kept (`anthropic/claude-sonnet-4`).
+export function modelPath(name) {
+  return name.split("/").map(encodeURIComponent).join("/");
+}
 
 export class ApiError extends Error {
   constructor(status, problem, path) {
@@ -107,7 +116,7 @@ export function problemBox(error, what) {
     problem.suggestions.forEach((ticker, position) => {
       if (position) hint.append(", ");
       const link = document.createElement("a");
-      link.href = `/dashboard/models/${encodeURIComponent(ticker)}`;
+      link.href = modelPage(ticker);
       link.textContent = ticker;
       hint.append(link);
     });

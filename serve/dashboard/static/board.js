@@ -1,7 +1,8 @@
 // Ticker board: every model's spot prices, drift, forwards and last price change, from
 // /v1/greeks (spots and the fitted process), /v1/forwards (every curve) and /v1/events.
-import { getJSON, mainElement, markNavigation, problemBox, showStatus } from "./api.js";
-import { DASH, cell, el, number, numericCell, percent, queryParams, replaceQuery, table, yesNo } from "./format.js";
+import { ALL_EVENTS_SINCE, getJSON, mainElement, markNavigation, modelPath, problemBox, showStatus } from "./api.js";
+import { DASH, cell, el, modelPage, number, numericCell, percent, queryParams, replaceQuery, table, yesNo }
+  from "./format.js";
 
 const TENORS = ["1M", "3M", "6M"];
 const COLUMNS = [
@@ -17,7 +18,6 @@ const COLUMNS = [
     title: `Sync forward output price at ${tenor}` })),
   { key: "last_change", label: "Last change", title: "Newest sync price cut or increase (/v1/events)" },
 ];
-const EVENTS_SINCE = "1970-01-01"; // every event the snapshot holds, not the default 30 days
 
 // "Last change" is the newest sync price_cut or price_increase event of the model, as /v1/events
 // reports it; on one date an output-price change is preferred to an input-price change, since
@@ -48,7 +48,7 @@ function rowsOf(greeks, curves, changes) {
 }
 
 function rowElement(row) {
-  const link = el("a", { href: `/dashboard/models/${encodeURIComponent(row.ticker)}` }, row.ticker);
+  const link = el("a", { href: modelPage(row.ticker) }, row.ticker);
   const change = row.change;
   const changeCell = change
     ? cell(`${change.effective_date} ${percent(change.pct_change)}`, change.pct_change,
@@ -96,8 +96,8 @@ async function render() {
     const [greeks, curves, cuts, increases] = await Promise.all([
       getJSON("/v1/greeks"),
       getJSON("/v1/forwards?mode=sync"),
-      getJSON(`/v1/events?since=${EVENTS_SINCE}&kind=price_cut&limit=1000`),
-      getJSON(`/v1/events?since=${EVENTS_SINCE}&kind=price_increase&limit=1000`),
+      getJSON(`/v1/events?since=${ALL_EVENTS_SINCE}&kind=price_cut&limit=1000`),
+      getJSON(`/v1/events?since=${ALL_EVENTS_SINCE}&kind=price_increase&limit=1000`),
     ]);
     rows = rowsOf(greeks.data, curves.data, lastChanges([cuts.data.events, increases.data.events]));
   } catch (error) {
@@ -153,12 +153,12 @@ async function render() {
     if (!name) return;
     const exact = rows.find((row) => row.ticker.toLowerCase() === name.toLowerCase());
     if (exact) {
-      window.location.assign(`/dashboard/models/${encodeURIComponent(exact.ticker)}`);
+      window.location.assign(modelPage(exact.ticker));
       return;
     }
     try {
-      const found = await getJSON(`/v1/spots/${name.split("/").map(encodeURIComponent).join("/")}`);
-      window.location.assign(`/dashboard/models/${encodeURIComponent(found.data.ticker)}`);
+      const found = await getJSON(`/v1/spots/${modelPath(name)}`);
+      window.location.assign(modelPage(found.data.ticker));
     } catch (error) {
       lookup.replaceChildren(problemBox(error, `No model "${name}"`));
     }

@@ -2,8 +2,8 @@
 // holds the profile, and the page shows the curl command that makes the same call.
 import { mainElement, markNavigation, postJSON, problemBox, showStatus } from "./api.js";
 import { barChart } from "./chart.js";
-import { DASH, cell, cost, el, keyValues, number, numericCell, queryParams, replaceQuery, section, table, yesNo }
-  from "./format.js";
+import { DASH, cell, cost, el, keyValues, modelPage, number, numericCell, queryParams, replaceQuery, section, table,
+  yesNo } from "./format.js";
 
 const FIELDS = [
   { name: "n_in", label: "Input tokens (n_in)", step: "1", min: "0", fallback: "30000" },
@@ -64,7 +64,7 @@ function rankingSection(data, withForward) {
   ];
   const rows = data.models.map((model, position) => el("tr", { "data-ticker": model.ticker }, [
     numericCell(position + 1, String),
-    el("td", {}, el("a", { href: `/dashboard/models/${encodeURIComponent(model.ticker)}` }, model.ticker)),
+    el("td", {}, el("a", { href: modelPage(model.ticker) }, model.ticker)),
     cell(model.provider, model.provider),
     numericCell(model.spot_cost, cost, { "data-col": "spot_cost" }),
     ...(withForward ? [numericCell(model.forward_cost, cost, { "data-col": "forward_cost" })] : []),

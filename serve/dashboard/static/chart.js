@@ -13,6 +13,11 @@ export function svg(tag, attributes = {}, ...children) {
   return node;
 }
 
+// {name: value} as data-name attributes: each mark carries the API's values it was drawn from.
+function dataAttributes(data = {}) {
+  return Object.fromEntries(Object.entries(data).map(([key, value]) => [`data-${key}`, value]));
+}
+
 function title(text) {
   const node = svg("title");
   node.textContent = text;
@@ -168,7 +173,8 @@ export function addLine(plot, points, { name, className, step = false, data = {}
     else path += step ? `H${px}V${py}` : `L${px},${py}`;
     previous = point;
   }
-  const line = svg("path", { d: path || "M0,0", class: `line ${className || ""}`, "data-series": name, ...data });
+  const line = svg("path", { d: path || "M0,0", class: `line ${className || ""}`, "data-series": name,
+    ...dataAttributes(data) });
   plot.layer(`line-${name}`).append(line);
   return line;
 }
@@ -206,8 +212,8 @@ export function addMarkers(plot, points, { name, shape = "circle", size = 4, cla
   const group = plot.layer(`points-${name}`);
   for (const point of points) {
     if (!Number.isFinite(point.y)) continue;
-    const data = Object.fromEntries(Object.entries(point.data || {}).map(([key, value]) => [`data-${key}`, value]));
-    const mark = marker(shape, plot.x(point.x), plot.y(point.y), size, { class: `point ${className || ""}`, ...data });
+    const mark = marker(shape, plot.x(point.x), plot.y(point.y), size,
+      { class: `point ${className || ""}`, ...dataAttributes(point.data) });
     if (label) mark.append(title(label(point)));
     group.append(mark);
   }
@@ -226,11 +232,10 @@ export function barChart(items, { name, format = String, label, width = 720, bar
   items.forEach((item, position) => {
     const top = 8 + position * (barHeight + 6);
     const length = Number.isFinite(item.value) ? ((width - left - right) * item.value) / high : 0;
-    const data = Object.fromEntries(Object.entries(item.data || {}).map(([key, value]) => [`data-${key}`, value]));
     const text = svg("text", { x: left - 6, y: top + barHeight * 0.72, "text-anchor": "end", class: "bar-label" });
     text.textContent = item.label;
     const bar = svg("rect", { x: left, y: top, width: Math.max(length, 1), height: barHeight,
-      class: `bar ${item.className || ""}`, "data-value": item.value, ...data }, title(`${item.label}: ${format(item.value)}`));
+      class: `bar ${item.className || ""}`, "data-value": item.value, ...dataAttributes(item.data) }, title(`${item.label}: ${format(item.value)}`));
     const value = svg("text", { x: left + length + 4, y: top + barHeight * 0.72, class: "bar-value" });
     value.textContent = format(item.value);
     root.append(text, bar, value);

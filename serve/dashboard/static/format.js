@@ -16,6 +16,11 @@ export function el(tag, attributes = {}, ...children) {
 
 export const DASH = "—";
 
+// A model's dashboard page.
+export function modelPage(ticker) {
+  return `/dashboard/models/${encodeURIComponent(ticker)}`;
+}
+
 export function isNumber(value) {
   return typeof value === "number" && Number.isFinite(value);
 }

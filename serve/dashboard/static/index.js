@@ -2,7 +2,7 @@
 // one chart, and each variant's constituents, weights and verification hash.
 import { getJSON, mainElement, markNavigation, problemBox, showStatus } from "./api.js";
 import { addLine, createPlot, dateText, dateValue, extent, legend } from "./chart.js";
-import { cell, el, keyValues, number, numericCell, section, share, table } from "./format.js";
+import { cell, el, keyValues, modelPage, number, numericCell, section, share, table } from "./format.js";
 
 const VARIANTS = [
   { type: "unified", description: "each constituent at a fixed share of batch volume where batch exists" },
@@ -23,8 +23,8 @@ function historyChart(levels) {
     // The whole series rides on the path, so the picture can be checked against the answer.
     addLine(plot, level.history.map((point) => ({ x: dateValue(point.date), y: point.value })), {
       name: level.type, className: level.type, step: true,
-      data: { "data-count": level.history.length, "data-first": level.history[0]?.date,
-        "data-values": level.history.map((point) => (point.value === null ? "null" : point.value)).join(",") },
+      data: { count: level.history.length, first: level.history[0]?.date,
+        values: level.history.map((point) => (point.value === null ? "null" : point.value)).join(",") },
     });
   }
   return section("Daily level", plot.root,
@@ -36,7 +36,7 @@ function historyChart(levels) {
 
 function variantSection(level) {
   const rows = level.constituents.map((item) => el("tr", { "data-ticker": item.ticker }, [
-    el("td", {}, el("a", { href: `/dashboard/models/${encodeURIComponent(item.ticker)}` }, item.ticker)),
+    el("td", {}, el("a", { href: modelPage(item.ticker) }, item.ticker)),
     numericCell(item.weight, (v) => share(v, 1), { "data-col": "weight" }),
     numericCell(item.price, number, { "data-col": "price" }),
     numericCell(item.contribution, (v) => number(v, 4), { "data-col": "contribution" })]));

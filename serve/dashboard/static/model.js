@@ -1,8 +1,9 @@
 // Model page: forward curve with its 90% band, price history with provenance, events and the
 // Greek sheet, from /v1/greeks/{t}, /v1/forwards/{t}, /v1/history/{t} and /v1/events.
-import { getJSON, mainElement, markNavigation, problemBox, showStatus } from "./api.js";
+import { ALL_EVENTS_SINCE, getJSON, mainElement, markNavigation, modelPath, problemBox, showStatus } from "./api.js";
 import { addBand, addLine, addMarkers, createPlot, dateText, dateValue, extent, legend } from "./chart.js";
-import { DASH, cell, el, keyValues, number, numericCell, percent, price, section, table, yesNo } from "./format.js";
+import { DASH, cell, el, keyValues, modelPage, number, numericCell, percent, price, section, table, yesNo }
+  from "./format.js";
 
 // What each provenance marker means (README, "How the data is reconciled"), and how it is drawn.
 export const PROVENANCE = [
@@ -16,15 +17,10 @@ export const PROVENANCE = [
     description: "a day with no new observation: the last observed price, repeated" },
 ];
 const OTHER = { shape: "triangle", description: "a marker this page does not know" };
-const EVENTS_SINCE = "1970-01-01";
 
 function nameFromPath() {
   const raw = window.location.pathname.replace(/^\/dashboard\/models\//, "");
   return raw.split("/").map(decodeURIComponent).join("/");
-}
-
-function apiName(name) {
-  return name.split("/").map(encodeURIComponent).join("/");
 }
 
 function modeTabs(model, mode) {
@@ -170,7 +166,7 @@ async function render() {
   const name = nameFromPath();
   let model;
   try {
-    model = (await getJSON(`/v1/greeks/${apiName(name)}`)).data;
+    model = (await getJSON(`/v1/greeks/${modelPath(name)}`)).data;
   } catch (error) {
     mainElement().append(el("h1", {}, `Model "${name}"`), problemBox(error, "This model could not be shown"));
     return;
@@ -179,14 +175,14 @@ async function render() {
   const mode = params.get("mode") === "batch" && model.ticker_batch ? "batch" : "sync";
   // Any alias leads here; the address then names the model by its ticker.
   if (name !== model.ticker) {
-    window.history.replaceState(null, "", `/dashboard/models/${encodeURIComponent(model.ticker)}${window.location.search}`);
+    window.history.replaceState(null, "", `${modelPage(model.ticker)}${window.location.search}`);
   }
   document.title = `${model.ticker} · Inference Pricing Oracle`;
   const ticker = encodeURIComponent(model.ticker);
   const [curve, history, events] = await Promise.allSettled([
     getJSON(`/v1/forwards/${ticker}?mode=${mode}`),
     getJSON(`/v1/history/${ticker}?mode=${mode}`),
-    getJSON(`/v1/events?ticker=${ticker}&since=${EVENTS_SINCE}&limit=1000`),
+    getJSON(`/v1/events?ticker=${ticker}&since=${ALL_EVENTS_SINCE}&limit=1000`),
   ]);
   const main = mainElement();
   main.append(
