@@ -64,14 +64,14 @@ def publishing(run_id: str, now: datetime) -> RunStatus:
 
 def record_run(root: str | os.PathLike | Storage, status: RunStatus) -> None:
     """Write the latest run's outcome beside the manifest (atomically; readers see old or new)."""
-    storage = _storage(root)
+    storage = Storage.of(root)
     storage.makedirs(storage.root)
     storage.write_bytes(storage.join(RUN_STATUS_FILE), status.to_json().encode())
 
 
 def last_run(root: str | os.PathLike | Storage) -> RunStatus | None:
     """The latest recorded run, or None when none was recorded (or the record is unreadable)."""
-    storage = _storage(root)
+    storage = Storage.of(root)
     try:
         raw = json.loads(storage.read_text(storage.join(RUN_STATUS_FILE)))
         finished = datetime.fromisoformat(raw["finished"].replace("Z", "+00:00"))
@@ -79,7 +79,3 @@ def last_run(root: str | os.PathLike | Storage) -> RunStatus | None:
                          raw.get("host", ""), int(raw.get("pid", 0)))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-
-
-def _storage(root: str | os.PathLike | Storage) -> Storage:
-    return root if isinstance(root, Storage) else Storage(root)

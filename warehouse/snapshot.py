@@ -122,7 +122,7 @@ class SnapshotStore:
     def __init__(self, root: str | os.PathLike | Storage, keep: int = 5, schemas: Mapping[str, pa.Schema] = SCHEMAS):
         if keep < 1:
             raise ValueError("keep must be at least 1: the current snapshot is always kept")
-        self.storage = root if isinstance(root, Storage) else Storage(root)
+        self.storage = Storage.of(root)
         self.keep = keep
         self.schemas = schemas
 

@@ -38,6 +38,11 @@ class Storage:
         self.fs, self.root = fsspec.core.url_to_fs(self.url)
         self.local = isinstance(self.fs, LocalFileSystem)
 
+    @classmethod
+    def of(cls, root: str | os.PathLike | Storage) -> Storage:
+        """`root` itself when it is already a Storage, else the storage it names."""
+        return root if isinstance(root, Storage) else cls(root)
+
     def __repr__(self) -> str:
         return f"Storage({self.url!r})"
 
