@@ -1,29 +1,49 @@
 """The code location: every asset, its checks, the refresh job and its daily schedule."""
 
-from dagster import AssetSelection, DefaultScheduleStatus, Definitions, ScheduleDefinition, define_asset_job
+from collections.abc import Iterable, Sequence
 
-from assets.analytics import (
-    accuracy,
-    backtest,
-    backtest_families,
-    backtest_summary,
-    events,
-    forward_curves,
-    greeks,
-    ici,
-    ici_history,
-    spots,
+from dagster import (
+    AssetsDefinition,
+    AssetSelection,
+    DagsterInvalidDefinitionError,
+    DefaultScheduleStatus,
+    Definitions,
+    ScheduleDefinition,
+    define_asset_job,
+    load_assets_from_modules,
 )
+
+import assets.analytics
+import assets.registry
+import assets.sources
 from assets.checks import CHECKS
 from assets.io_manager import ParquetIOManager
 from assets.publish import record_failure, snapshot
-from assets.registry import models, price_history, price_observations, providers
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
-from assets.sources import genai_prices, model_prices, price_archive
+from warehouse.schemas import SCHEMAS
 
-ASSETS = [genai_prices, model_prices, price_archive, price_observations, models, providers, price_history,
-          spots, greeks, forward_curves, ici, ici_history, events, backtest, backtest_summary, backtest_families,
-          accuracy, snapshot]
+# The modules whose every asset is a warehouse table (written by the Parquet IO manager).
+TABLE_MODULES = (assets.sources, assets.registry, assets.analytics)
+
+
+def check_tables(table_assets: Sequence[AssetsDefinition], tables: Iterable[str]) -> None:
+    """Refuse a table asset without a schema, or a declared table without an asset, naming each."""
+    built = {key.path[-1] for asset in table_assets for key in asset.keys}
+    declared = set(tables)
+    problems = []
+    if built - declared:
+        problems.append(f"assets with no schema in warehouse/schemas.py SCHEMAS: {sorted(built - declared)}")
+    if declared - built:
+        modules = ", ".join(module.__name__ for module in TABLE_MODULES)
+        problems.append(f"tables in warehouse/schemas.py SCHEMAS with no asset in {modules}: "
+                        f"{sorted(declared - built)}")
+    if problems:
+        raise DagsterInvalidDefinitionError("; ".join(problems))
+
+
+TABLE_ASSETS = load_assets_from_modules(TABLE_MODULES)
+check_tables(TABLE_ASSETS, SCHEMAS)
+ASSETS = [*TABLE_ASSETS, snapshot]
 
 refresh_job = define_asset_job("refresh", selection=AssetSelection.all(), hooks={record_failure},
                                description="Ingest every source, rebuild every table, check, and publish.")

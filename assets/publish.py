@@ -7,10 +7,10 @@ from dagster import AssetExecutionContext, HookContext, MaterializeResult, asset
 
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from warehouse.runs import RunStatus, publishing, record_run
+from warehouse.schemas import SCHEMAS
 
-TABLES = ["genai_prices", "model_prices", "price_archive", "price_observations", "models", "providers",
-          "price_history", "spots", "greeks", "forward_curves", "ici", "ici_history", "events", "backtest",
-          "backtest_summary", "backtest_families", "accuracy"]
+# Every declared table, in pipeline order: the snapshot waits for each and publishes them all.
+TABLES = list(SCHEMAS)
 
 
 @asset(deps=TABLES, group_name="publish")

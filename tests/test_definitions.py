@@ -1,14 +1,18 @@
-"""The shape of the asset graph, its checks, job and schedule, pinned."""
+"""The shape of the asset graph, its checks, job and schedule, pinned; the tables declared once."""
 
 import subprocess
 import sys
 from pathlib import Path
 
-from assets.definitions import defs
+import pytest
+from dagster import DagsterInvalidDefinitionError, asset
+
+from assets.definitions import TABLE_ASSETS, check_tables, defs
+from warehouse.schemas import SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[1]
 
-EXPECTED_GRAPH = {
+TABLE_GRAPH = {
     "genai_prices": set(),
     "model_prices": set(),
     "price_archive": set(),
@@ -26,10 +30,9 @@ EXPECTED_GRAPH = {
     "backtest_summary": {"backtest"},
     "backtest_families": {"backtest"},
     "accuracy": {"backtest"},
-    "snapshot": {"genai_prices", "model_prices", "price_archive", "price_observations", "models",
-                 "providers", "price_history", "spots", "greeks", "forward_curves", "ici", "ici_history",
-                 "events", "backtest", "backtest_summary", "backtest_families", "accuracy"},
 }
+# The snapshot waits for every declared table, and only for those.
+EXPECTED_GRAPH = {**TABLE_GRAPH, "snapshot": set(SCHEMAS)}
 
 
 def test_asset_graph_shape():
@@ -67,3 +70,37 @@ def test_dagster_validates_the_workspace():
     result = subprocess.run([Path(sys.executable).parent / "dagster", "definitions", "validate", "-w",
                              "workspace.yaml"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _table_names(table_assets):
+    return {key.path[-1] for definition in table_assets for key in definition.keys}
+
+
+def test_every_table_asset_has_a_schema_and_every_schema_an_asset():
+    assert _table_names(TABLE_ASSETS) == set(SCHEMAS) == set(TABLE_GRAPH)
+
+
+def test_schemas_are_declared_in_pipeline_order():
+    order = list(SCHEMAS)
+    late = {name: sorted(parent for parent in TABLE_GRAPH[name] if order.index(parent) > order.index(name))
+            for name in order}
+    assert {name: parents for name, parents in late.items() if parents} == {}
+
+
+@asset
+def orphan():
+    """A table asset nobody gave a schema."""
+
+
+def test_a_table_asset_without_a_schema_is_refused_by_name():
+    with pytest.raises(DagsterInvalidDefinitionError, match=r"no schema in warehouse/schemas.py SCHEMAS: \['orphan'\]"):
+        check_tables([*TABLE_ASSETS, orphan], SCHEMAS)
+
+
+def test_a_schema_without_a_table_asset_is_refused_by_name():
+    without_spots = [definition for definition in TABLE_ASSETS if "spots" not in _table_names([definition])]
+    with pytest.raises(DagsterInvalidDefinitionError, match=r"SCHEMAS with no asset in assets\.sources.*\['spots'\]"):
+        check_tables(without_spots, SCHEMAS)
+    with pytest.raises(DagsterInvalidDefinitionError) as refused:
+        check_tables([*without_spots, orphan], SCHEMAS)
+    assert "['orphan']" in str(refused.value) and "['spots']" in str(refused.value)

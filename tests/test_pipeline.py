@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import AS_OF
+from warehouse.schemas import SCHEMAS
 
 
 def _history(store, ticker, mode="sync"):
@@ -15,10 +16,7 @@ def _history(store, ticker, mode="sync"):
 
 def test_manifest_names_every_table_with_row_counts_and_sources(store):
     manifest = store.current()
-    assert set(manifest.tables) == {"genai_prices", "model_prices", "price_archive", "price_observations",
-                                    "models", "providers", "price_history", "spots", "greeks", "forward_curves",
-                                    "ici", "ici_history", "events", "backtest", "backtest_summary",
-                                    "backtest_families", "accuracy"}
+    assert set(manifest.tables) == set(SCHEMAS)
     for name, info in manifest.tables.items():
         assert len(store.read_table(name)) == info.rows > 0
     assert manifest.extra["as_of"] == AS_OF

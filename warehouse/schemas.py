@@ -96,17 +96,6 @@ PRICE_HISTORY = pa.schema(
     ]
 )
 
-SCHEMAS: dict[str, pa.Schema] = {
-    "genai_prices": SOURCE_LISTING,
-    "model_prices": SOURCE_LISTING,
-    "price_archive": SOURCE_LISTING,
-    "price_observations": PRICE_OBSERVATIONS,
-    "models": MODELS,
-    "providers": PROVIDERS,
-    "price_history": PRICE_HISTORY,
-}
-
-
 def _schema(**columns: pa.DataType | tuple[pa.DataType, bool]) -> pa.Schema:
     """Columns in order; a type alone is nullable, (type, False) is required."""
     return pa.schema([
@@ -174,7 +163,17 @@ ACCURACY = _schema(
     bias_single_exp=_F64, coverage=_F64, coverage_single_exp=_F64, no_change_share=_F64,
 )
 
-SCHEMAS.update({
+# The warehouse's tables, declared here and nowhere else, in pipeline order (each table after
+# the tables it is built from). The snapshot publishes exactly these; assets/definitions.py refuses
+# to build the code location unless each has one asset of the same name and each table asset a schema.
+SCHEMAS: dict[str, pa.Schema] = {
+    "genai_prices": SOURCE_LISTING,
+    "model_prices": SOURCE_LISTING,
+    "price_archive": SOURCE_LISTING,
+    "price_observations": PRICE_OBSERVATIONS,
+    "models": MODELS,
+    "providers": PROVIDERS,
+    "price_history": PRICE_HISTORY,
     "spots": SPOTS,
     "greeks": GREEKS,
     "forward_curves": FORWARD_CURVES,
@@ -185,4 +184,4 @@ SCHEMAS.update({
     "backtest_summary": BACKTEST_SUMMARY,
     "backtest_families": BACKTEST_FAMILIES,
     "accuracy": ACCURACY,
-})
+}
