@@ -1,8 +1,9 @@
 """Reconciled observations, the model registry, the providers of each model, and daily history."""
 
-from dagster import asset
+from dagster import AssetOut, asset, multi_asset
 
 from assets.resources import PriceSources, RefreshSettings
+from pipelines.aliases import curated_aliases, genai_matcher
 from pipelines.history import build_price_history
 from pipelines.identity import Resolver
 from pipelines.observations import build_observations
@@ -13,19 +14,29 @@ from pipelines.sources import all_listings, maker_table, ticker_overrides
 GROUP = "registry"
 
 
-@asset(group_name=GROUP, kinds={"parquet"})
+@multi_asset(group_name=GROUP, outs={
+    "price_observations": AssetOut(kinds={"parquet"},
+                                   description="Every source's prices in one table, keyed by ticker, with "
+                                               "disagreements marked."),
+    "model_aliases": AssetOut(kinds={"parquet"},
+                              description="Which model each pointer id (-latest) served, and from when."),
+})
 def price_observations(genai_prices, model_prices, price_archive, sources: PriceSources):
-    """Every source's prices in one table, keyed by ticker, with disagreements marked."""
-    resolver = Resolver(maker_table(sources.seed_table("makers")))
+    """Identities reconciled with the sources' own alias knowledge, then every price keyed by ticker."""
+    providers, _ = sources.genai_prices()
+    resolver = Resolver(maker_table(sources.seed_table("makers")), matcher=genai_matcher(providers))
     overrides = ticker_overrides(sources.seed_table("model_overrides"))
-    return build_observations(all_listings(genai_prices, model_prices, price_archive), resolver, overrides)
+    curated = curated_aliases(sources.seed_table("model_aliases"))
+    return build_observations(all_listings(genai_prices, model_prices, price_archive), resolver, overrides, curated,
+                              sources.seed_table("published_tickers"))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def models(price_observations, genai_prices, model_prices, sources: PriceSources):
-    """The registry: one record per ticker (contract §1)."""
+def models(price_observations, model_aliases, genai_prices, model_prices, sources: PriceSources):
+    """The registry: one record per ticker (contract §1), with every name it answers to."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
-    return build_models(price_observations, all_listings(genai_prices, model_prices), rules)
+    return build_models(price_observations, all_listings(genai_prices, model_prices), rules, model_aliases,
+                        sources.seed_table("published_tickers"))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -12,7 +12,7 @@ own listing meet on the same key.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pipelines.listings import canonical_provider
@@ -25,11 +25,13 @@ _SNAPSHOT_SUFFIXES = [
     re.compile(r"-\d{6}$"),  # -251015
     re.compile(r"-(?:0[1-9]|1[0-2])-20\d{2}$"),  # -03-2025
     re.compile(r"-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$"),  # -06-17
-    # Four digits only where they read as a date: month-day (-0709) or year-month (-2411).
-    re.compile(r"-(?:(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])|2[3-9](?:0[1-9]|1[0-2]))$"),
+    # Four digits only where they read as a month-day snapshot (-0709). A year-month suffix
+    # (-2411, -2506) is not stripped: Mistral and Qwen use it for distinct models at their own prices.
+    re.compile(r"-(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$"),
     re.compile(r"-00\d$"),  # -001 (Gemini revisions)
-    re.compile(r"-latest$"),
 ]
+# A pointer names whichever model the provider currently serves under it, not a model.
+POINTER = re.compile(r"-latest$")
 _HOST_PREFIXES = [
     # Bedrock cross-region profiles: a short region token before `vendor.model` (us., eu., apac., ca., us-gov.)
     re.compile(r"^[a-z]{2,6}(?:-gov)?\.(?=[a-z0-9-]+\.[a-z])"),
@@ -106,16 +108,25 @@ class MakerTable:
         return vendor if vendor in self.makers else None
 
 
+def is_pointer(model_id: str) -> bool:
+    return bool(POINTER.search(model_id.strip().lower()))
+
+
 class Resolver:
     """Maps (provider, listed id) to a ModelKey, learning each maker's ids from its own listings.
 
-    Lookup tries the exact id first, then its normal form. A catalogue that lists two ids with
-    one normal form as separate models (`mistral-large` and `mistral-large-2512`) is believed:
-    with `distinct=True` the second id becomes a model of its own, reachable by its exact id.
+    What a source states about identity comes first: a curated alias (`claim`, from
+    `model_aliases.csv`), then the source's own matching of an id to one of its models
+    (`matcher`, genai-prices' match rules), then the exact id, then its normal form. A catalogue
+    that lists two ids with one normal form as separate models (`mistral-large` and
+    `mistral-large-2512`) is believed: with `distinct=True` the second id becomes a model of its
+    own, reachable by its exact id. Pointer ids (`-latest`) are never models: `pointer_of` names
+    them, and `pipelines.pointers` decides per date which model they served.
     """
 
-    def __init__(self, makers: MakerTable):
+    def __init__(self, makers: MakerTable, matcher: Callable[[str, str], str | None] | None = None):
         self.makers = makers
+        self._matcher = matcher
         self._exact: dict[tuple[str, str], ModelKey] = {}
         self._normal: dict[tuple[str, str], ModelKey] = {}
 
@@ -123,23 +134,51 @@ class Resolver:
         vendor, bare = split_vendor(listed_id)
         return self.makers.maker_of(bare, vendor), bare
 
+    def pointer_of(self, listed_id: str) -> tuple[str, str] | None:
+        """(maker, pointer id) when the id is a pointer of a known maker."""
+        maker, bare = self._maker_and_bare(listed_id)
+        return (maker, bare.lower()) if maker and is_pointer(bare) else None
+
+    def source_match(self, maker: str, bare: str) -> ModelKey | None:
+        """The model the source's own match rules give for an id, if that model is known here."""
+        target = self._matcher(maker, bare) if self._matcher else None
+        return self._exact.get((maker, target.lower())) if target else None
+
+    def source_match_id(self, maker: str, bare: str) -> str | None:
+        """`source_match` as the model's id (what `pipelines.pointers` compares)."""
+        key = self.source_match(maker, bare)
+        return key.model_id if key else None
+
     def key_of(self, provider: str, listed_id: str) -> tuple[ModelKey | None, bool]:
         """(model key or None, whether this provider is the model's maker)."""
         maker, bare = self._maker_and_bare(listed_id)
-        if maker is None:
+        if maker is None or (is_pointer(bare) and (maker, bare.lower()) not in self._exact):
             return None, False
-        key = self._exact.get((maker, bare.lower())) or self._normal.get((maker, normal_form(bare)))
+        key = (self._exact.get((maker, bare.lower())) or self.source_match(maker, bare)
+               or self._normal.get((maker, normal_form(bare))))
         return key, maker == canonical_provider(provider)
 
-    def learn(self, provider: str, listed_id: str, distinct: bool = False) -> ModelKey | None:
-        """Register a maker's own listing as a model; the first id seen for a normal form names it."""
+    def claim(self, maker: str, alias_id: str, key: ModelKey) -> None:
+        """Register `alias_id` as another name of the model `key`, whatever its normal form says."""
+        self._exact[(maker, alias_id.lower())] = key
+
+    def learn(self, provider: str, listed_id: str, distinct: bool = False, product: bool = False) -> ModelKey | None:
+        """Register a maker's own listing as a model; the first id seen for a normal form names it.
+
+        An id the source's match rules give to a known model joins that model. A pointer id is a
+        model only as a `product`: billed under that name at a price no model of its line has.
+        """
         maker, bare = self._maker_and_bare(listed_id)
-        if maker is None or maker != canonical_provider(provider) or not is_text_model(bare):
+        if (maker is None or maker != canonical_provider(provider) or not is_text_model(bare)
+                or (is_pointer(bare) and not product)):
             return None
         exact, normal = (maker, bare.lower()), (maker, normal_form(bare))
         if exact in self._exact:
             return self._exact[exact]
-        if normal in self._normal and not distinct:
+        matched = None if distinct else self.source_match(maker, bare)
+        if matched is not None:
+            key = matched
+        elif normal in self._normal and not distinct:
             key = self._normal[normal]
         else:
             key = ModelKey(maker, bare)

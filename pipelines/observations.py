@@ -17,11 +17,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pipelines.aliases import CuratedAlias
 from pipelines.identity import Resolver
 from pipelines.ingest_archive import SOURCE as ARCHIVE_SOURCE
 from pipelines.ingest_genai import SOURCE as GENAI_SOURCE
 from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
 from pipelines.listings import ARCHIVED, CURRENT, FIRST_OBSERVED, PUBLISHED, SYNC
+from pipelines.pointers import alias_spans, resolve_pointers
 from pipelines.tickers import TickerRequest, assign_tickers
 
 # A documented dated price beats today's catalogue, which beats a dataset's first sighting,
@@ -42,32 +44,80 @@ def authority(provenance: pd.Series, source: pd.Series) -> pd.Series:
     return (provenance.map(PROVENANCE_RANK).fillna(0) * 10 + source.map(SOURCE_RANK).fillna(0)).astype("int8")
 
 
-def learn_models(listings: pd.DataFrame, resolver: Resolver) -> None:
-    """Teach the resolver every model its maker lists, genai-prices' ids first so they name them."""
+def learn_models(listings: pd.DataFrame, resolver: Resolver, curated: list[CuratedAlias] = ()) -> None:
+    """Teach the resolver every model its maker lists: genai-prices' ids first, so they name
+    them; then the curated aliases; then every other source's ids (which join a known model
+    where genai-prices' match rules or the normal form say so)."""
     origin = listings[listings["source"].isin(ORIGIN_SOURCES) & (listings["mode"] == SYNC)]
     order = origin.assign(_rank=origin["source"].map(SOURCE_RANK)).sort_values(
         ["_rank", "provider", "source_model_id"], ascending=[False, True, True], kind="stable"
-    )
-    for provider, listed_id, source in order[["provider", "source_model_id", "source"]].drop_duplicates(
-        ["provider", "source_model_id"]
-    ).itertuples(index=False):
-        # genai-prices separates models deliberately (its alias logic groups the snapshots of one).
-        resolver.learn(provider, listed_id, distinct=source == GENAI_SOURCE)
+    ).drop_duplicates(["provider", "source_model_id"])
+    aliased = {(alias.maker, alias.alias_id) for alias in curated}
+    genai = order["source"] == GENAI_SOURCE
+    for provider, listed_id in order.loc[genai, ["provider", "source_model_id"]].itertuples(index=False):
+        # genai-prices separates models deliberately (its match rules group the snapshots of one).
+        if (provider, listed_id.lower()) not in aliased:
+            resolver.learn(provider, listed_id, distinct=True)
+    for alias in curated:
+        key = resolver.key_of(alias.maker, alias.model_id)[0] or resolver.learn(alias.maker, alias.model_id)
+        if key is None:
+            raise ValueError(f"model_aliases.csv: {alias.maker}/{alias.model_id} is not a model any source lists")
+        resolver.claim(alias.maker, alias.alias_id, key)
+    for provider, listed_id in order.loc[~genai, ["provider", "source_model_id"]].itertuples(index=False):
+        resolver.learn(provider, listed_id)
 
 
 def map_listings(listings: pd.DataFrame, resolver: Resolver) -> pd.DataFrame:
-    """Attach the model key and origin flag to each listing; listings of unknown models drop out."""
+    """Attach the model key and origin flag to each listing; listings of unknown models drop out.
+
+    The maker's own statements about a pointer id are read as statements about the model it
+    served on that date (`pipelines.pointers`); a host's listing of a pointer is left out.
+    """
     pairs = listings[["provider", "source_model_id"]].drop_duplicates()
-    resolved = {
-        (p, i): resolver.key_of(p, i) for p, i in pairs.itertuples(index=False)
-    }
+    pointer = {(p, i): resolver.pointer_of(i) for p, i in pairs.itertuples(index=False)}
+    statements = _pointer_statements(listings, pointer)
+    learn_pointer_products(statements, listings, resolver)
+    resolved = {(p, i): resolver.key_of(p, i) for p, i in pairs.itertuples(index=False)}
     keys = [resolved[(p, i)] for p, i in zip(listings["provider"], listings["source_model_id"], strict=True)]
     mapped = listings.assign(
         _maker=[k.maker if k else None for k, _ in keys],
         _model=[k.model_id if k else None for k, _ in keys],
         is_origin=[origin for _, origin in keys],
     )
+    models = mapped[mapped["_model"].notna()].reset_index(drop=True)
+    pointers = _pointer_statements(listings, {k: v for k, v in pointer.items() if resolved[k][0] is None})
+    pointers = resolve_pointers(pointers, models, resolver.source_match_id)
+    return pd.concat([models, pointers[pointers["_model"].notna()]], ignore_index=True), pointers
+
+
+def learn_pointer_products(statements: pd.DataFrame, listings: pd.DataFrame, resolver: Resolver) -> None:
+    """A pointer id whose prices no model of its line ever had is a product of its own
+    (`chatgpt-4o-latest`, `gpt-5-chat-latest`): learn it as a model."""
+    known = map_known(listings, resolver)
+    trial = resolve_pointers(statements, known, resolver.source_match_id)
+    for (maker, pointer), rows in trial.groupby(["_maker", "_pointer"], sort=True):
+        if rows["_model"].isna().all():
+            resolver.learn(maker, pointer, product=True)
+
+
+def map_known(listings: pd.DataFrame, resolver: Resolver) -> pd.DataFrame:
+    """Listings of known, non-pointer models with their model key (no pointer handling)."""
+    pairs = listings[["provider", "source_model_id"]].drop_duplicates()
+    resolved = {(p, i): resolver.key_of(p, i) for p, i in pairs.itertuples(index=False)}
+    keys = [resolved[(p, i)] for p, i in zip(listings["provider"], listings["source_model_id"], strict=True)]
+    mapped = listings.assign(_maker=[k.maker if k else None for k, _ in keys],
+                             _model=[k.model_id if k else None for k, _ in keys],
+                             is_origin=[origin for _, origin in keys])
     return mapped[mapped["_model"].notna()].reset_index(drop=True)
+
+
+def _pointer_statements(listings: pd.DataFrame, pointer: dict) -> pd.DataFrame:
+    found = [pointer.get((p, i)) for p, i in zip(listings["provider"], listings["source_model_id"], strict=True)]
+    own = np.array([f is not None and f[0] == p for f, p in zip(found, listings["provider"], strict=True)], dtype=bool)
+    rows = listings[own].assign(_maker=[f[0] for f, keep in zip(found, own, strict=True) if keep],
+                                _pointer=[f[1] for f, keep in zip(found, own, strict=True) if keep],
+                                is_origin=True)
+    return rows.assign(authority=authority(rows["provenance"], rows["source"])).reset_index(drop=True)
 
 
 def priced_models_only(mapped: pd.DataFrame) -> pd.DataFrame:
@@ -81,6 +131,21 @@ def priced_models_only(mapped: pd.DataFrame) -> pd.DataFrame:
     keep = pd.MultiIndex.from_frame(priced)
     index = pd.MultiIndex.from_frame(mapped[["_maker", "_model"]])
     return mapped[index.isin(keep)].reset_index(drop=True)
+
+
+def published_overrides(published: pd.DataFrame, resolver: Resolver) -> dict[tuple[str, str], str]:
+    """(maker, model) → the ticker published for it before, so no ticker changes meaning.
+
+    Where several published tickers now name one model (its aliases were tickers), the one
+    published for the model's own id keeps it, else the shortest.
+    """
+    claims: dict[tuple[str, str], list[tuple[bool, int, str]]] = {}
+    for ticker, maker, model_id in published[["ticker", "maker", "model_id"]].itertuples(index=False):
+        key = resolver.key_of(maker, model_id)[0]
+        if key is not None:
+            claims.setdefault((key.maker, key.model_id), []).append(
+                (key.model_id.lower() != model_id.lower(), len(ticker), ticker))
+    return {key: min(tickers)[2] for key, tickers in claims.items()}
 
 
 def ticker_requests(mapped: pd.DataFrame, overrides: dict[tuple[str, str], str]) -> list[TickerRequest]:
@@ -160,16 +225,31 @@ def _same(a: pd.Series, b: pd.Series) -> pd.Series:
     return (a.isna() & b.isna()) | (a == b).fillna(False).astype(bool)
 
 
-def build_observations(listings: pd.DataFrame, resolver: Resolver,
-                       overrides: dict[tuple[str, str], str]) -> pd.DataFrame:
-    """The `price_observations` table."""
-    learn_models(listings, resolver)
-    mapped = priced_models_only(map_listings(listings, resolver))
+def build_observations(listings: pd.DataFrame, resolver: Resolver, overrides: dict[tuple[str, str], str],
+                       curated: list[CuratedAlias] = (), published: pd.DataFrame | None = None,
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The `price_observations` table, and the spans of what each pointer id served.
+
+    `overrides` (curated tickers) win over `published` (tickers already published), which win
+    over the derived ones.
+    """
+    learn_models(listings, resolver, curated)
+    mapped, pointers = map_listings(listings, resolver)
+    mapped = priced_models_only(mapped)
+    if published is not None:
+        overrides = {**published_overrides(published, resolver), **overrides}
     tickers = assign_tickers(ticker_requests(mapped, overrides))
     frame = mapped.assign(
         ticker=[tickers[(m, i)] for m, i in zip(mapped["_maker"], mapped["_model"], strict=True)],
         provider_model_id=mapped["source_model_id"],
         authority=authority(mapped["provenance"], mapped["source"]),
     )
+    via_pointer = frame["_pointer"].notna() if "_pointer" in frame else pd.Series(False, index=frame.index)
+    note = frame["note"].astype("object")
+    frame["note"] = np.where(via_pointer, "stated for the alias " + frame.get("_pointer", "").astype(str)
+                             + note.map(lambda n: f"; {n}" if isinstance(n, str) else ""), note)
     frame = yield_stale_current(mark_superseded(frame))
-    return frame[OBSERVATION_COLUMNS]
+    spans = alias_spans(pointers)
+    spans = spans[spans["model_id"].isin(set(mapped["_model"]))]
+    spans.insert(2, "ticker", [tickers[(m, i)] for m, i in zip(spans["maker"], spans["model_id"], strict=True)])
+    return frame[OBSERVATION_COLUMNS], spans.reset_index(drop=True)

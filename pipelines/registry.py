@@ -75,8 +75,37 @@ def latest_origin_price(observations: pd.DataFrame, mode: str) -> pd.DataFrame:
     return latest.set_index("ticker")
 
 
-def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rules) -> pd.DataFrame:
-    """One record per ticker in the observations (every ticker there has a maker's own price)."""
+def current_pointer_targets(model_aliases: pd.DataFrame) -> dict[str, str]:
+    """Pointer id → the ticker it serves today (its open span)."""
+    today = model_aliases[model_aliases["valid_to"].isna()]
+    return dict(zip(today["alias"], today["ticker"], strict=True))
+
+
+def published_ticker_targets(published: pd.DataFrame, observations: pd.DataFrame,
+                             model_aliases: pd.DataFrame) -> dict[str, str]:
+    """Each published ticker that is no longer a ticker → the ticker of the model its id names now."""
+    tickers = set(observations["ticker"])
+    origin = observations[observations["is_origin"]]
+    by_id = origin.assign(_id=origin["provider_model_id"].str.lower()).drop_duplicates(
+        ["provider", "_id"]).set_index(["provider", "_id"])["ticker"]
+    pointers = current_pointer_targets(model_aliases)
+    out = {}
+    for ticker, maker, model_id in published[["ticker", "maker", "model_id"]].itertuples(index=False):
+        if ticker in tickers:
+            continue
+        target = pointers.get(model_id.lower()) or by_id.get((maker, model_id.lower()))
+        if target is not None:
+            out[ticker] = target
+    return out
+
+
+def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rules,
+                 model_aliases: pd.DataFrame | None = None, published: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One record per ticker in the observations (every ticker there has a maker's own price).
+
+    A model's aliases are every id a source lists it under, the pointer ids that serve it today
+    (`model_aliases`) and the tickers published before for what is now this model (`published`).
+    """
     meta = listings.drop_duplicates(["provider", "source_model_id"])[
         ["provider", "source_model_id", "display_name", "context_window", "deprecated", "source"]
     ].rename(columns={"source_model_id": "provider_model_id", "source": "listing_source"})
@@ -92,7 +121,17 @@ def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rule
     windows = by_ticker["context_window"].max()
     deprecated = origin["deprecated"].fillna(False).astype(bool).groupby(origin["ticker"]).any()
     every = observations.groupby("ticker", sort=False)
-    aliases = observations["provider_model_id"].str.lower().groupby(observations["ticker"]).agg(set)
+    listed = observations["provider_model_id"].str.lower()
+    if model_aliases is not None:  # a pointer is an alias of what it serves today only
+        listed = listed[~listed.isin(set(model_aliases["alias"]))]
+    aliases = listed.groupby(observations["ticker"]).agg(set)
+    extra: dict[str, set[str]] = {}
+    if model_aliases is not None:
+        for pointer, ticker in current_pointer_targets(model_aliases).items():
+            extra.setdefault(ticker, set()).add(pointer)
+        if published is not None:
+            for old, ticker in published_ticker_targets(published, observations, model_aliases).items():
+                extra.setdefault(ticker, set()).add(old.lower())
     first_seen = every["effective_date"].min()
     hosts = observations[~observations["is_origin"]].groupby("ticker")["provider"].nunique()
     records = []
@@ -112,7 +151,7 @@ def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rule
                 "tier": rules.first("tier", subject) or default_tier(output_price),
                 "is_reasoning": (rules.first("reasoning", subject) or "false") == "true",
                 "context_window": None if pd.isna(window) else window,
-                "aliases": sorted(aliases[ticker] | {ticker.lower()}),
+                "aliases": sorted(aliases.get(ticker, set()) | extra.get(ticker, set()) | {ticker.lower()}),
                 "first_seen": first_seen[ticker],
                 "status": "deprecated" if deprecated[ticker] else "active",
                 "host_count": int(hosts.get(ticker, 0)),

@@ -166,11 +166,18 @@ ACCURACY = _schema(
 # The warehouse's tables, declared here and nowhere else, in pipeline order (each table after
 # the tables it is built from). The snapshot publishes exactly these; assets/definitions.py refuses
 # to build the code location unless each has one asset of the same name and each table asset a schema.
+# Which model a pointer id (`mistral-medium-latest`) served from `valid_from` to `valid_to`
+# (null: still), decided by `basis` (`price`: a model priced as the pointer was; `source_match`:
+# the source's own match rules) on the statement of `source`.
+MODEL_ALIASES = _schema(alias=(_STR, False), maker=(_STR, False), ticker=(_STR, False), model_id=(_STR, False),
+                        valid_from=(_DATE, False), valid_to=_DATE, basis=(_STR, False), source=(_STR, False))
+
 SCHEMAS: dict[str, pa.Schema] = {
     "genai_prices": SOURCE_LISTING,
     "model_prices": SOURCE_LISTING,
     "price_archive": SOURCE_LISTING,
     "price_observations": PRICE_OBSERVATIONS,
+    "model_aliases": MODEL_ALIASES,
     "models": MODELS,
     "providers": PROVIDERS,
     "price_history": PRICE_HISTORY,

@@ -38,9 +38,9 @@ def test_split_vendor(listed, expected):
     ("mistral-small-03-2025", "mistral-small"),  # -MM-YYYY
     ("gemini-2.5-flash-preview-05-20", "gemini-2-5-flash-preview"),  # -MM-DD
     ("grok-4-0709", "grok-4"),  # -MMDD
-    ("mistral-large-2411", "mistral-large"),  # -YYMM
+    ("mistral-large-2411", "mistral-large-2411"),  # -YYMM: Mistral's and Qwen's distinct models
     ("gemini-1.5-pro-002", "gemini-1-5-pro"),  # Gemini revision
-    ("mistral-large-latest", "mistral-large"),
+    ("mistral-large-latest", "mistral-large-latest"),  # a pointer, resolved per date elsewhere
     ("claude-3-5-sonnet-20241022-v2:0", "claude-3-5-sonnet"),  # Bedrock packaging, then the date
     ("nova-pro-v1:0", "nova-pro"),
     ("claude-sonnet-4-0", "claude-sonnet-4"),  # trailing -0
@@ -48,7 +48,7 @@ def test_split_vendor(listed, expected):
     ("r1-1776", "r1-1776"),  # not a date
     ("gpt-4-32k", "gpt-4-32k"),
     ("gpt-4-32k-0613", "gpt-4-32k"),
-    ("qwen3-235b-a22b-2507", "qwen3-235b-a22b"),
+    ("qwen3-235b-a22b-2507", "qwen3-235b-a22b-2507"),
     ("o3", "o3"),
     ("gpt-4-1106-preview", "gpt-4-1106-preview"),  # a date inside the id stays
 ])
@@ -113,14 +113,27 @@ def test_resolver_distinct_keeps_catalogue_models_apart(makers):
     assert large == ModelKey("mistral", "mistral-large")
     assert large_2512 == ModelKey("mistral", "mistral-large-2512")
     assert r.key_of("mistral", "mistral-large-2512") == (large_2512, True)
-    assert r.key_of("openrouter", "mistralai/mistral-large-2411") == (large, False)
+    assert r.key_of("openrouter", "mistralai/mistral-large-2411") == (None, False)  # another model, unlisted
     assert r.key_of("openrouter", "mistralai/mistral-large") == (large, False)
 
 
 def test_resolver_without_distinct_merges_snapshots(makers):
     r = Resolver(makers)
-    r.learn("mistral", "mistral-large")
-    assert r.learn("mistral", "mistral-large-2512") == ModelKey("mistral", "mistral-large")
+    r.learn("openai", "gpt-4o")
+    assert r.learn("openai", "gpt-4o-2024-08-06") == ModelKey("openai", "gpt-4o")
+    assert r.learn("mistral", "mistral-large-2512") == ModelKey("mistral", "mistral-large-2512")  # year-month: a model
+
+
+def test_pointers_are_not_models_and_a_claim_names_a_model(makers):
+    r = Resolver(makers)
+    assert r.learn("mistral", "mistral-medium-latest") is None
+    assert r.pointer_of("mistralai/mistral-medium-latest") == ("mistral", "mistral-medium-latest")
+    assert r.key_of("mistral", "mistral-medium-latest") == (None, False)
+    grok = r.learn("xai", "grok-4.20", distinct=True)
+    r.claim("xai", "grok-4.20-beta-latest-reasoning", grok)
+    assert r.key_of("openrouter", "x-ai/grok-4.20-beta-latest-reasoning") == (grok, False)
+    chatgpt = r.learn("openai", "chatgpt-4o-latest", product=True)  # billed under the pointer name
+    assert r.key_of("openai", "chatgpt-4o-latest") == (chatgpt, True)
 
 
 def test_resolver_only_the_maker_creates_models(makers):

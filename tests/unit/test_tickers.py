@@ -22,13 +22,13 @@ from pipelines.tickers import assign_tickers, base_ticker, full_ticker, has_snap
     ("gemini-2.5-pro", "GEMINI-2.5-PRO"),
     ("gemini-2.0-flash-001", "GEMINI-2.0-FLASH"),
     ("grok-4-0709", "GROK-4"),
-    ("mistral-large-latest", "MISTRAL-LARGE"),
+    ("mistral-large-latest", "MISTRAL-LARGE-LATEST"),
     ("claude-3-5-sonnet", "SONNET-3.5"),
     ("claude-3-5-sonnet-20241022", "SONNET-3.5"),
     ("claude-3-opus-20240229", "OPUS-3"),
-    ("claude-3-7-sonnet-latest", "SONNET-3.7"),
+    ("claude-3-7-sonnet-latest", "SONNET-3.7-LATEST"),
     ("claude-2", "CLAUDE-2"),
-    ("qwen3-235b-a22b-2507", "QWEN3-235B-A22B"),
+    ("qwen3-235b-a22b-2507", "QWEN3-235B-A22B-2507"),
     ("gpt-4-32k", "GPT-4-32K"),
 ])
 def test_base_ticker(model_id, expected):
@@ -45,7 +45,7 @@ def test_full_ticker(model_id, expected):
 
 
 @pytest.mark.parametrize("model_id, expected", [
-    ("gpt-4o", False), ("gpt-4o-2024-08-06", True), ("claude-sonnet-4-0", True), ("o3-mini-latest", True),
+    ("gpt-4o", False), ("gpt-4o-2024-08-06", True), ("claude-sonnet-4-0", True), ("o3-mini-latest", False),
 ])
 def test_has_snapshot_suffix(model_id, expected):
     assert has_snapshot_suffix(model_id) is expected
@@ -65,12 +65,12 @@ def test_undated_id_keeps_the_bare_ticker_whatever_its_first_seen(requests):
 
 
 @pytest.mark.parametrize("requests", list(permutations([
-    R("mistral", "mistral-large-2411", D2), R("mistral", "mistral-large-2407", D1),
+    R("openai", "gpt-4-0613", D2), R("openai", "gpt-4-0314", D1),
 ])))
 def test_earlier_first_seen_wins_between_dated_ids(requests):
     assert assign_tickers(list(requests)) == {
-        ("mistral", "mistral-large-2407"): "MISTRAL-LARGE",
-        ("mistral", "mistral-large-2411"): "MISTRAL-LARGE-2411",
+        ("openai", "gpt-4-0314"): "GPT-4",
+        ("openai", "gpt-4-0613"): "GPT-4-0613",
     }
 
 
