@@ -1,0 +1,101 @@
+"""Reader for warehouse/seed/genai_release_history.csv.gz: dated evidence from genai-prices releases.
+
+Each row is a span: consecutive releases of genai-prices that listed a (provider_id, model_id)
+at the same (input, output, cache_read, cache_write) price, with the first and last release's
+version and upload date. Built by scripts/build_genai_release_history.py. Like the other seed
+files it is checked on read: damage raises a ValueError naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import zlib
+from pathlib import Path
+
+import pandas as pd
+
+from warehouse.seed_files import SEED_DIR, _read_meta
+
+GENAI_RELEASE_HISTORY = "genai_release_history.csv.gz"
+GENAI_RELEASE_HISTORY_META = "genai_release_history.meta.json"
+KEY_COLUMNS = ("provider_id", "model_id", "first_version", "last_version")
+DATE_COLUMNS = ("first_released", "last_released")
+PRICE_COLUMNS = ("input", "output", "cache_read", "cache_write")
+GENAI_RELEASE_HISTORY_COLUMNS = (
+    "provider_id", "model_id", "first_version", "first_released", "last_version", "last_released",
+    *PRICE_COLUMNS, "deprecated", "name", "context_window", "aliases",
+)
+
+
+def read_genai_release_history(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
+    """Price spans per (provider_id, model_id) across genai-prices releases, and their provenance.
+
+    Columns: provider_id, model_id, first_version, last_version, name, aliases (str; aliases
+    ";"-separated, "" when none), first_released, last_released (datetime.date),
+    input, output, cache_read, cache_write (float64 USD per million tokens, NaN when the release
+    states no price), deprecated (nullable boolean) and context_window (nullable Int64).
+    Rows keep the file's order: provider_id, model_id, then release order. The dict is the meta
+    JSON. Raises FileNotFoundError if either file is missing and ValueError if either is damaged.
+    """
+    path = Path(seed_dir) / GENAI_RELEASE_HISTORY
+    meta = _read_meta(Path(seed_dir) / GENAI_RELEASE_HISTORY_META)
+    data = path.read_bytes()
+    expected = meta.get("file_sha256")
+    if not isinstance(expected, str) or hashlib.sha256(data).hexdigest() != expected:
+        raise ValueError(f"{path}: sha256 does not match {GENAI_RELEASE_HISTORY_META}")
+    try:
+        raw = pd.read_csv(io.BytesIO(data), compression="gzip", dtype=str,
+                          keep_default_na=False)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as e:
+        raise ValueError(f"{path}: unreadable ({e})") from e
+
+    missing = [c for c in GENAI_RELEASE_HISTORY_COLUMNS if c not in raw.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}")
+    raw = raw[list(GENAI_RELEASE_HISTORY_COLUMNS)]
+
+    frame = pd.DataFrame(index=raw.index)
+    for col in KEY_COLUMNS:
+        if (raw[col] == "").any():
+            raise ValueError(f"{path}: empty {col}")
+        frame[col] = raw[col]
+    for col in DATE_COLUMNS:
+        try:
+            frame[col] = pd.to_datetime(raw[col], format="%Y-%m-%d").dt.date
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{path}: bad {col} ({str(e).splitlines()[0]})") from e
+    if (frame["first_released"] > frame["last_released"]).any():
+        raise ValueError(f"{path}: a span ends before it starts")
+
+    for col in PRICE_COLUMNS:
+        values = pd.to_numeric(raw[col], errors="coerce").astype("float64")  # "" -> NaN
+        bad = (raw[col] != "") & ~((values >= 0) & (values < math.inf))
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            raise ValueError(
+                f"{path}: {col} must be a finite number >= 0 or empty, got "
+                f"{raw[col].iloc[row]!r} on data row {row + 1}"
+            )
+        frame[col] = values
+
+    flags = raw["deprecated"].map({"true": True, "false": False, "": pd.NA})
+    if flags.isna().to_numpy().sum() != (raw["deprecated"] == "").sum():
+        raise ValueError(f"{path}: deprecated must be true, false or empty")
+    frame["deprecated"] = flags.astype("boolean")
+    frame["name"] = raw["name"]
+    window = pd.to_numeric(raw["context_window"], errors="coerce")
+    if ((raw["context_window"] != "") & ~((window > 0) & (window % 1 == 0))).any():
+        raise ValueError(f"{path}: context_window must be a positive integer or empty")
+    frame["context_window"] = window.astype("Int64")
+    frame["aliases"] = raw["aliases"]
+
+    if frame.duplicated(["provider_id", "model_id", "first_version"]).any():
+        raise ValueError(f"{path}: duplicate (provider_id, model_id, first_version) rows")
+    if "rows" in meta and meta["rows"] != len(frame):
+        raise ValueError(
+            f"{path}: {len(frame)} rows but {GENAI_RELEASE_HISTORY_META} says {meta['rows']}"
+        )
+    return frame.reset_index(drop=True), meta
