@@ -67,41 +67,34 @@ def learn_models(listings: pd.DataFrame, resolver: Resolver, curated: list[Curat
         resolver.learn(provider, listed_id)
 
 
-def map_listings(listings: pd.DataFrame, resolver: Resolver) -> pd.DataFrame:
+def map_listings(listings: pd.DataFrame, resolver: Resolver) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Attach the model key and origin flag to each listing; listings of unknown models drop out.
 
     The maker's own statements about a pointer id are read as statements about the model it
-    served on that date (`pipelines.pointers`); a host's listing of a pointer is left out.
+    served on that date (`pipelines.pointers`); a host's listing of a pointer is left out. A
+    pointer whose prices no model of its line ever had is a product of its own
+    (`chatgpt-4o-latest`): it is learnt as a model and mapped like one.
+    Returns the mapped listings and every pointer statement with what it was resolved to.
     """
     pairs = listings[["provider", "source_model_id"]].drop_duplicates()
     pointer = {(p, i): resolver.pointer_of(i) for p, i in pairs.itertuples(index=False)}
-    statements = _pointer_statements(listings, pointer)
-    learn_pointer_products(statements, listings, resolver)
-    resolved = {(p, i): resolver.key_of(p, i) for p, i in pairs.itertuples(index=False)}
-    keys = [resolved[(p, i)] for p, i in zip(listings["provider"], listings["source_model_id"], strict=True)]
-    mapped = listings.assign(
-        _maker=[k.maker if k else None for k, _ in keys],
-        _model=[k.model_id if k else None for k, _ in keys],
-        is_origin=[origin for _, origin in keys],
-    )
-    models = mapped[mapped["_model"].notna()].reset_index(drop=True)
-    pointers = _pointer_statements(listings, {k: v for k, v in pointer.items() if resolved[k][0] is None})
-    pointers = resolve_pointers(pointers, models, resolver.source_match_id)
-    return pd.concat([models, pointers[pointers["_model"].notna()]], ignore_index=True), pointers
-
-
-def learn_pointer_products(statements: pd.DataFrame, listings: pd.DataFrame, resolver: Resolver) -> None:
-    """A pointer id whose prices no model of its line ever had is a product of its own
-    (`chatgpt-4o-latest`, `gpt-5-chat-latest`): learn it as a model."""
     known = map_known(listings, resolver)
-    trial = resolve_pointers(statements, known, resolver.source_match_id)
-    for (maker, pointer), rows in trial.groupby(["_maker", "_pointer"], sort=True):
-        if rows["_model"].isna().all():
-            resolver.learn(maker, pointer, product=True)
+    statements = resolve_pointers(_pointer_statements(listings, pointer), known, resolver.source_match_id)
+    unresolved = statements.groupby(["_maker", "_pointer"], sort=True)["_model"].agg(lambda m: m.isna().all())
+    products = set(unresolved.index[unresolved.to_numpy(dtype=bool)])
+    for maker, product in sorted(products):
+        resolver.learn(maker, product, product=True)
+    of_product = [pointer[(p, i)] in products for p, i in zip(listings["provider"], listings["source_model_id"],
+                                                              strict=True)]
+    statements = statements[[key not in products for key in zip(statements["_maker"], statements["_pointer"],
+                                                                 strict=True)]].reset_index(drop=True)
+    mapped = pd.concat([known, map_known(listings[of_product], resolver),
+                        statements[statements["_model"].notna()]], ignore_index=True)
+    return mapped, statements
 
 
 def map_known(listings: pd.DataFrame, resolver: Resolver) -> pd.DataFrame:
-    """Listings of known, non-pointer models with their model key (no pointer handling)."""
+    """Listings of known models (pointers aside) with their model key and origin flag."""
     pairs = listings[["provider", "source_model_id"]].drop_duplicates()
     resolved = {(p, i): resolver.key_of(p, i) for p, i in pairs.itertuples(index=False)}
     keys = [resolved[(p, i)] for p, i in zip(listings["provider"], listings["source_model_id"], strict=True)]
@@ -112,7 +105,8 @@ def map_known(listings: pd.DataFrame, resolver: Resolver) -> pd.DataFrame:
 
 
 def _pointer_statements(listings: pd.DataFrame, pointer: dict) -> pd.DataFrame:
-    found = [pointer.get((p, i)) for p, i in zip(listings["provider"], listings["source_model_id"], strict=True)]
+    """The maker's own listings of its pointer ids, with `_maker`, `_pointer` and authority."""
+    found = [pointer[(p, i)] for p, i in zip(listings["provider"], listings["source_model_id"], strict=True)]
     own = np.array([f is not None and f[0] == p for f, p in zip(found, listings["provider"], strict=True)], dtype=bool)
     rows = listings[own].assign(_maker=[f[0] for f, keep in zip(found, own, strict=True) if keep],
                                 _pointer=[f[1] for f, keep in zip(found, own, strict=True) if keep],
@@ -176,10 +170,15 @@ def mark_superseded(frame: pd.DataFrame) -> pd.DataFrame:
     frame["superseded_by"] = winner_label.where(~winner)
     frame["note"] = np.where(
         disagreement,
-        ("disagrees with " + winner_label + note.map(lambda n: f"; {n}" if isinstance(n, str) else "")),
+        _noted("disagrees with " + winner_label, note),
         note,
     )
     return frame
+
+
+def _noted(text: pd.Series, note: pd.Series) -> pd.Series:
+    """`text`, followed by the row's own note where it has one."""
+    return text + note.astype("object").map(lambda n: f"; {n}" if isinstance(n, str) else "")
 
 
 def yield_stale_current(frame: pd.DataFrame) -> pd.DataFrame:
@@ -244,10 +243,9 @@ def build_observations(listings: pd.DataFrame, resolver: Resolver, overrides: di
         provider_model_id=mapped["source_model_id"],
         authority=authority(mapped["provenance"], mapped["source"]),
     )
-    via_pointer = frame["_pointer"].notna() if "_pointer" in frame else pd.Series(False, index=frame.index)
-    note = frame["note"].astype("object")
-    frame["note"] = np.where(via_pointer, "stated for the alias " + frame.get("_pointer", "").astype(str)
-                             + note.map(lambda n: f"; {n}" if isinstance(n, str) else ""), note)
+    frame["note"] = np.where(frame["_pointer"].notna(),
+                             _noted("stated for the alias " + frame["_pointer"].astype(str), frame["note"]),
+                             frame["note"].astype("object"))
     frame = yield_stale_current(mark_superseded(frame))
     spans = alias_spans(pointers)
     spans = spans[spans["model_id"].isin(set(mapped["_model"]))]

@@ -25,11 +25,10 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 
-from pipelines.identity import normal_form, split_vendor
+from pipelines.identity import POINTER, normal_form, split_vendor
 from pipelines.listings import SYNC
 
 VERSION_TOKEN = re.compile(r"^(?:v?\d+|\d+x\d+b|\d{4})$")
-POINTER_SUFFIX = re.compile(r"-latest$")
 PRICE_TOLERANCE = 1e-6
 ALIAS_COLUMNS = ["alias", "maker", "model_id", "valid_from", "valid_to", "basis", "source"]
 
@@ -65,16 +64,13 @@ def same_line(a: str, b: str) -> bool:
     return line_of(a) == line_of(b)
 
 
-def stem_has_version(pointer: str) -> bool:
-    return any(VERSION_TOKEN.match(t) for t in normal_form(POINTER_SUFFIX.sub("", pointer)).split("-"))
-
-
 def is_candidate(pointer: str, model_id: str) -> bool:
     """Whether `model_id` could be what `pointer` serves: with a version in the pointer's name
     (`claude-3-7-sonnet-latest`), an id that starts with that name; without one
     (`mistral-medium-latest`), any id of the same line."""
-    if stem_has_version(pointer):
-        return normal_form(model_id).startswith(normal_form(POINTER_SUFFIX.sub("", pointer)))
+    stem = normal_form(POINTER.sub("", pointer))
+    if any(VERSION_TOKEN.match(token) for token in stem.split("-")):
+        return normal_form(model_id).startswith(stem)
     return same_line(pointer, model_id)
 
 

@@ -82,13 +82,13 @@ def current_pointer_targets(model_aliases: pd.DataFrame) -> dict[str, str]:
 
 
 def published_ticker_targets(published: pd.DataFrame, observations: pd.DataFrame,
-                             model_aliases: pd.DataFrame) -> dict[str, str]:
-    """Each published ticker that is no longer a ticker → the ticker of the model its id names now."""
+                             pointers: dict[str, str]) -> dict[str, str]:
+    """Each published ticker that is no longer a ticker → the ticker of the model its id names now
+    (`pointers`: what each pointer id serves today)."""
     tickers = set(observations["ticker"])
     origin = observations[observations["is_origin"]]
     by_id = origin.assign(_id=origin["provider_model_id"].str.lower()).drop_duplicates(
         ["provider", "_id"]).set_index(["provider", "_id"])["ticker"]
-    pointers = current_pointer_targets(model_aliases)
     out = {}
     for ticker, maker, model_id in published[["ticker", "maker", "model_id"]].itertuples(index=False):
         if ticker in tickers:
@@ -127,10 +127,11 @@ def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rule
     aliases = listed.groupby(observations["ticker"]).agg(set)
     extra: dict[str, set[str]] = {}
     if model_aliases is not None:
-        for pointer, ticker in current_pointer_targets(model_aliases).items():
+        pointers = current_pointer_targets(model_aliases)
+        for pointer, ticker in pointers.items():
             extra.setdefault(ticker, set()).add(pointer)
         if published is not None:
-            for old, ticker in published_ticker_targets(published, observations, model_aliases).items():
+            for old, ticker in published_ticker_targets(published, observations, pointers).items():
                 extra.setdefault(ticker, set()).add(old.lower())
     first_seen = every["effective_date"].min()
     hosts = observations[~observations["is_origin"]].groupby("ticker")["provider"].nunique()

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from warehouse.seed_files import write_seed
+
 PACKAGE = "genai-prices"
 REPOSITORY = "https://github.com/pydantic/genai-prices"
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -437,12 +439,46 @@ def build(wheel_dir: Path, out_dir: Path, jobs: int) -> dict:
             f"by Pydantic ({REPOSITORY}), MIT licence."
         ),
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / OUT_FILE).write_bytes(data)
-    (out_dir / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n",
-                                     encoding="utf-8")
-    (out_dir / LICENCE_FILE).write_bytes(licence_text(wheels[-1]))
+    write_seed(out_dir, {OUT_FILE: data, LICENCE_FILE: licence_text(wheels[-1])}, META_FILE, meta,
+               attribution_md(meta))
     return meta
+
+
+def attribution_md(meta: dict) -> str:
+    """This file's section of ATTRIBUTION.md: the MIT notice has to travel with the copy."""
+    first, last = RELEASES[0], RELEASES[-1]
+    pinned = "each wheel's sha256 is pinned in the script and listed in"
+    return f"""# Attribution: {OUT_FILE}
+
+`{OUT_FILE}` records what every release of {PACKAGE} stated: {meta['rows']} rows, one
+per (provider_id, model_id) and span of consecutive releases that listed the model at the same
+input, output, cache read and cache write price (USD per million tokens), with the first and last
+release's version and upload date.
+
+## Source
+
+- Project: {PACKAGE} by Pydantic, <{REPOSITORY}>
+- Package: [{PACKAGE}](https://pypi.org/project/{PACKAGE}/), all {meta['releases']} releases from `{first.version}`
+  ({first.uploaded[:10]}) to {last.version} ({last.uploaded[:10]}); {pinned}
+  `{META_FILE}`. Read from each wheel's `genai_prices/data.py`.
+
+## Changes
+
+- Per model, the price in force at the release's upload time (time-of-day windows at 12:00 UTC,
+  tiered prices at their base); other price kinds and request variants dropped.
+- Consecutive releases with identical prices folded into one row; name, context window,
+  deprecated flag and `equals` aliases as stated by the span's last release.
+
+## Licence
+
+MIT; the original licence text is in `{LICENCE_FILE}`.
+
+## Regenerate
+
+    python scripts/build_genai_release_history.py
+
+Details are recorded in `{META_FILE}`.
+"""
 
 
 def main(argv: list[str] | None = None) -> int:

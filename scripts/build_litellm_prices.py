@@ -27,6 +27,8 @@ import zipfile
 from decimal import Decimal
 from pathlib import Path
 
+from warehouse.seed_files import write_seed
+
 PACKAGE = "litellm"
 VERSION = "1.110.2"
 RELEASED = "2026-11-20"  # upload date of the release's files on PyPI (2026-11-20T04:05Z)
@@ -235,20 +237,6 @@ Details are recorded in `{META_NAME}`.
 """
 
 
-def update_attribution(path: Path, section: str) -> None:
-    """Replace this file's section of ATTRIBUTION.md (or append it), leaving the others alone."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    heading = section.splitlines()[0]
-    start = text.find(heading)
-    if start < 0:
-        text = (text.rstrip("\n") + "\n\n" if text else "") + section
-    else:
-        end = text.find("\n# Attribution:", start + len(heading))
-        after = text[end + 1:] if end >= 0 else ""
-        text = text[:start] + section + ("\n" + after if after else "")
-    path.write_text(text, encoding="utf-8")
-
-
 def build(wheel: Path, out_dir: Path) -> dict:
     """Write the extract, its meta and licence, update ATTRIBUTION.md; return the meta written."""
     data, licence = read_wheel(wheel)
@@ -272,11 +260,7 @@ def build(wheel: Path, out_dir: Path) -> dict:
         "licence": "MIT",
         "attribution": ATTRIBUTION,
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / OUT_NAME).write_bytes(blob)
-    (out_dir / META_NAME).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    (out_dir / LICENCE_NAME).write_bytes(licence)
-    update_attribution(out_dir / "ATTRIBUTION.md", attribution_md(meta))
+    write_seed(out_dir, {OUT_NAME: blob, LICENCE_NAME: licence}, META_NAME, meta, attribution_md(meta))
     return meta
 
 

@@ -22,6 +22,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from warehouse.seed_files import write_seed
+
 PACKAGE = "model-price-radar-mcp"
 VERSION = "0.1.0"
 DATA_FILE = "model_price_radar/data/history.json.gz"
@@ -146,12 +148,8 @@ def build(wheel: Path, out_dir: Path) -> dict:
         "licence": "MIT",
         "attribution": ATTRIBUTION,
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "price_archive.csv.gz").write_bytes(csv_gz(rows))
-    meta_json = json.dumps(meta, indent=2, sort_keys=True) + "\n"
-    (out_dir / "price_archive.meta.json").write_text(meta_json, encoding="utf-8")
-    (out_dir / f"LICENSE.{PACKAGE}").write_bytes(licence)
-    (out_dir / "ATTRIBUTION.md").write_text(attribution_md(meta), encoding="utf-8")
+    write_seed(out_dir, {"price_archive.csv.gz": csv_gz(rows), f"LICENSE.{PACKAGE}": licence},
+               "price_archive.meta.json", meta, attribution_md(meta))
     return meta
 
 

@@ -1,25 +1,14 @@
 """The shipped archive file: its contents, its checks on read, and the script that rebuilds it."""
 
 import gzip
-import importlib.util
 import json
-import shutil
 import zipfile
 from datetime import date
-from pathlib import Path
 
 import pytest
 
+from tests.seeds import copy_seed, load_script
 from warehouse.seed_files import SEED_DIR, read_price_archive, read_seed_csv
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("build_price_archive", ROOT / "scripts" / "build_price_archive.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_shipped_archive_spans_mid_2023_to_september_2026():
@@ -38,28 +27,22 @@ def test_licence_and_attribution_ship_beside_the_file():
     assert "model-price-radar-mcp" in (SEED_DIR / "ATTRIBUTION.md").read_text()
 
 
-def _copy_seed(tmp_path):
-    target = tmp_path / "seed"
-    shutil.copytree(SEED_DIR, target)
-    return target
-
-
 def test_a_missing_archive_is_file_not_found(tmp_path):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     (seed / "price_archive.csv.gz").unlink()
     with pytest.raises(FileNotFoundError):
         read_price_archive(seed)
 
 
 def test_a_corrupt_archive_is_a_value_error_naming_the_file(tmp_path):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     (seed / "price_archive.csv.gz").write_bytes(b"not gzip at all")
     with pytest.raises(ValueError, match="price_archive.csv.gz"):
         read_price_archive(seed)
 
 
 def test_a_negative_price_in_the_archive_is_rejected(tmp_path):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     rows = "date,model_id,input,output\n2023-07-26,openai/gpt-4,-30,60\n"
     (seed / "price_archive.csv.gz").write_bytes(gzip.compress(rows.encode()))
     with pytest.raises(ValueError):
@@ -73,7 +56,7 @@ def test_seed_csv_skips_comment_lines():
 
 
 def _fake_wheel(tmp_path, history):
-    script = _load_script()
+    script = load_script("build_price_archive")
     wheel = tmp_path / "model_price_radar_mcp-0.1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as zf:
         zf.writestr(script.DATA_FILE, gzip.compress(json.dumps(history).encode(), mtime=0))

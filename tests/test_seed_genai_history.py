@@ -3,18 +3,14 @@ release against the installed genai-prices 0.2.3, its checks on read, and the sp
 the script that builds it."""
 
 import gzip
-import hashlib
 import importlib.metadata
 import importlib.util
-import json
 import math
-import shutil
-import sys
 from datetime import UTC, date, datetime
-from pathlib import Path
 
 import pytest
 
+from tests.seeds import copy_seed, load_script, reseal
 from warehouse.release_history import (
     GENAI_RELEASE_HISTORY,
     GENAI_RELEASE_HISTORY_META,
@@ -22,7 +18,6 @@ from warehouse.release_history import (
 )
 from warehouse.seed_files import SEED_DIR
 
-ROOT = Path(__file__).resolve().parents[1]
 PRICES = ("input", "output", "cache_read", "cache_write")
 
 
@@ -127,26 +122,14 @@ def test_licence_and_attribution_ship_beside_the_file():
     assert "genai_release_history.csv.gz" in (SEED_DIR / "ATTRIBUTION.md").read_text()
 
 
-def _copy_seed(tmp_path):
-    target = tmp_path / "seed"
-    target.mkdir()
-    for name in (GENAI_RELEASE_HISTORY, GENAI_RELEASE_HISTORY_META):
-        shutil.copy(SEED_DIR / name, target / name)
-    return target
-
-
 def _rewrite(seed, edit):
     """Edit the CSV text and re-seal the checksum, so only the content check can object."""
     text = gzip.decompress((seed / GENAI_RELEASE_HISTORY).read_bytes()).decode()
-    data = gzip.compress(edit(text).encode(), mtime=0)
-    (seed / GENAI_RELEASE_HISTORY).write_bytes(data)
-    meta = json.loads((seed / GENAI_RELEASE_HISTORY_META).read_text())
-    meta["file_sha256"] = hashlib.sha256(data).hexdigest()
-    (seed / GENAI_RELEASE_HISTORY_META).write_text(json.dumps(meta))
+    reseal(seed, GENAI_RELEASE_HISTORY, GENAI_RELEASE_HISTORY_META, edit(text).encode())
 
 
 def test_a_damaged_file_is_a_value_error_naming_it(tmp_path):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     raw = bytearray((seed / GENAI_RELEASE_HISTORY).read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     (seed / GENAI_RELEASE_HISTORY).write_bytes(bytes(raw))
@@ -164,30 +147,21 @@ def test_a_damaged_file_is_a_value_error_naming_it(tmp_path):
     ],
 )
 def test_bad_content_with_a_matching_checksum_is_a_value_error(tmp_path, edit, message):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     _rewrite(seed, edit)
     with pytest.raises(ValueError, match=message):
         read_genai_release_history(seed)
 
 
 def test_a_missing_file_is_file_not_found(tmp_path):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     (seed / GENAI_RELEASE_HISTORY).unlink()
     with pytest.raises(FileNotFoundError):
         read_genai_release_history(seed)
 
 
-def _load_script():
-    path = ROOT / "scripts" / "build_genai_release_history.py"
-    spec = importlib.util.spec_from_file_location("build_genai_release_history", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up while being defined
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_spans_split_on_a_price_change_and_on_a_gap():
-    script = _load_script()
+    script = load_script("build_genai_release_history")
     entry = {"provider_id": "p", "model_id": "m", "deprecated": None, "name": "M",
              "context_window": None, "aliases": ["m"]}
 

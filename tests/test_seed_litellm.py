@@ -2,28 +2,18 @@
 
 import gzip
 import hashlib
-import importlib.util
 import json
-import shutil
 import tomllib
 from datetime import date
-from pathlib import Path
 
 import pytest
 
 from pipelines.ingest_litellm import litellm_listings, litellm_metadata
 from pipelines.listings import SYNC
+from tests.seeds import ROOT, copy_seed, load_script, reseal
 from warehouse.seed_files import SEED_DIR, read_litellm_prices
 
-ROOT = Path(__file__).resolve().parents[1]
 RELEASED = date(2026, 11, 20)
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("build_litellm_prices", ROOT / "scripts" / "build_litellm_prices.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +73,8 @@ def test_litellm_is_not_a_dependency():
     assert not [d for d in declared if d.lower().startswith("litellm")]
 
 
-def _copy_seed(tmp_path):
-    target = tmp_path / "seed"
-    shutil.copytree(SEED_DIR, target)
-    return target
-
-
 def test_corrupt_bytes_are_a_value_error_naming_the_file(tmp_path):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     path = seed / "litellm_prices.json.gz"
     blob = bytearray(path.read_bytes())
     blob[len(blob) // 2] ^= 0xFF
@@ -101,12 +85,7 @@ def test_corrupt_bytes_are_a_value_error_naming_the_file(tmp_path):
 
 def _rewrite(seed, entries):
     """A well-formed file whose meta agrees with it, so the content checks are what fails."""
-    blob = gzip.compress(json.dumps(entries).encode(), mtime=0)
-    (seed / "litellm_prices.json.gz").write_bytes(blob)
-    meta_path = seed / "litellm_prices.meta.json"
-    meta = json.loads(meta_path.read_text())
-    meta.update(file_sha256=hashlib.sha256(blob).hexdigest(), rows=len(entries))
-    meta_path.write_text(json.dumps(meta))
+    reseal(seed, "litellm_prices.json.gz", "litellm_prices.meta.json", json.dumps(entries).encode(), rows=len(entries))
 
 
 @pytest.mark.parametrize("entries, message", [
@@ -116,14 +95,14 @@ def _rewrite(seed, entries):
     ([{"key": "a"}, {"key": "a"}], "duplicate keys"),
 ])
 def test_damaged_content_is_rejected(tmp_path, entries, message):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     _rewrite(seed, entries)
     with pytest.raises(ValueError, match=message):
         read_litellm_prices(seed)
 
 
 def test_a_row_count_that_disagrees_with_the_meta_is_rejected(tmp_path):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     _rewrite(seed, [{"key": "a"}])
     meta_path = seed / "litellm_prices.meta.json"
     meta_path.write_text(json.dumps({**json.loads(meta_path.read_text()), "rows": 2}))
@@ -133,14 +112,14 @@ def test_a_row_count_that_disagrees_with_the_meta_is_rejected(tmp_path):
 
 @pytest.mark.parametrize("name", ["litellm_prices.json.gz", "litellm_prices.meta.json"])
 def test_a_missing_file_is_file_not_found(tmp_path, name):
-    seed = _copy_seed(tmp_path)
+    seed = copy_seed(tmp_path)
     (seed / name).unlink()
     with pytest.raises(FileNotFoundError):
         read_litellm_prices(seed)
 
 
 def test_the_script_output_is_deterministic():
-    script = _load_script()
+    script = load_script("build_litellm_prices")
     raw = json.dumps({
         "sample_spec": {"input_cost_per_token": 0.0},
         "b/model": {"litellm_provider": "b", "mode": "chat", "input_cost_per_token": 2e-07,

@@ -8,15 +8,12 @@ files it is checked on read: damage raises a ValueError naming the file.
 
 from __future__ import annotations
 
-import hashlib
-import io
 import math
-import zlib
 from pathlib import Path
 
 import pandas as pd
 
-from warehouse.seed_files import SEED_DIR, _read_meta
+from warehouse.seed_files import SEED_DIR, checked_prices, read_gzip_csv, read_meta, verified_bytes
 
 GENAI_RELEASE_HISTORY = "genai_release_history.csv.gz"
 GENAI_RELEASE_HISTORY_META = "genai_release_history.meta.json"
@@ -40,22 +37,9 @@ def read_genai_release_history(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame,
     JSON. Raises FileNotFoundError if either file is missing and ValueError if either is damaged.
     """
     path = Path(seed_dir) / GENAI_RELEASE_HISTORY
-    meta = _read_meta(Path(seed_dir) / GENAI_RELEASE_HISTORY_META)
-    data = path.read_bytes()
-    expected = meta.get("file_sha256")
-    if not isinstance(expected, str) or hashlib.sha256(data).hexdigest() != expected:
-        raise ValueError(f"{path}: sha256 does not match {GENAI_RELEASE_HISTORY_META}")
-    try:
-        raw = pd.read_csv(io.BytesIO(data), compression="gzip", dtype=str,
-                          keep_default_na=False)
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError,
-            pd.errors.EmptyDataError) as e:
-        raise ValueError(f"{path}: unreadable ({e})") from e
-
-    missing = [c for c in GENAI_RELEASE_HISTORY_COLUMNS if c not in raw.columns]
-    if missing:
-        raise ValueError(f"{path}: missing columns {missing}")
-    raw = raw[list(GENAI_RELEASE_HISTORY_COLUMNS)]
+    meta = read_meta(Path(seed_dir) / GENAI_RELEASE_HISTORY_META)
+    data = verified_bytes(path, meta, GENAI_RELEASE_HISTORY_META)
+    raw = read_gzip_csv(data, path, GENAI_RELEASE_HISTORY_COLUMNS)
 
     frame = pd.DataFrame(index=raw.index)
     for col in KEY_COLUMNS:
@@ -71,15 +55,8 @@ def read_genai_release_history(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame,
         raise ValueError(f"{path}: a span ends before it starts")
 
     for col in PRICE_COLUMNS:
-        values = pd.to_numeric(raw[col], errors="coerce").astype("float64")  # "" -> NaN
-        bad = (raw[col] != "") & ~((values >= 0) & (values < math.inf))
-        if bad.any():
-            row = int(bad.to_numpy().nonzero()[0][0])
-            raise ValueError(
-                f"{path}: {col} must be a finite number >= 0 or empty, got "
-                f"{raw[col].iloc[row]!r} on data row {row + 1}"
-            )
-        frame[col] = values
+        frame[col] = checked_prices(raw, col, path, "a finite number >= 0 or empty",
+                                    lambda text, v: (text == "") | ((v >= 0) & (v < math.inf)))
 
     flags = raw["deprecated"].map({"true": True, "false": False, "": pd.NA})
     if flags.isna().to_numpy().sum() != (raw["deprecated"] == "").sum():

@@ -1,7 +1,9 @@
-"""Readers for the seed files shipped in warehouse/seed/.
+"""Readers for the seed files shipped in warehouse/seed/, and the one way they are written.
 
 Seed files are committed data, so they are checked on read: a damaged file fails loudly with
-a ValueError naming the file, instead of turning into silently wrong prices downstream.
+a ValueError naming the file, instead of turning into silently wrong prices downstream. The
+scripts that rebuild them (scripts/) write each file, its meta record, its licence and its
+section of ATTRIBUTION.md with `write_seed`.
 """
 
 from __future__ import annotations
@@ -38,19 +40,8 @@ def read_price_archive(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
     ValueError if either is corrupt.
     """
     path = Path(seed_dir) / PRICE_ARCHIVE
-    meta = _read_meta(Path(seed_dir) / PRICE_ARCHIVE_META)
-    try:
-        raw = pd.read_csv(path, compression="gzip", dtype=str, keep_default_na=False)
-    except FileNotFoundError:
-        raise
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError,
-            pd.errors.EmptyDataError) as e:
-        raise ValueError(f"{path}: unreadable ({e})") from e
-
-    missing = [c for c in PRICE_ARCHIVE_COLUMNS if c not in raw.columns]
-    if missing:
-        raise ValueError(f"{path}: missing columns {missing}")
-    raw = raw[list(PRICE_ARCHIVE_COLUMNS)]
+    meta = read_meta(Path(seed_dir) / PRICE_ARCHIVE_META)
+    raw = read_gzip_csv(path.read_bytes(), path, PRICE_ARCHIVE_COLUMNS)
 
     try:
         dates = pd.to_datetime(raw["date"], format="%Y-%m-%d").dt.date
@@ -60,16 +51,8 @@ def read_price_archive(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
         raise ValueError(f"{path}: empty model_id")
 
     frame = pd.DataFrame({"date": dates, "model_id": raw["model_id"].astype(str)})
-    for col in ("input", "output"):
-        values = pd.to_numeric(raw[col], errors="coerce").astype("float64")
-        bad = ~((values > 0) & (values < math.inf))  # NaN (non-numeric or empty) fails too
-        if bad.any():
-            row = int(bad.to_numpy().nonzero()[0][0])
-            raise ValueError(
-                f"{path}: {col} must be a positive number, got {raw[col].iloc[row]!r} "
-                f"on data row {row + 1}"
-            )
-        frame[col] = values
+    for col in ("input", "output"):  # NaN (non-numeric or empty) fails too
+        frame[col] = checked_prices(raw, col, path, "a positive number", lambda _, v: (v > 0) & (v < math.inf))
 
     if frame.duplicated(["date", "model_id"]).any():
         raise ValueError(f"{path}: duplicate (date, model_id) rows")
@@ -88,10 +71,8 @@ def read_litellm_prices(seed_dir: Path = SEED_DIR) -> tuple[list[dict], dict]:
     file is missing and ValueError naming the file if either is damaged.
     """
     path = Path(seed_dir) / LITELLM_PRICES
-    meta = _read_meta(Path(seed_dir) / LITELLM_PRICES_META)
-    blob = path.read_bytes()
-    if "file_sha256" not in meta or hashlib.sha256(blob).hexdigest() != meta["file_sha256"]:
-        raise ValueError(f"{path}: sha256 does not match {LITELLM_PRICES_META}")
+    meta = read_meta(Path(seed_dir) / LITELLM_PRICES_META)
+    blob = verified_bytes(path, meta, LITELLM_PRICES_META)
     try:
         entries = json.loads(gzip.decompress(blob))
     except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -147,11 +128,11 @@ def read_seed_csv(name: str, seed_dir: Path = SEED_DIR) -> pd.DataFrame:
 
 def read_price_archive_meta(seed_dir: Path = SEED_DIR) -> dict:
     """Where the archive file comes from (source, version, checksum), without reading the prices."""
-    return _read_meta(Path(seed_dir) / PRICE_ARCHIVE_META)
+    return read_meta(Path(seed_dir) / PRICE_ARCHIVE_META)
 
 
-def _read_meta(path: Path) -> dict:
-    """The provenance record is required: a price archive without it cannot be attributed."""
+def read_meta(path: Path) -> dict:
+    """A seed file's meta record. It is required: data without it cannot be attributed."""
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -159,3 +140,61 @@ def _read_meta(path: Path) -> dict:
     if not isinstance(meta, dict):
         raise ValueError(f"{path}: expected a JSON object")
     return meta
+
+
+def verified_bytes(path: Path, meta: dict, meta_name: str) -> bytes:
+    """The file's bytes, after checking them against the sha256 its meta record gives."""
+    data = path.read_bytes()
+    expected = meta.get("file_sha256")
+    if not isinstance(expected, str) or hashlib.sha256(data).hexdigest() != expected:
+        raise ValueError(f"{path}: sha256 does not match {meta_name}")
+    return data
+
+
+def read_gzip_csv(data: bytes, path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
+    """A gzip CSV as strings ("" where empty), reduced to `columns`, which must all be there."""
+    try:
+        raw = pd.read_csv(io.BytesIO(data), compression="gzip", dtype=str, keep_default_na=False)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as e:
+        raise ValueError(f"{path}: unreadable ({e})") from e
+    missing = [c for c in columns if c not in raw.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}")
+    return raw[list(columns)]
+
+
+def checked_prices(raw: pd.DataFrame, col: str, path: Path, rule: str, valid) -> pd.Series:
+    """`raw[col]` as float64 ("" and non-numbers as NaN), after `valid(text, values)` holds on every
+    row; else a ValueError naming the first row that breaks `rule`."""
+    values = pd.to_numeric(raw[col], errors="coerce").astype("float64")
+    bad = ~valid(raw[col], values)
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        raise ValueError(f"{path}: {col} must be {rule}, got {raw[col].iloc[row]!r} on data row {row + 1}")
+    return values
+
+
+def write_seed(out_dir: Path, files: dict[str, bytes], meta_name: str, meta: dict, attribution: str) -> None:
+    """Write a rebuilt seed: its files (data, licence), its meta record (sorted keys, so the
+    same build gives the same bytes) and its section of ATTRIBUTION.md."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (out_dir / name).write_bytes(data)
+    (out_dir / meta_name).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    update_attribution(out_dir / "ATTRIBUTION.md", attribution)
+
+
+def update_attribution(path: Path, section: str) -> None:
+    """Replace a seed's section of ATTRIBUTION.md (the one under its `# Attribution:` heading),
+    or append it, leaving the other seeds' sections alone."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    heading = section.splitlines()[0]
+    start = text.find(heading)
+    if start < 0:
+        text = (text.rstrip("\n") + "\n\n" if text else "") + section
+    else:
+        end = text.find("\n# Attribution:", start + len(heading))
+        after = text[end + 1:] if end >= 0 else ""
+        text = text[:start] + section + ("\n" + after if after else "")
+    path.write_text(text, encoding="utf-8")
