@@ -6,6 +6,7 @@ from assets.resources import PriceSources, RefreshSettings
 from pipelines.backtest import accuracy_table, run_backtest, summarise
 from pipelines.dynamics import fit_processes
 from pipelines.events import build_events
+from pipelines.evidence import compared, spot_evidence
 from pipelines.forwards import build_forward_curves
 from pipelines.greeks import build_greeks, processes_from_greeks
 from pipelines.ici import build_ici, build_ici_history
@@ -16,9 +17,12 @@ GROUP = "analytics"
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def spots(price_history, models, settings: RefreshSettings):
-    """Each model's sync and batch price on the snapshot date, with the observation behind it."""
-    return build_spots(price_history, models, settings.as_of_date())
+def spots(price_history, models, price_observations, settings: RefreshSettings):
+    """Each model's sync and batch price on the snapshot date, with the observation behind it and
+    the evidence for it (which sources agree)."""
+    as_of = settings.as_of_date()
+    evidence = spot_evidence(compared(price_observations, price_history, as_of), models["ticker"])
+    return build_spots(price_history, models, as_of, evidence)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

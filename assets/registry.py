@@ -4,9 +4,11 @@ from dagster import AssetOut, asset, multi_asset
 
 from assets.resources import PriceSources, RefreshSettings
 from pipelines.aliases import curated_aliases, genai_matcher
+from pipelines.evidence import compared
+from pipelines.evidence import price_disputes as price_disputes_of
 from pipelines.history import build_price_history
 from pipelines.identity import Resolver
-from pipelines.observations import build_observations
+from pipelines.observations import build_observations, rejections
 from pipelines.providers import build_providers
 from pipelines.registry import Rules, build_models
 from pipelines.sources import all_listings, maker_table, ticker_overrides
@@ -21,14 +23,15 @@ GROUP = "registry"
     "model_aliases": AssetOut(kinds={"parquet"},
                               description="Which model each pointer id (-latest) served, and from when."),
 })
-def price_observations(genai_prices, model_prices, price_archive, sources: PriceSources):
+def price_observations(genai_prices, model_prices, price_archive, litellm_prices, sources: PriceSources):
     """Identities reconciled with the sources' own alias knowledge, then every price keyed by ticker."""
     providers, _ = sources.genai_prices()
     resolver = Resolver(maker_table(sources.seed_table("makers")), matcher=genai_matcher(providers))
     overrides = ticker_overrides(sources.seed_table("model_overrides"))
     curated = curated_aliases(sources.seed_table("model_aliases"))
-    return build_observations(all_listings(genai_prices, model_prices, price_archive), resolver, overrides, curated,
-                              sources.seed_table("published_tickers"))
+    listings = all_listings(genai_prices, model_prices, price_archive, litellm_prices)
+    return build_observations(listings, resolver, overrides, curated, sources.seed_table("published_tickers"),
+                              rejections(sources.seed_table("rejected_statements")))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
@@ -49,3 +52,10 @@ def providers(price_observations, settings: RefreshSettings):
 def price_history(price_observations, settings: RefreshSettings):
     """Daily price per ticker and mode, with a provenance marker on every point."""
     return build_price_history(price_observations, settings.as_of_date())
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def price_disputes(price_observations, price_history, settings: RefreshSettings):
+    """Every price a source states differently from the price in force, with the rule that decided."""
+    as_of = settings.as_of_date()
+    return price_disputes_of(compared(price_observations, price_history, as_of))

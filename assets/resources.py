@@ -16,7 +16,8 @@ import pandas as pd
 from dagster import ConfigurableResource
 from genai_prices import data_snapshot
 
-from warehouse.seed_files import read_price_archive, read_price_archive_meta, read_seed_csv
+from warehouse.release_history import read_genai_release_history
+from warehouse.seed_files import read_litellm_prices, read_price_archive, read_price_archive_meta, read_seed_csv
 from warehouse.snapshot import SnapshotStore
 
 DEFAULT_WAREHOUSE = "warehouse/snapshots"
@@ -46,7 +47,8 @@ class RefreshSettings(ConfigurableResource):
 
 
 class PriceSources(ConfigurableResource):
-    """Offline readers for the three sources, each with its name and version.
+    """Offline readers for the four sources, each with its name and version, and for the
+    genai-prices release history that dates its catalogue.
 
     The packages' own network refreshers (genai-prices' `UpdatePrices`, model-prices'
     `refresh()`) are never called: the data is what the pinned versions ship.
@@ -62,12 +64,19 @@ class PriceSources(ConfigurableResource):
     def price_archive(self) -> tuple[pd.DataFrame, dict[str, Any]]:
         return read_price_archive()
 
+    def genai_release_history(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        return read_genai_release_history()
+
+    def litellm_prices(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        return read_litellm_prices()
+
     def versions(self) -> dict[str, str]:
         """Name → version of every source, recorded in the snapshot's manifest."""
         return {
             "genai-prices": importlib.metadata.version("genai-prices"),
             "model-prices": importlib.metadata.version("model-prices"),
             "model-price-radar-mcp": read_price_archive_meta()["source_version"],
+            "litellm": self.litellm_prices()[1]["source_version"],
         }
 
     def seed_table(self, name: str) -> pd.DataFrame:

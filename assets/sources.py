@@ -1,22 +1,30 @@
-"""The three source assets: each reads one real source offline and records its name and version."""
+"""The four source assets: each reads one real source offline and records its name and version."""
+
+from datetime import date
 
 from dagster import AssetExecutionContext, asset
 
 from assets.resources import PriceSources, RefreshSettings
 from pipelines.ingest_archive import archive_listings
 from pipelines.ingest_genai import genai_listings
+from pipelines.ingest_litellm import litellm_listings
 from pipelines.ingest_model_prices import model_prices_listings
 from pipelines.listings import listings_frame
+from pipelines.release_dating import release_dating, releases_of
 
 GROUP = "sources"
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
 def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings):
-    """The genai-prices catalogue: every provider's current prices, dated changes and batch variants."""
+    """The genai-prices catalogue: every provider's current prices, dated changes and batch variants;
+    current prices dated by the first release that listed them."""
     providers, version = sources.genai_prices()
-    context.add_output_metadata({"source": "genai-prices", "source_version": version})
-    return listings_frame(genai_listings(providers, settings.as_of_date(), version))
+    spans, meta = sources.genai_release_history()
+    dating = release_dating(spans, releases_of(meta), version)
+    context.add_output_metadata({"source": "genai-prices", "source_version": version,
+                                 "source_released": str(dating.released or "not in the release history")})
+    return listings_frame(genai_listings(providers, settings.as_of_date(), dating))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
@@ -35,3 +43,13 @@ def price_archive(context: AssetExecutionContext, sources: PriceSources):
     context.add_output_metadata({"source": meta["source"], "source_version": meta["source_version"],
                                  "file_sha256": meta["file_sha256"]})
     return listings_frame(archive_listings(archive, meta["source_version"]))
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def litellm_prices(context: AssetExecutionContext, sources: PriceSources):
+    """LiteLLM's price map (shipped seed file): list prices as of its release, a cross-check and a
+    vote, never a price of its own."""
+    entries, meta = sources.litellm_prices()
+    context.add_output_metadata({"source": meta["source"], "source_version": meta["source_version"],
+                                 "source_released": meta["released"], "file_sha256": meta["file_sha256"]})
+    return listings_frame(litellm_listings(entries, meta["source_version"], date.fromisoformat(meta["released"])))

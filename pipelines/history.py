@@ -23,6 +23,10 @@ from pipelines.listings import CARRIED_FORWARD, SYNC
 POINT_COLUMNS = ["input", "output", "cache_read", "cache_write", "reasoning", "tiers",
                  "source", "source_version", "source_url", "provenance"]
 
+# Fields a point may take from the point before it when its source never states them.
+CARRIED_FIELDS = ("cache_read", "cache_write", "reasoning")
+DROPPED = -1.0  # never a price
+
 # The archive counts as tracking a maker when, on the days both are known, at least this share
 # of archived prices match the maker's price in force (within the tolerance, which absorbs the
 # archive's rounding), over at least this many comparisons.
@@ -93,7 +97,25 @@ def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) 
     points = pd.concat([origin, archived], ignore_index=True)
     points = points.sort_values(["ticker", "mode", "effective_date", "authority"],
                                 ascending=[True, True, True, False], kind="stable")
-    return points.drop_duplicates(["ticker", "mode", "effective_date"], keep="first")
+    return carry_unstated(points.drop_duplicates(["ticker", "mode", "effective_date"], keep="first"))
+
+
+def carry_unstated(points: pd.DataFrame) -> pd.DataFrame:
+    """A source that never states a field for a series says nothing about it: where a point
+    leaves one of `CARRIED_FIELDS` empty and its source states that field nowhere in the series,
+    the previous point's value stands (model-prices has no reasoning rate; genai-prices' batch
+    variants list only the keys they change). A source that stated the field before and now
+    leaves it empty has dropped it, and the field stays empty.
+    """
+    points = points.reset_index(drop=True)
+    series = [points["ticker"], points["mode"]]
+    for field in CARRIED_FIELDS:
+        states = points[field].notna().groupby([*series, points["source"]]).transform("any")
+        # A drop (empty where the source states the field elsewhere) is carried too, as a marker.
+        marked = points[field].where(~(states & points[field].isna()), DROPPED)
+        carried = marked.groupby(series).ffill()
+        points[field] = carried.where(carried != DROPPED)
+    return points
 
 
 def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:

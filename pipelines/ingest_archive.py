@@ -38,6 +38,7 @@ def archive_listings(archive: pd.DataFrame, version: str) -> list[Listing]:
                 source_version=version,
                 provenance=ARCHIVED,
                 source_url=wayback_url(row.date),
+                source_released=row.date,
             )
         )
     return out

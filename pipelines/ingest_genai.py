@@ -14,6 +14,7 @@ from decimal import Decimal
 from genai_prices.types import (
     ModelInfo,
     ModelPrice,
+    PriceVariant,
     Provider,
     StartDateConstraint,
     TieredPrices,
@@ -30,6 +31,7 @@ from pipelines.listings import (
     canonical_provider,
     tiers_json,
 )
+from pipelines.release_dating import ReleaseDating
 
 SOURCE = "genai-prices"
 
@@ -83,8 +85,12 @@ def is_token_priced(price: ModelPrice) -> bool:
 
 
 def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: ModelPrice,
-             provenance: str, version: str, note: str | None = None) -> Listing:
+             provenance: str, dating: ReleaseDating, note: str | None = None,
+             stated: set[str] | None = None) -> Listing:
+    """`stated`: the only price fields the statement makes (the rest left empty), where not all."""
     rates, tiers = price_fields(price)
+    if stated is not None:
+        rates = {name: value if name in stated else None for name, value in rates.items()}
     return Listing(
         provider=canonical_provider(provider.id),
         source_model_id=model.id,
@@ -92,7 +98,8 @@ def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: 
         effective_date=day,
         tiers=tiers,
         source=SOURCE,
-        source_version=version,
+        source_version=dating.version,
+        source_released=dating.released,
         provenance=provenance,
         source_url=(provider.pricing_urls or [None])[0],
         display_name=model.name,
@@ -103,7 +110,7 @@ def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: 
     )
 
 
-def dated_listings(provider: Provider, model: ModelInfo, version: str) -> list[Listing]:
+def dated_listings(provider: Provider, model: ModelInfo, dating: ReleaseDating) -> list[Listing]:
     """The provider's documented price changes: one `published` listing per start date.
 
     The undated first entry is the price in force before the first change; it is dated the day
@@ -124,36 +131,48 @@ def dated_listings(provider: Provider, model: ModelInfo, version: str) -> list[L
             day, note = first_change - timedelta(days=1), f"in force before {first_change}"
         else:
             day, note = constraint.start_date, None
-        out.append(_listing(provider, model, SYNC, day, conditional.prices, PUBLISHED, version, note))
+        out.append(_listing(provider, model, SYNC, day, conditional.prices, PUBLISHED, dating, note))
     return out
 
 
-def has_batch_variant(model: ModelInfo) -> bool:
-    return any(v.when == BATCH_CONTEXT for v in model.price_variants or [])
+def batch_variant(model: ModelInfo) -> PriceVariant | None:
+    return next((v for v in model.price_variants or [] if v.when == BATCH_CONTEXT), None)
 
 
-def current_listings(provider: Provider, model: ModelInfo, as_of: date, version: str) -> list[Listing]:
+def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: ReleaseDating) -> list[Listing]:
     """Today's sync price and, where the model has a batch variant, today's batch price.
 
-    Batch variants are read only as of today: the package models them from 2026-10-14 and
-    silently falls back to the standard price before that, so they carry no batch history.
+    The sync price is dated by the releases that listed it (`pipelines.release_dating`); where
+    no release of the history lists it, it is dated `as_of` and says so. The batch price is
+    dated no earlier than the variant's own start date, and states only the fields the variant
+    lists: under genai-prices a variant overrides only its own keys, so the rest would be the
+    sync rate restated, not a statement about batch.
     """
     at = _midday(as_of)
     standard = model.get_prices(at)
     if not is_token_priced(standard):
         return []
-    out = [_listing(provider, model, SYNC, as_of, standard, CURRENT, version)]
-    if has_batch_variant(model):
-        out.append(_listing(provider, model, BATCH, as_of, model.get_prices(at, BATCH_CONTEXT), CURRENT, version))
+    rates, _ = price_fields(standard)
+    since = dating.asserted_since(provider.id, model.id, rates["input"], rates["output"])
+    if since is None or since > as_of:
+        day, note = as_of, "no release in the release history lists this price: dated on the snapshot day"
+    else:
+        day, note = since, None
+    out = [_listing(provider, model, SYNC, day, standard, CURRENT, dating, note)]
+    variant = batch_variant(model)
+    if variant is not None and (variant.constraint is None or variant.constraint.active(at)):
+        start = getattr(variant.constraint, "start_date", None)
+        stated = {FIELDS[k] for k, v in variant.prices.__dict__.items() if v is not None and k in FIELDS}
+        out.append(_listing(provider, model, BATCH, max(day, start or day), model.get_prices(at, BATCH_CONTEXT),
+                            CURRENT, dating, stated=stated | {"input", "output"}))
     return out
 
 
-def genai_listings(providers: list[Provider], as_of: date, version: str) -> list[Listing]:
+def genai_listings(providers: list[Provider], as_of: date, dating: ReleaseDating) -> list[Listing]:
     """Every token-priced model of every provider: dated changes plus the current catalogue."""
     out: list[Listing] = []
     for provider in providers:
         for model in provider.models:
-            out += dated_listings(provider, model, version)
-            out += current_listings(provider, model, as_of, version)
+            out += dated_listings(provider, model, dating)
+            out += current_listings(provider, model, as_of, dating)
     return out
-

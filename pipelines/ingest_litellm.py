@@ -189,7 +189,7 @@ def litellm_listings(entries: list[dict], version: str, released: date) -> list[
             seen.add((provider, model, mode))
             out.append(Listing(
                 provider=provider, source_model_id=model, mode=mode, effective_date=released,
-                source=SOURCE, source_version=version, provenance=CURRENT,
+                source=SOURCE, source_version=version, source_released=released, provenance=CURRENT,
                 source_url=DATA_URL.format(version=version), display_name=None,
                 context_window=context_window(entry), deprecated=is_deprecated(entry, released),
                 tiers=_tiers(tiers), reasoning=reasoning, **rates,

@@ -60,7 +60,7 @@ def _tiers(rates: dict[str, Any]) -> str | None:
 
 
 def _listing(provider: str, model: str, mode: str, day: date, rates: dict[str, Any],
-             version: str, deprecated: bool | None, note: str | None = None) -> Listing:
+             version: str, released: date | None, deprecated: bool | None, note: str | None = None) -> Listing:
     return Listing(
         provider=canonical_provider(provider),
         source_model_id=model,
@@ -69,6 +69,7 @@ def _listing(provider: str, model: str, mode: str, day: date, rates: dict[str, A
         tiers=_tiers(rates),
         source=SOURCE,
         source_version=version,
+        source_released=released,
         provenance=BASIS_PROVENANCE.get(rates.get("valid_from_basis", ""), FIRST_OBSERVED),
         source_url=rates.get("source"),
         deprecated=deprecated,
@@ -84,6 +85,8 @@ def model_prices_listings(snapshot: dict[str, Any], version: str) -> list[Listin
     as a listing of its own (noted), so the disagreement stays visible downstream.
     """
     status = snapshot.get("status", {})
+    # The data's own publication time; the package wraps it unchanged.
+    released = _day(snapshot["updated_at"]) if snapshot.get("updated_at") else None
     out: list[Listing] = []
     for provider, models in snapshot["prices"].items():
         for model, modes in models.items():
@@ -98,9 +101,9 @@ def model_prices_listings(snapshot: dict[str, Any], version: str) -> list[Listin
                     if not rates or rates.get("input") is None or rates.get("output") is None:
                         continue  # no rate in this mode for this period
                     day = effective_day(entry, rates)
-                    out.append(_listing(provider, model, mode, day, rates, version, deprecated))
+                    out.append(_listing(provider, model, mode, day, rates, version, released, deprecated))
                     recorded = entry.get("recorded")
                     if recorded and recorded.get("input") is not None and recorded.get("output") is not None:
                         note = f"models.dev value, replaced by a correction citing {rates.get('source')}"
-                        out.append(_listing(provider, model, mode, day, recorded, version, deprecated, note))
+                        out.append(_listing(provider, model, mode, day, recorded, version, released, deprecated, note))
     return out

@@ -62,6 +62,9 @@ class Listing:
     reasoning: float | None = None
     tiers: str | None = None
     source_url: str | None = None
+    # The day the source published the statement: a package release's upload date, an archive
+    # capture's date. Not the day the price took effect (`effective_date`).
+    source_released: date | None = None
     display_name: str | None = None
     context_window: int | None = None
     deprecated: bool | None = None
@@ -76,6 +79,7 @@ def listings_frame(rows: list[Listing]) -> pd.DataFrame:
     frame = pd.DataFrame([r.__dict__ for r in rows], columns=LISTING_COLUMNS)
     frame["context_window"] = frame["context_window"].astype("Int64")
     frame["deprecated"] = frame["deprecated"].astype("boolean")
+    frame["source_released"] = frame["source_released"].astype("object")
     for col in ("input", "output", "cache_read", "cache_write", "reasoning"):
         frame[col] = frame[col].astype("float64")
     return frame.sort_values(

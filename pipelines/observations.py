@@ -7,12 +7,17 @@ Reconciliation, in order:
 4. Where one provider's price for one model, mode and date is stated more than once, the most
    authoritative statement wins and the others stay in the table, marked `superseded` with the
    winner named, so a disagreement between sources is visible rather than dropped.
-5. A catalogue's `current` price carries no date of its own, so it can be stale: it yields to
-   another source's dated price that is newer than every dated price its own source has for
-   that model (`yield_stale_current`).
+5. Between dates, the later statement wins: a catalogue's `current` price is dated by the first
+   release that listed it (`pipelines.release_dating`), so another source's dated price beats it
+   only if dated later, and the history (`pipelines.history`) follows the latest.
+6. A cross-check source (LiteLLM's map, undated: asserted as of its release) never steers a
+   price: its statements are kept, marked `superseded` with the reason, and vote in the evidence
+   and the disputes (`pipelines.evidence`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -21,6 +26,7 @@ from pipelines.aliases import CuratedAlias
 from pipelines.identity import Resolver
 from pipelines.ingest_archive import SOURCE as ARCHIVE_SOURCE
 from pipelines.ingest_genai import SOURCE as GENAI_SOURCE
+from pipelines.ingest_litellm import SOURCE as LITELLM_SOURCE
 from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
 from pipelines.listings import ARCHIVED, CURRENT, FIRST_OBSERVED, PUBLISHED, SYNC
 from pipelines.pointers import alias_spans, resolve_pointers
@@ -30,13 +36,17 @@ from pipelines.tickers import TickerRequest, assign_tickers
 # which beats an archived host list. Between sources with the same marker, the one that reads
 # the providers' pages more directly wins.
 PROVENANCE_RANK = {PUBLISHED: 4, CURRENT: 3, FIRST_OBSERVED: 2, ARCHIVED: 1}
-SOURCE_RANK = {GENAI_SOURCE: 3, MODEL_PRICES_SOURCE: 2, ARCHIVE_SOURCE: 1}
+SOURCE_RANK = {GENAI_SOURCE: 3, MODEL_PRICES_SOURCE: 2, ARCHIVE_SOURCE: 1, LITELLM_SOURCE: 0}
+CROSS_CHECK_SOURCES = (LITELLM_SOURCE,)
+REJECTED_NOTE_PREFIX = "rejected"
+CROSS_CHECK_NOTE = "cross-check only: an undated map, asserted as of its release; it votes but never sets a price"
 PRICE_COLUMNS = ["input", "output", "cache_read", "cache_write", "reasoning", "tiers"]
 ORIGIN_SOURCES = (GENAI_SOURCE, MODEL_PRICES_SOURCE)
 OBSERVATION_COLUMNS = [
     "ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date",
     "input", "output", "cache_read", "cache_write", "reasoning", "tiers",
-    "source", "source_version", "source_url", "provenance", "authority", "superseded", "superseded_by", "note",
+    "source", "source_version", "source_url", "provenance", "source_released",
+    "authority", "superseded", "superseded_by", "note",
 ]
 
 
@@ -119,7 +129,7 @@ def priced_models_only(mapped: pd.DataFrame) -> pd.DataFrame:
 
     A model offered only free (a preview) or never priced by its maker has no β to quote.
     """
-    origin_sync = mapped[mapped["is_origin"] & (mapped["mode"] == SYNC)]
+    origin_sync = mapped[mapped["is_origin"] & (mapped["mode"] == SYNC) & ~mapped["source"].isin(CROSS_CHECK_SOURCES)]
     latest = origin_sync.sort_values("effective_date", kind="stable").groupby(["_maker", "_model"]).tail(1)
     priced = latest.loc[latest["output"] > 0, ["_maker", "_model"]]
     keep = pd.MultiIndex.from_frame(priced)
@@ -176,57 +186,66 @@ def mark_superseded(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+@dataclass(frozen=True)
+class Rejection:
+    """A statement a source makes that is not the price it claims to be (rejected_statements.csv)."""
+
+    source: str
+    provider: str
+    model_id: str
+    field: str
+    value: float
+    reason: str
+
+
+def rejections(frame: pd.DataFrame) -> list[Rejection]:
+    """Rows of `rejected_statements.csv`; a row without a reason is refused."""
+    rows = []
+    for source, provider, model_id, field, value, reason in frame[
+            ["source", "provider", "model_id", "field", "value", "reason"]].itertuples(index=False):
+        if not str(reason).strip():
+            raise ValueError(f"rejected_statements.csv: {source} {provider}/{model_id} has no reason")
+        if field not in PRICE_COLUMNS:
+            raise ValueError(f"rejected_statements.csv: unknown field {field!r}; expected one of {PRICE_COLUMNS}")
+        rows.append(Rejection(source, provider, model_id.lower(), field, float(value), reason))
+    return rows
+
+
+def reject(frame: pd.DataFrame, rejected: list[Rejection]) -> pd.DataFrame:
+    """Mark each rejected statement superseded, with its reason (`REJECTED_NOTE_PREFIX`)."""
+    frame = frame.copy()
+    for r in rejected:
+        hit = ((frame["source"] == r.source) & (frame["provider"] == r.provider)
+               & (frame["provider_model_id"].str.lower() == r.model_id)
+               & np.isclose(frame[r.field].astype(float).fillna(-1.0), r.value, rtol=1e-9, atol=0))
+        frame.loc[hit, "superseded"] = True
+        frame.loc[hit, "superseded_by"] = "rejected_statements.csv"
+        frame.loc[hit, "note"] = _noted(pd.Series(f"{REJECTED_NOTE_PREFIX}: {r.field} {r.value:g} is {r.reason}",
+                                                  index=frame.index[hit]), frame.loc[hit, "note"])
+    return frame
+
+
+def adjudicate(frame: pd.DataFrame, rejected: list[Rejection] = ()) -> pd.DataFrame:
+    """Rank the price sources' statements (`mark_superseded`) once the rejected ones are set
+    aside; keep the cross-checks beside them."""
+    frame = reject(frame.assign(superseded=False, superseded_by=None), list(rejected))
+    out = frame[frame["superseded"]]
+    frame = frame[~frame["superseded"]]
+    cross = frame["source"].isin(CROSS_CHECK_SOURCES)
+    checks = frame[cross].assign(superseded=True, superseded_by=None,
+                                 note=_noted(pd.Series(CROSS_CHECK_NOTE, index=frame.index[cross]),
+                                             frame.loc[cross, "note"]))
+    return pd.concat([mark_superseded(frame[~cross]), checks, out], ignore_index=True)
+
+
 def _noted(text: pd.Series, note: pd.Series) -> pd.Series:
     """`text`, followed by the row's own note where it has one."""
     return text + note.astype("object").map(lambda n: f"; {n}" if isinstance(n, str) else "")
 
 
-def yield_stale_current(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mark a `current` price superseded when another source dates a different, positive price
-    later than anything the current price's own source dates for that model.
-
-    genai-prices still lists DeepSeek's 2025 prices as current, for instance, while model-prices
-    dates the cuts that followed; without this rule the snapshot date would show a price jump
-    that never happened.
-    """
-    live = frame[~frame["superseded"]]
-    key = ["ticker", "provider", "mode"]
-    dated = live[~live["provenance"].isin([CURRENT, ARCHIVED])]
-    current = live[live["provenance"] == CURRENT][[*key, "source", "input", "output"]].rename_axis("row").reset_index()
-    if current.empty or dated.empty:
-        return frame.copy()
-    # What each current price's own source dates for the model: the latest such date, if any.
-    own_latest = dated.groupby([*key, "source"], sort=False)["effective_date"].max().rename("own_latest")
-    current = current.join(own_latest, on=[*key, "source"])
-    # Every other source's positive dated price, against every current price of the same model.
-    evidence = dated[dated["output"] > 0].reset_index(drop=True).rename_axis("order").reset_index()
-    pairs = current.merge(evidence, on=key, suffixes=("", "_dated"))
-    pairs = pairs[(pairs["source_dated"] != pairs["source"])
-                  & (pairs["own_latest"].isna() | (pairs["effective_date"] > pairs["own_latest"]))]
-    # The latest of them (by date, then authority; equal ones in table order) is the challenger.
-    latest = pairs.sort_values(["row", "effective_date", "authority", "order"], kind="stable").groupby(
-        "row", sort=False).tail(1)
-    differs = ~(_same(latest["input"], latest["input_dated"]) & _same(latest["output"],
-                                                                                   latest["output_dated"]))
-    latest = latest[differs]
-    frame = frame.copy()
-    label = latest["source_dated"] + " (" + latest["provenance"] + ")"
-    rows = latest["row"].to_numpy()
-    frame.loc[rows, "superseded"] = True
-    frame.loc[rows, "superseded_by"] = label.to_numpy()
-    frame.loc[rows, "note"] = ("disagrees with " + label + ", dated " + latest["effective_date"].astype(str)
-                               + ", newer than any date this source gives").to_numpy()
-    return frame
-
-
-def _same(a: pd.Series, b: pd.Series) -> pd.Series:
-    """Elementwise `_same`: equal, or both missing."""
-    return (a.isna() & b.isna()) | (a == b).fillna(False).astype(bool)
-
-
 def build_observations(listings: pd.DataFrame, resolver: Resolver, overrides: dict[tuple[str, str], str],
                        curated: list[CuratedAlias] = (), published: pd.DataFrame | None = None,
-                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                       rejected: list[Rejection] = ()) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The `price_observations` table, and the spans of what each pointer id served.
 
     `overrides` (curated tickers) win over `published` (tickers already published), which win
@@ -246,7 +265,7 @@ def build_observations(listings: pd.DataFrame, resolver: Resolver, overrides: di
     frame["note"] = np.where(frame["_pointer"].notna(),
                              _noted("stated for the alias " + frame["_pointer"].astype(str), frame["note"]),
                              frame["note"].astype("object"))
-    frame = yield_stale_current(mark_superseded(frame))
+    frame = adjudicate(frame, rejected)
     spans = alias_spans(pointers)
     spans = spans[spans["model_id"].isin(set(mapped["_model"]))]
     spans.insert(2, "ticker", [tickers[(m, i)] for m, i in zip(spans["maker"], spans["model_id"], strict=True)])

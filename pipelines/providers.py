@@ -6,6 +6,8 @@ from datetime import date
 
 import pandas as pd
 
+from pipelines.listings import CURRENT
+
 PROVIDER_COLUMNS = ["ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date",
                     "input", "output", "cache_read", "cache_write", "reasoning", "tiers",
                     "source", "source_version", "source_url", "provenance"]
@@ -14,16 +16,17 @@ PROVIDER_COLUMNS = ["ticker", "provider", "provider_model_id", "is_origin", "mod
 def build_providers(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
     """The latest authoritative price per (ticker, provider, provider id, mode) known on `as_of`.
 
-    The archive's host prices are history, not a current offer, so only providers that are in
-    today's data count: a listing whose latest date is before the newest date that provider
-    has for any model is an offer that has ended, and is left out.
+    The archive's host prices are history, not a current offer, so only offers in today's data
+    count: a catalogue's `current` listing (dated by the release that first listed it, but in
+    the catalogue today), or a dated listing on the newest date its provider has for any model.
+    An older dated listing is an offer that has ended, and is left out.
     """
     known = observations[~observations["superseded"] & (observations["effective_date"] <= as_of)]
     latest = known.sort_values(["effective_date", "authority"], kind="stable").groupby(
         ["ticker", "provider", "provider_model_id", "mode"], sort=True
     ).tail(1)
     newest_by_provider = latest.groupby("provider")["effective_date"].transform("max")
-    current = latest[latest["effective_date"] == newest_by_provider]
+    current = latest[(latest["provenance"] == CURRENT) | (latest["effective_date"] == newest_by_provider)]
     origin = latest[latest["is_origin"]]  # the maker's own latest price always stays, dated
     out = pd.concat([origin, current[~current["is_origin"]]], ignore_index=True)
     return out.sort_values(["ticker", "is_origin", "provider", "mode"], ascending=[True, False, True, True],

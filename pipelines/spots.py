@@ -13,6 +13,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from pipelines.evidence import EVIDENCE_COLUMNS
 from pipelines.listings import BATCH, SYNC
 from pipelines.pricing import Rates, r_batch, r_cache, r_in, r_think
 
@@ -34,7 +35,7 @@ SYNC_PROVENANCE_COLUMNS = [f"{name}_{SYNC}" for name in PROVENANCE_FIELDS]
 BATCH_PROVENANCE_COLUMNS = [f"{name}_{BATCH}" for name in PROVENANCE_FIELDS]
 
 SPOT_COLUMNS = (IDENTITY_COLUMNS + SYNC_PRICE_COLUMNS + BATCH_PRICE_COLUMNS + RATIO_COLUMNS
-                + SYNC_PROVENANCE_COLUMNS + BATCH_PROVENANCE_COLUMNS)
+                + SYNC_PROVENANCE_COLUMNS + BATCH_PROVENANCE_COLUMNS + EVIDENCE_COLUMNS)
 
 
 def rate_columns(mode: str) -> dict[str, str]:
@@ -60,15 +61,17 @@ def _ratios(row: pd.Series) -> dict[str, float]:
             "r_batch": r_batch(row[f"beta_{BATCH}"], row[f"beta_{SYNC}"])}
 
 
-def build_spots(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date) -> pd.DataFrame:
-    """One row per ticker of `models`, in SPOT_COLUMNS order, sorted by ticker."""
+def build_spots(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
+                evidence: pd.DataFrame) -> pd.DataFrame:
+    """One row per ticker of `models`, in SPOT_COLUMNS order, sorted by ticker; `evidence` is
+    `evidence.spot_evidence` (one row per ticker)."""
     as_of = pd.Timestamp(as_of).date()
     today = price_history[price_history["date"] == as_of]
     frame = models[IDENTITY_COLUMNS]
     for mode in (SYNC, BATCH):
         frame = frame.merge(_mode_prices(today, mode), on="ticker", how="left", validate="one_to_one")
     ratios = pd.DataFrame([_ratios(row) for _, row in frame.iterrows()], columns=RATIO_COLUMNS, index=frame.index)
-    frame = pd.concat([frame, ratios], axis=1)
+    frame = pd.concat([frame, ratios], axis=1).merge(evidence, on="ticker", how="left", validate="one_to_one")
     for column in SYNC_PRICE_COLUMNS + BATCH_PRICE_COLUMNS:
         if not column.startswith("tiers_"):
             frame[column] = frame[column].astype("float64")

@@ -21,7 +21,7 @@ def test_manifest_names_every_table_with_row_counts_and_sources(store):
         assert len(store.read_table(name)) == info.rows > 0
     assert manifest.extra["as_of"] == AS_OF
     assert manifest.extra["sources"] == {"genai-prices": "0.2.3", "model-prices": "0.0.5",
-                                         "model-price-radar-mcp": "0.1.0"}
+                                         "model-price-radar-mcp": "0.1.0", "litellm": "1.110.2"}
 
 
 def test_sonnet_4_spot_is_3_in_15_out_030_cache_read(store):
@@ -31,7 +31,10 @@ def test_sonnet_4_spot_is_3_in_15_out_030_cache_read(store):
     assert "claude-sonnet-4-0" in models.loc["SONNET-4", "aliases"]
     today = _history(store, "SONNET-4").iloc[-1]
     assert (today["date"], today["input"], today["output"], today["cache_read"]) == (date(2026, 11, 22), 3.0, 15.0, 0.3)
-    assert today["provenance"] == "current" and today["source"] == "genai-prices"
+    # The latest dated statement steers: model-prices' sighting of 2025-12-08 is later than
+    # genai-prices' first listing of the same price (release 0, 2025-07-11); both agree.
+    assert today["provenance"] == "carried_forward" and today["observed_on"] == date(2025, 12, 8)
+    assert today["source"] == "model-prices"
 
 
 def test_o3_history_shows_the_june_2025_cut_as_published(store):
@@ -79,7 +82,12 @@ def test_registry_records_carry_every_contract_field(store):
 def test_observations_record_source_version_and_a_url_for_dated_entries(store):
     observations = store.read_table("price_observations")
     versions = observations.groupby("source")["source_version"].unique().map(list).to_dict()
-    assert versions == {"genai-prices": ["0.2.3"], "model-prices": ["0.0.5"], "model-price-radar-mcp": ["0.1.0"]}
+    assert versions == {"genai-prices": ["0.2.3"], "model-prices": ["0.0.5"], "model-price-radar-mcp": ["0.1.0"],
+                        "litellm": ["1.110.2"]}
+    released = observations.groupby("source")["source_released"].unique().map(sorted).to_dict()
+    assert released["genai-prices"] == [date(2026, 11, 10)]  # 0.2.3's upload day
+    assert released["model-prices"] == [date(2026, 10, 26)]  # the data's updated_at
+    assert released["litellm"] == [date(2026, 11, 20)]
     dated = observations[observations["source"] == "model-prices"]
     assert dated["source_url"].str.startswith("https://").all()
 

@@ -73,3 +73,64 @@ def test_no_phantom_change_from_a_repointed_alias(store, ticker):
     if ticker == "MISTRAL-LARGE":  # only Mistral Large's 2024 cuts (8/24 → 3/9 → 2/6), none since
         cuts = mine[mine["kind"] == "price_cut"]
         assert (pd.to_datetime(cuts["effective_date"]) < "2025-01-01").all()
+
+
+# --- adjudication by dated evidence ---------------------------------------------------------------
+
+def test_kimi_k2_turbo_preview_takes_the_catalogue_price_first_listed_after_the_old_sighting(spots, store):
+    """model-prices first saw 2.40/10.00 on 2025-08-08; every genai-prices release from 0.0.56
+    (uploaded 2026-03-20) to 0.2.3 lists 1.15/8.00, so the catalogue's statement is the later one."""
+    kimi = spots.loc["KIMI-K2-TURBO-PREVIEW"]
+    assert (kimi["input_sync"], kimi["beta_sync"]) == (1.15, 8.00)
+    assert (kimi["source_sync"], kimi["observed_on_sync"]) == ("genai-prices", pd.Timestamp("2026-03-20").date())
+    assert kimi["sources_disagreeing"].tolist() == ["model-prices"] and kimi["evidence"] == "disputed"
+    disputes = store.read_table("price_disputes")
+    old = disputes[(disputes["ticker"] == "KIMI-K2-TURBO-PREVIEW") & (disputes["field"] == "output")
+                   & (disputes["source"] == "model-prices")].iloc[0]
+    assert (old["value"], str(old["asserted_on"]), old["rule"]) == (10.0, "2025-08-08", "later_statement")
+
+
+def test_gemini_omni_output_is_the_text_rate_not_the_video_rate(spots, store):
+    """genai-prices quotes Google's page: "$9 text, $17.50 video"; LiteLLM lists 9.00. model-prices'
+    17.50 is rejected (rejected_statements.csv) and published as a dispute."""
+    for ticker in ("GEMINI-OMNI-1.1-FLASH", "GEMINI-OMNI-FLASH-PREVIEW"):
+        assert (spots.loc[ticker, "input_sync"], spots.loc[ticker, "beta_sync"]) == (1.50, 9.00)
+    disputes = store.read_table("price_disputes")
+    rejected = disputes[(disputes["ticker"] == "GEMINI-OMNI-1.1-FLASH") & (disputes["rule"] == "rejected")]
+    assert rejected[["source", "field", "value"]].values.tolist() == [["model-prices", "output", 17.5]]
+    assert "video-output rate" in rejected["reason"].iloc[0]
+    history = store.read_table("price_history")
+    omni = history[(history["ticker"] == "GEMINI-OMNI-1.1-FLASH") & (history["mode"] == "sync")]
+    assert set(omni["output"]) == {9.0}  # never the video rate, so no phantom cut either
+
+
+def test_deepseek_keeps_the_dated_cut_over_the_catalogue_that_repeats_the_2025_price(spots, store):
+    """genai-prices lists 0.27/1.10 from its first release (2025-07-11) to 0.2.3; model-prices dates
+    0.14/0.28 on 2026-06-06, later, so it stands, and the catalogue's price is a dispute."""
+    assert (spots.loc["DEEPSEEK-V3", "input_sync"], spots.loc["DEEPSEEK-V3", "beta_sync"]) == (0.14, 0.28)
+    disputes = store.read_table("price_disputes")
+    genai = disputes[(disputes["ticker"] == "DEEPSEEK-V3") & (disputes["source"] == "genai-prices")
+                     & (disputes["field"] == "output")].iloc[0]
+    assert (genai["value"], str(genai["asserted_on"]), str(genai["published_on"]), genai["rule"]) == (
+        1.10, "2025-07-11", "2026-11-10", "later_statement")
+
+
+def test_every_disagreement_on_a_spot_is_in_the_disputes(spots, store):
+    disputes = store.read_table("price_disputes")
+    disputed = spots[spots["evidence"] == "disputed"]
+    assert len(disputed) > 0
+    listed = disputes[(disputes["mode"] == "sync") & disputes["field"].isin(["input", "output"])
+                      & (disputes["rule"] != "agrees")]
+    for ticker, row in disputed.iterrows():
+        assert set(row["sources_disagreeing"]) == set(listed.loc[listed["ticker"] == ticker, "source"]), ticker
+    assert set(listed["ticker"]) == set(disputed.index)
+    assert disputes["rule"].isin(["agrees", "later_statement", "same_date_authority", "cross_check", "rejected",
+                                  "outranked"]).all()
+
+
+def test_first_seen_is_the_earliest_statement_not_the_snapshot_day(store):
+    """ADA is in genai-prices' first release (uploaded 2025-07-11); no model is first seen on the
+    snapshot day merely because a catalogue lists it today."""
+    models = store.read_table("models").set_index("ticker")
+    assert str(models.loc["ADA", "first_seen"]) == "2025-07-11"
+    assert (models["first_seen"] < pd.Timestamp("2026-11-22").date()).all()

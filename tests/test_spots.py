@@ -6,6 +6,7 @@ from datetime import date
 import pandas as pd
 import pytest
 
+from pipelines.evidence import compared, spot_evidence
 from pipelines.pricing import Rates, spot_costs, task_cost
 from pipelines.spots import SPOT_COLUMNS, build_spots, rate_columns
 
@@ -23,8 +24,13 @@ def models(store) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def spots(history, models) -> pd.DataFrame:
-    return build_spots(history, models, AS_OF).set_index("ticker", drop=False)
+def evidence(store, history, models) -> pd.DataFrame:
+    return spot_evidence(compared(store.read_table("price_observations"), history, AS_OF), models["ticker"])
+
+
+@pytest.fixture(scope="module")
+def spots(history, models, evidence) -> pd.DataFrame:
+    return build_spots(history, models, AS_OF, evidence).set_index("ticker", drop=False)
 
 
 def history_row(history, ticker, mode):
@@ -115,8 +121,8 @@ def test_spot_costs_rank_the_spots_frame_like_task_cost(spots):
         assert pd.isna(costs[~priced]).all()
 
 
-def test_duplicated_history_rows_are_refused(history, models):
+def test_duplicated_history_rows_are_refused(history, models, evidence):
     today = history[history["date"] == AS_OF]
     doubled = pd.concat([history, today[today["ticker"] == "O3"]])
     with pytest.raises(ValueError, match="O3"):
-        build_spots(doubled, models, AS_OF)
+        build_spots(doubled, models, AS_OF, evidence)

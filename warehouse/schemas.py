@@ -32,6 +32,7 @@ SOURCE_LISTING = pa.schema(
         pa.field("effective_date", pa.date32(), nullable=False),
         *_PRICES,
         *_PROVENANCE,
+        pa.field("source_released", pa.date32()),
         pa.field("note", pa.string()),
     ]
 )
@@ -46,6 +47,7 @@ PRICE_OBSERVATIONS = pa.schema(
         pa.field("effective_date", pa.date32(), nullable=False),
         *_PRICES,
         *_PROVENANCE,
+        pa.field("source_released", pa.date32()),
         pa.field("authority", pa.int8(), nullable=False),
         pa.field("superseded", pa.bool_(), nullable=False),
         pa.field("superseded_by", pa.string()),
@@ -121,6 +123,10 @@ _SPOT_COLUMNS = dict(
     provider=(_STR, False), family=(_STR, False), tier=(_STR, False), is_reasoning=(_BOOL, False),
     context_window=_I64, **_mode_prices("sync"), **_mode_prices("batch"),
     r_in=_F64, r_cache=_F64, r_think=_F64, r_batch=_F64, **_mode_provenance("sync"), **_mode_provenance("batch"),
+    # The evidence behind the sync price (pipelines/evidence.py): sources whose latest statement
+    # agrees or not, the newest publication date that confirms it, and the grade.
+    sources_agreeing=(pa.list_(_STR), False), sources_disagreeing=(pa.list_(_STR), False),
+    last_confirmed=_DATE, evidence=(_STR, False),
 )
 SPOTS = _schema(**_SPOT_COLUMNS)
 
@@ -172,15 +178,27 @@ ACCURACY = _schema(
 MODEL_ALIASES = _schema(alias=(_STR, False), maker=(_STR, False), ticker=(_STR, False), model_id=(_STR, False),
                         valid_from=(_DATE, False), valid_to=_DATE, basis=(_STR, False), source=(_STR, False))
 
+# Every (ticker, mode, field) on which a source's latest statement disagrees with the price in
+# force on the snapshot date: one row per source stating the field, with its value, the date it
+# asserts and the date it was published, the chosen value, and the rule that decided between them.
+PRICE_DISPUTES = _schema(
+    ticker=(_STR, False), mode=(_STR, False), field=(_STR, False), source=(_STR, False),
+    source_version=(_STR, False), provenance=(_STR, False), value=(_F64, False), asserted_on=(_DATE, False),
+    published_on=_DATE, chosen_value=(_F64, False), chosen_source=(_STR, False),
+    chosen_asserted_on=(_DATE, False), rule=(_STR, False), reason=(_STR, False),
+)
+
 SCHEMAS: dict[str, pa.Schema] = {
     "genai_prices": SOURCE_LISTING,
     "model_prices": SOURCE_LISTING,
     "price_archive": SOURCE_LISTING,
+    "litellm_prices": SOURCE_LISTING,
     "price_observations": PRICE_OBSERVATIONS,
     "model_aliases": MODEL_ALIASES,
     "models": MODELS,
     "providers": PROVIDERS,
     "price_history": PRICE_HISTORY,
+    "price_disputes": PRICE_DISPUTES,
     "spots": SPOTS,
     "greeks": GREEKS,
     "forward_curves": FORWARD_CURVES,

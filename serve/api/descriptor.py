@@ -27,6 +27,7 @@ ENDPOINTS = {
     "swap": "POST /v1/swap",
     "simulate": "POST /v1/simulate",
     "providers": "POST /v1/providers",
+    "disputes": "/v1/disputes",
 }
 
 
@@ -58,6 +59,7 @@ class Endpoints(msgspec.Struct):
     swap: str
     simulate: str
     providers: str
+    disputes: str
 
 
 class Descriptor(msgspec.Struct):

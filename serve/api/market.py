@@ -1,18 +1,22 @@
-"""Snapshot data: spots and the Greek sheet, each as a list and per ticker."""
+"""Snapshot data: spots and the Greek sheet, each as a list and per ticker, and the disputes
+between sources behind the prices."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
 from litestar import Request, Response, get
+from litestar.params import Parameter
 
+from pipelines.evidence import COMPARED_FIELDS, RULES
 from serve.deps import settings_of, snapshot_of
 from serve.lookup import UnknownModel
-from serve.problems import Problem
+from serve.problems import Problem, invalid
 from serve.respond import envelope, envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
-from warehouse.schemas import GREEKS, SPOTS
+from warehouse.schemas import GREEKS, PRICE_DISPUTES, SPOTS
 
 Spot = struct_from_schema("Spot", SPOTS)
 GreekSheet = struct_from_schema("GreekSheet", GREEKS)
@@ -20,6 +24,18 @@ SpotList = envelope_type("SpotListResponse", list[Spot])
 SpotOne = envelope_type("SpotResponse", Spot)
 GreekList = envelope_type("GreekListResponse", list[GreekSheet])
 GreekOne = envelope_type("GreekResponse", GreekSheet)
+Dispute = struct_from_schema("Dispute", PRICE_DISPUTES)
+
+
+class DisputeList(msgspec.Struct, kw_only=True):
+    disputes: list[Dispute]
+    count: int
+    ticker: str | None
+    field: str | None
+    rules: dict[str, str]
+
+
+DisputesResponse = envelope_type("DisputesResponse", DisputeList)
 
 
 def table_records(snapshot: LoadedSnapshot, table: str) -> list[dict[str, Any]]:
@@ -75,4 +91,25 @@ async def one_greeks(request: Request, ticker: str) -> Response[GreekOne]:
     return _answer(request, snapshot, record_of(snapshot, "greeks", ticker_of(snapshot, ticker).ticker))
 
 
-ROUTES = [list_spots, one_spot, list_greeks, one_greeks]
+@get("/v1/disputes", summary="Where the sources disagree on a price, and the rule that decided", tags=["market"],
+     description="Every (ticker, mode, field) on which some source's latest statement differs from the price in "
+                 "force on the snapshot date: one row per source stating the field, with its value, the date it "
+                 "asserts (`asserted_on`) and the date it was published (`published_on`), the chosen value, and "
+                 "the `rule` that decided (each rule is explained in `rules`). `ticker` takes any name of a model; "
+                 f"`field` is one of {', '.join(COMPARED_FIELDS)}.")
+async def disputes(
+    request: Request,
+    ticker: Annotated[str | None, Parameter(description="a ticker, model id or alias")] = None,
+    field: Annotated[str | None, Parameter(description=f"one of {', '.join(COMPARED_FIELDS)}")] = None,
+) -> Response[DisputesResponse]:
+    if field is not None and field not in COMPARED_FIELDS:
+        raise invalid("field", f"'{field}' is not a compared field; use one of {', '.join(COMPARED_FIELDS)}")
+    snapshot = snapshot_of(request)
+    canonical = ticker_of(snapshot, ticker).ticker if ticker is not None else None
+    rows = [row for row in table_records(snapshot, "price_disputes")
+            if (canonical is None or row["ticker"] == canonical) and (field is None or row["field"] == field)]
+    return _answer(request, snapshot, {"disputes": rows, "count": len(rows), "ticker": canonical, "field": field,
+                                       "rules": RULES})
+
+
+ROUTES = [list_spots, one_spot, list_greeks, one_greeks, disputes]

@@ -98,3 +98,30 @@ def test_unknown_paths_and_methods_are_problems(client):
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
     wrong = client.delete("/v1/spots")
     assert wrong.status_code == 405 and wrong.json()["code"] == "method_not_allowed"
+
+
+def test_disputes_list_each_source_beside_the_chosen_price(client, store):
+    body = client.get("/v1/disputes?ticker=deepseek-chat&field=output").json()["data"]
+    assert (body["ticker"], body["field"]) == ("DEEPSEEK-V3", "output")
+    table = store.read_table("price_disputes")
+    table = table[(table["ticker"] == "DEEPSEEK-V3") & (table["field"] == "output")]
+    assert body["count"] == len(body["disputes"]) == len(table) > 0
+    by_source = {row["source"]: row for row in body["disputes"] if row["mode"] == "sync"}
+    assert (by_source["genai-prices"]["value"], by_source["genai-prices"]["rule"]) == (1.10, "later_statement")
+    assert by_source["genai-prices"]["asserted_on"] == "2025-07-11"
+    assert by_source["model-prices"]["chosen_value"] == 0.28
+    assert set(body["rules"]) >= {"agrees", "later_statement", "cross_check", "rejected"}
+    everything = client.get("/v1/disputes").json()["data"]
+    assert everything["count"] == len(store.read_table("price_disputes"))
+
+
+def test_disputes_refuse_an_unknown_field_and_an_unknown_model(client):
+    response = client.get("/v1/disputes?field=price")
+    assert response.status_code == 400 and "input, output, cache_read, cache_write" in response.json()["detail"]
+    assert client.get("/v1/disputes?ticker=NO-SUCH-MODEL").status_code == 404
+
+
+def test_spots_carry_their_evidence(client):
+    sonnet = client.get("/v1/spots/SONNET-4").json()["data"]
+    assert sonnet["sources_agreeing"] == ["genai-prices", "model-prices"] and sonnet["sources_disagreeing"] == []
+    assert (sonnet["evidence"], sonnet["last_confirmed"]) == ("confirmed", "2026-11-10")

@@ -14,6 +14,7 @@ CALLS = [
     ("GET", "/v1/spots/SONNET-4", None, 200),
     ("GET", "/v1/greeks", None, 200),
     ("GET", "/v1/greeks/O3", None, 200),
+    ("GET", "/v1/disputes?ticker=deepseek-chat&field=output", None, 200),
     ("GET", "/v1/forwards/SONNET-4", None, 200),
     ("GET", "/v1/forwards?mode=batch", None, 200),
     ("GET", "/v1/forwards/SONNET-4.B", None, 200),

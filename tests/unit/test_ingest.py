@@ -23,6 +23,9 @@ from pipelines import listings as L
 from pipelines.ingest_archive import archive_listings
 from pipelines.ingest_genai import current_listings, dated_listings, price_fields
 from pipelines.ingest_model_prices import BASIS_PROVENANCE, effective_day, model_prices_listings
+from pipelines.release_dating import ReleaseDating
+
+V = ReleaseDating("v")
 
 D = Decimal
 URL = "https://openai.com/api/pricing/"
@@ -71,39 +74,67 @@ O3_PRICES = [
 
 
 def test_dated_listings_o3_like():
-    out = dated_listings(provider(), model("o3", O3_PRICES), "0.2.3")
+    out = dated_listings(provider(), model("o3", O3_PRICES), ReleaseDating("0.2.3", date(2026, 11, 10)))
     got = [(x.effective_date, x.input, x.output, x.provenance, x.mode, x.note) for x in out]
     assert got == [
         (date(2025, 6, 9), 10.0, 40.0, L.PUBLISHED, L.SYNC, "in force before 2025-06-10"),
         (date(2025, 6, 10), 2.0, 8.0, L.PUBLISHED, L.SYNC, None),
     ]
-    meta = {(x.provider, x.source_model_id, x.source, x.source_version, x.source_url) for x in out}
-    assert meta == {("openai", "o3", "genai-prices", "0.2.3", URL)}
+    meta = {(x.provider, x.source_model_id, x.source, x.source_version, x.source_url, x.source_released) for x in out}
+    assert meta == {("openai", "o3", "genai-prices", "0.2.3", URL, date(2026, 11, 10))}
 
 
 @pytest.mark.parametrize("prices", [ModelPrice(input_mtok=D("2.5"), output_mtok=D("10")), [O3_PRICES[0], O3_PRICES[2]]])
 def test_dated_listings_without_a_start_date_gives_nothing(prices):
-    assert dated_listings(provider(), model("m", prices), "v") == []
+    assert dated_listings(provider(), model("m", prices), V) == []
 
 
 def test_current_listings_uses_the_standard_price_at_midday():
-    out = current_listings(provider(), model("o3", O3_PRICES), date(2025, 7, 1), "v")
+    out = current_listings(provider(), model("o3", O3_PRICES), date(2025, 7, 1), V)
     got = [(x.mode, x.effective_date, x.input, x.output, x.provenance) for x in out]
     assert got == [(L.SYNC, date(2025, 7, 1), 2.0, 8.0, L.CURRENT)]  # not the 16:30-00:30 off-peak price
+    assert out[0].note == "no release in the release history lists this price: dated on the snapshot day"
+
+
+SINCE = ReleaseDating("0.2.3", date(2026, 11, 10), {("openai", "gpt-4.1"): (2.0, 8.0, date(2025, 7, 11))})
+
+
+def test_a_current_price_is_dated_by_the_first_release_that_listed_it():
+    standard = ModelPrice(input_mtok=D("2"), output_mtok=D("8"))
+    [sync] = current_listings(provider(), model("gpt-4.1", standard), date(2026, 11, 22), SINCE)
+    assert (sync.effective_date, sync.source_released, sync.note) == (date(2025, 7, 11), date(2026, 11, 10), None)
+
+
+@pytest.mark.parametrize("price, as_of", [(("3", "8"), date(2026, 11, 22)),  # another price than the run's
+                                          (("2", "8"), date(2025, 7, 1))])  # a snapshot before the release
+def test_a_current_price_no_release_vouches_for_is_dated_on_the_snapshot_day(price, as_of):
+    standard = ModelPrice(input_mtok=D(price[0]), output_mtok=D(price[1]))
+    [sync] = current_listings(provider(), model("gpt-4.1", standard), as_of, SINCE)
+    assert sync.effective_date == as_of and sync.note.startswith("no release")
 
 
 def test_current_listings_batch_variant():
     standard = ModelPrice(input_mtok=D("2"), output_mtok=D("8"), cache_read_mtok=D("0.5"))
     batch = PriceVariant(when={"processing": "batch"}, prices=ModelPrice(input_mtok=D("1"), output_mtok=D("4")))
-    out = current_listings(provider(), model("gpt-4.1", standard, [batch]), date(2026, 11, 22), "v")
-    # the variant overrides only the keys it names
-    assert [(x.mode, x.input, x.output, x.cache_read) for x in out] == [(L.SYNC, 2.0, 8.0, 0.5), (L.BATCH, 1.0, 4.0, 0.5)]
+    out = current_listings(provider(), model("gpt-4.1", standard, [batch]), date(2026, 11, 22), SINCE)
+    # the variant states only the keys it names: the batch cache price is not stated, not the sync one
+    got = [(x.mode, x.effective_date, x.input, x.output, x.cache_read) for x in out]
+    assert got == [(L.SYNC, date(2025, 7, 11), 2.0, 8.0, 0.5), (L.BATCH, date(2025, 7, 11), 1.0, 4.0, None)]
+
+
+def test_a_batch_price_is_dated_no_earlier_than_its_variant():
+    standard = ModelPrice(input_mtok=D("2"), output_mtok=D("8"))
+    batch = PriceVariant(when={"processing": "batch"}, prices=ModelPrice(input_mtok=D("1"), output_mtok=D("4")),
+                         constraint=StartDateConstraint(start_date=date(2026, 10, 14)))
+    out = current_listings(provider(), model("gpt-4.1", standard, [batch]), date(2026, 11, 22), SINCE)
+    assert [x.effective_date for x in out] == [date(2025, 7, 11), date(2026, 10, 14)]
+    assert current_listings(provider(), model("gpt-4.1", standard, [batch]), date(2026, 10, 13), SINCE)[1:] == []
 
 
 @pytest.mark.parametrize("price", [ModelPrice(input_mtok=D("1")), ModelPrice(output_mtok=D("1")),
                                    ModelPrice(requests_kcount=D("5"))])
 def test_current_listings_not_token_priced(price):
-    assert current_listings(provider(), model("x", price), date(2026, 1, 1), "v") == []
+    assert current_listings(provider(), model("x", price), date(2026, 1, 1), V) == []
 
 
 # An earlier start gives way to the evidence date (valid_from); a later start wins.
@@ -137,7 +168,7 @@ O3_TIMELINE = {
     ],
     "fast": [{"rates": rates(3.5, 14, "2026-10-01", "documented"), "start": None}],
 }
-SNAPSHOT = {"status": {"openai": {"o3": "removed"}}, "prices": {
+SNAPSHOT = {"updated_at": "2026-10-26T18:46:35Z", "status": {"openai": {"o3": "removed"}}, "prices": {
     "openai": {"o3": O3_TIMELINE},
     "x-ai": {"grok-4": {"standard": [{"rates": rates(3, 15, "2025-07-09", "first observed"), "start": None}]}},
 }}
@@ -157,6 +188,7 @@ def test_model_prices_listings():
     ]
     assert out[0].tiers == '[{"above":200000,"input":20.0,"output":80.0}]'
     assert (out[2].source_url, {x.source for x in out}) == ("https://github.com/c", {"model-prices"})
+    assert {x.source_released for x in out} == {date(2026, 10, 26)}  # the data's updated_at
 
 
 @pytest.mark.parametrize("status, expected", [("removed", True), ("deprecated", True), ("active", False)])
@@ -175,6 +207,7 @@ def test_archive_listing_fields():
         provider="openrouter", source_model_id="openai/gpt-4", mode=L.SYNC, effective_date=date(2023, 7, 26),
         input=30.0, output=60.0, source="model-price-radar-mcp", source_version="0.1.0", provenance=L.ARCHIVED,
         source_url="https://web.archive.org/web/20230726/https://openrouter.ai/api/v1/models",
+        source_released=date(2023, 7, 26),  # a capture is published on the day it is taken
     )]
 
 

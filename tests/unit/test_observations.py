@@ -6,12 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipelines.history import build_price_history
 from pipelines.observations import (
     OBSERVATION_COLUMNS,
+    Rejection,
+    adjudicate,
     authority,
     mark_superseded,
     priced_models_only,
-    yield_stale_current,
+    rejections,
 )
 
 GENAI, MP, ARCHIVE = "genai-prices", "model-prices", "model-price-radar-mcp"
@@ -97,9 +100,9 @@ def test_three_statements_two_losers_name_the_same_winner():
     assert pd.isna(out.loc[(ARCHIVE, day), "note"])
 
 
-def mapped(maker, model, is_origin, day, output, mode="sync"):
+def mapped(maker, model, is_origin, day, output, mode="sync", source=GENAI):
     return {"_maker": maker, "_model": model, "is_origin": is_origin, "mode": mode,
-            "effective_date": day, "output": output}
+            "effective_date": day, "output": output, "source": source}
 
 
 def test_priced_models_only():
@@ -111,11 +114,12 @@ def test_priced_models_only():
         mapped("openai", "o3", True, date(2025, 6, 10), 8.0),
         mapped("openai", "o3", False, date(2025, 6, 10), 8.0),
         mapped("openai", "o3", True, date(2026, 1, 1), 0.0, mode="batch"),  # batch does not decide
+        mapped("openai", "o3", True, date(2026, 11, 20), 0.0, source="litellm"),  # nor does a cross-check
         mapped("meta", "llama-4", False, date(2025, 4, 5), 0.6),  # no maker's own price at all
     ])
     kept = priced_models_only(frame)
     assert sorted(set(zip(kept["_maker"], kept["_model"]))) == [("openai", "o3")]
-    assert len(kept) == 4
+    assert len(kept) == 5
 
 
 def stale_frame(*rows):
@@ -132,25 +136,65 @@ def stale_frame(*rows):
 TODAY = date(2026, 11, 22)
 
 
-def test_a_current_price_yields_to_a_newer_dated_price_from_another_source():
+def _spot(frame, as_of=TODAY):
+    frame = adjudicate(frame)
+    history = build_price_history(frame, as_of)
+    return history[history["date"] == as_of][["input", "output", "source"]].iloc[0].tolist()
+
+
+def test_a_dated_price_beats_a_current_price_first_listed_earlier():
+    # genai-prices kept listing DeepSeek's 2025 price from its first release (2025-07-11);
+    # model-prices dates the cut after that, so the cut stands.
     frame = stale_frame((date(2025, 6, 10), 0.27, 1.10, MP, "first_observed"),
                         (date(2026, 6, 6), 0.14, 0.28, MP, "first_observed"),
-                        (TODAY, 0.27, 1.10, GENAI, "current"))
-    out = yield_stale_current(frame)
-    current = out.iloc[2]
-    assert current["superseded"] and current["superseded_by"] == "model-prices (first_observed)"
-    assert current["note"].startswith("disagrees with model-prices (first_observed), dated 2026-06-06")
-    assert not out.iloc[:2]["superseded"].any()
+                        (date(2025, 7, 11), 0.27, 1.10, GENAI, "current"))
+    assert _spot(frame) == [0.14, 0.28, MP]
 
 
-@pytest.mark.parametrize("rows", [
-    # its own source dates a price after the other source's latest: it knows the period
-    [(date(2026, 6, 6), 0.14, 0.28, MP, "first_observed"), (date(2026, 9, 10), 0.27, 1.10, GENAI, "published"),
-     (TODAY, 0.27, 1.10, GENAI, "current")],
-    # the newer dated price agrees
-    [(date(2026, 6, 6), 0.27, 1.10, MP, "first_observed"), (TODAY, 0.27, 1.10, GENAI, "current")],
-    # a zero (free preview) price is no evidence against a positive current price
-    [(date(2026, 6, 6), 0.0, 0.0, MP, "first_observed"), (TODAY, 1.0, 3.2, GENAI, "current")],
+def test_a_current_price_first_listed_later_beats_an_older_dated_price():
+    # KIMI-K2-TURBO-PREVIEW: a dataset's first sighting (2025-08-08) at 2.40/10.00; every
+    # genai-prices release since 0.0.56 (2026-03-20) lists 1.15/8.00.
+    frame = stale_frame((date(2025, 8, 8), 2.40, 10.00, MP, "first_observed"),
+                        (date(2026, 3, 20), 1.15, 8.00, GENAI, "current"))
+    assert _spot(frame) == [1.15, 8.00, GENAI]
+    assert _spot(frame, date(2026, 3, 19)) == [2.40, 10.00, MP]
+
+
+def test_a_cross_check_never_sets_a_price_but_stays_in_the_table():
+    frame = stale_frame((date(2026, 3, 20), 1.15, 8.00, GENAI, "current"),
+                        (date(2026, 11, 20), 2.40, 10.00, "litellm", "current"))
+    frame["authority"] = frame["authority"].astype("int8")
+    out = adjudicate(frame)
+    check = out[out["source"] == "litellm"].iloc[0]
+    assert check["superseded"] and pd.isna(check["superseded_by"])
+    assert check["note"].startswith("cross-check only")
+    assert not out[out["source"] == GENAI]["superseded"].any()
+    assert _spot(frame) == [1.15, 8.00, GENAI]
+
+
+def test_a_rejected_statement_never_sets_the_price_and_says_why():
+    frame = stale_frame((date(2026, 10, 10), 1.5, 17.5, MP, "first_observed"),
+                        (date(2026, 7, 30), 1.5, 9.0, GENAI, "current"))
+    frame["provider_model_id"] = "gemini-omni-1.1-flash"
+    frame["provider"] = "google"
+    rejected = [Rejection(MP, "google", "gemini-omni-1.1-flash", "output", 17.5, "the video-output rate")]
+    out = adjudicate(frame, rejected)
+    row = out[out["source"] == MP].iloc[0]
+    assert row["superseded"] and row["superseded_by"] == "rejected_statements.csv"
+    assert row["note"] == "rejected: output 17.5 is the video-output rate"
+    history = build_price_history(out, TODAY)
+    assert set(history["output"]) == {9.0}
+    # a later correction by the source (another value) is not rejected
+    frame.loc[frame["source"] == MP, "output"] = 9.0
+    assert not adjudicate(frame, rejected)["superseded"].any()
+
+
+@pytest.mark.parametrize("row, message", [
+    ({"reason": " "}, "has no reason"),
+    ({"field": "price"}, "unknown field"),
 ])
-def test_a_current_price_stands_otherwise(rows):
-    assert not yield_stale_current(stale_frame(*rows))["superseded"].any()
+def test_rejections_need_a_reason_and_a_known_field(row, message):
+    base = {"source": MP, "provider": "google", "model_id": "m", "field": "output", "value": "17.5",
+            "reason": "the video rate"}
+    with pytest.raises(ValueError, match=message):
+        rejections(pd.DataFrame([base | row]))

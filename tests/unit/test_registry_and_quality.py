@@ -78,11 +78,12 @@ def test_rules_first_match_wins():
     assert (rules.first("tier", "xab"), rules.first("family", "xab"), rules.first("tier", "zzz")) == ("one", "fam", None)
 
 
-def offer(ticker, provider, day, output, is_origin, superseded=False, model_id=None, authority=33):
+def offer(ticker, provider, day, output, is_origin, superseded=False, model_id=None, authority=33,
+          provenance="current"):
     row = dict.fromkeys(OBSERVATION_COLUMNS)
     row.update(ticker=ticker, provider=provider, provider_model_id=model_id or ticker.lower(), is_origin=is_origin,
                mode="sync", effective_date=day, input=output / 4, output=output, authority=authority,
-               superseded=superseded, provenance="current", source="genai-prices")
+               superseded=superseded, provenance=provenance, source="genai-prices")
     return row
 
 
@@ -92,7 +93,8 @@ def test_build_providers():
         offer("O3", "openai", date(2025, 6, 10), 8.0, True),
         offer("O3", "openai", date(2025, 6, 10), 9.0, True, superseded=True),
         offer("O3", "openai", date(2026, 1, 1), 1.0, True),  # after as_of
-        offer("O3", "together", date(2025, 3, 1), 12.0, False),  # together's offer ended
+        offer("O3", "together", date(2025, 3, 1), 12.0, False, provenance="archived"),  # together's offer ended
+        offer("O3", "azure", date(2025, 2, 1), 8.0, False),  # in today's catalogue, first listed in February
         offer("GPT-4O", "openai", date(2024, 5, 13), 15.0, True),  # old but the maker's own: stays
         offer("GPT-4O", "together", date(2025, 6, 1), 11.0, False),
         offer("GPT-4O", "openrouter", date(2025, 6, 1), 10.0, False, model_id="openai/gpt-4o"),
@@ -104,6 +106,7 @@ def test_build_providers():
         ("GPT-4O", "openrouter", date(2025, 6, 1), 10.0),
         ("GPT-4O", "together", date(2025, 6, 1), 11.0),
         ("O3", "openai", date(2025, 6, 10), 8.0),
+        ("O3", "azure", date(2025, 2, 1), 8.0),
     ]
 
 

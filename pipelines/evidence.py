@@ -1,0 +1,120 @@
+"""The evidence behind each price: which sources agree, which do not, and why the price stands.
+
+On the snapshot date each source's latest statement of the maker's own price for a model and
+mode is compared with the price the history chose (`pipelines.history`: the latest dated
+statement, the most authoritative one on a tie). Prices agree when equal to within one part in a
+million. From that:
+
+- on every spot, `sources_agreeing`, `sources_disagreeing`, `last_confirmed` (the newest
+  publication date among the statements that agree) and an `evidence` grade: `disputed` when any
+  source disagrees, `confirmed` when two or more independent sources agree, else `single_source`;
+- the `price_disputes` table: for every (ticker, mode, field) some source disagrees on, every
+  source's value and dates beside the chosen value, each with the rule that decided between
+  them (`RULES`).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+from pipelines.listings import SYNC
+
+COMPARED_FIELDS = ("input", "output", "cache_read", "cache_write")
+AGREEMENT_RTOL = 1e-6
+CROSS_CHECK_NOTE_PREFIX = "cross-check only"  # observations.CROSS_CHECK_NOTE
+REJECTED_NOTE_PREFIX = "rejected"  # observations.REJECTED_NOTE_PREFIX
+
+# The rule on each row of `price_disputes`: why this source's value is, or is not, the price.
+RULES = {
+    "agrees": "states the chosen value",
+    "rejected": "rejected by rejected_statements.csv (the reason is on the row)",
+    "later_statement": "the chosen statement is dated later; a newer dated price supersedes an older one",
+    "same_date_authority": "dated the same day; the chosen statement ranks higher (a documented price over a "
+                           "catalogue, over a first sighting, over an archived list; then the source's rank)",
+    "cross_check": "a cross-check source (undated, asserted as of its release) votes but never sets a price",
+    "outranked": "outranked by the statement in force on the snapshot date",
+}
+DISPUTE_COLUMNS = ["ticker", "mode", "field", "source", "source_version", "provenance", "value", "asserted_on",
+                   "published_on", "chosen_value", "chosen_source", "chosen_asserted_on", "rule", "reason"]
+EVIDENCE_COLUMNS = ["sources_agreeing", "sources_disagreeing", "last_confirmed", "evidence"]
+
+
+def latest_statements(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """Each source's latest statement of the maker's own price per (ticker, mode) on `as_of`.
+
+    Within one source and day, a statement that won its day is preferred to one that lost it
+    (model-prices' recorded value beside its correction), then the more authoritative.
+    """
+    known = observations[observations["is_origin"] & (observations["effective_date"] <= as_of)]
+    won = ~known["superseded"] | known["note"].fillna("").str.startswith(CROSS_CHECK_NOTE_PREFIX)
+    ordered = known.assign(_won=won).sort_values(["effective_date", "_won", "authority"], kind="stable")
+    latest = ordered.groupby(["ticker", "mode", "source"], sort=True).tail(1)
+    return latest.drop(columns="_won").reset_index(drop=True)
+
+
+def _agree(a: pd.Series, b: pd.Series) -> pd.Series:
+    both = a.notna() & b.notna()
+    close = np.isclose(a.fillna(0).to_numpy(float), b.fillna(0).to_numpy(float), rtol=AGREEMENT_RTOL, atol=0)
+    return pd.Series(both.to_numpy() & close, index=a.index)
+
+
+def compared(observations: pd.DataFrame, price_history: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """Every source's latest statement beside the chosen price on `as_of` (columns `chosen_*`)."""
+    today = price_history[price_history["date"] == as_of]
+    chosen = today[["ticker", "mode", *COMPARED_FIELDS, "source", "observed_on"]].rename(
+        columns={c: f"chosen_{c}" for c in [*COMPARED_FIELDS, "source"]} | {"observed_on": "chosen_asserted_on"})
+    return latest_statements(observations, as_of).merge(chosen, on=["ticker", "mode"], how="inner")
+
+
+def spot_evidence(pairs: pd.DataFrame, tickers: pd.Series) -> pd.DataFrame:
+    """The evidence columns of each ticker's sync spot (`EVIDENCE_COLUMNS`), one row per ticker."""
+    sync = pairs[pairs["mode"] == SYNC]
+    agrees = _agree(sync["input"], sync["chosen_input"]) & _agree(sync["output"], sync["chosen_output"])
+    sync = sync.assign(_agrees=agrees, _published=sync["source_released"].fillna(sync["effective_date"]))
+    rows = []
+    for ticker in tickers:
+        mine = sync[sync["ticker"] == ticker] if ticker in set(sync["ticker"]) else sync.iloc[0:0]
+        agreeing = sorted(mine.loc[mine["_agrees"], "source"])
+        disagreeing = sorted(mine.loc[~mine["_agrees"], "source"])
+        grade = "disputed" if disagreeing else "confirmed" if len(agreeing) >= 2 else "single_source"
+        confirmed = mine.loc[mine["_agrees"], "_published"]
+        rows.append({"ticker": ticker, "sources_agreeing": agreeing, "sources_disagreeing": disagreeing,
+                     "last_confirmed": confirmed.max() if len(confirmed) else None, "evidence": grade})
+    return pd.DataFrame(rows, columns=["ticker", *EVIDENCE_COLUMNS])
+
+
+def price_disputes(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Every (ticker, mode, field) some source disagrees on: every stating source's row."""
+    frames = []
+    for field in COMPARED_FIELDS:
+        stated = pairs[pairs[field].notna() & pairs[f"chosen_{field}"].notna()]
+        agrees = _agree(stated[field], stated[f"chosen_{field}"])
+        disputed = (~agrees).groupby([stated["ticker"], stated["mode"]]).transform("any")
+        rows = stated[disputed].assign(_agrees=agrees[disputed])
+        frames.append(pd.DataFrame({
+            "ticker": rows["ticker"], "mode": rows["mode"], "field": field, "source": rows["source"],
+            "source_version": rows["source_version"], "provenance": rows["provenance"], "value": rows[field],
+            "asserted_on": rows["effective_date"], "published_on": rows["source_released"],
+            "chosen_value": rows[f"chosen_{field}"], "chosen_source": rows["chosen_source"],
+            "chosen_asserted_on": rows["chosen_asserted_on"], "rule": _rules(rows), "_note": rows["note"],
+        }))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=DISPUTE_COLUMNS[:-1])
+    out["reason"] = out["rule"].map(RULES).where(out["rule"] != "rejected", out.get("_note"))
+    order = {field: i for i, field in enumerate(COMPARED_FIELDS)}
+    out = out.assign(_field=out["field"].map(order)).sort_values(
+        ["ticker", "mode", "_field", "source"], kind="stable")
+    return out.reset_index(drop=True)[DISPUTE_COLUMNS]
+
+
+def _rules(rows: pd.DataFrame) -> list[str]:
+    note = rows["note"].fillna("")
+    day, chosen_day = rows["effective_date"], rows["chosen_asserted_on"]
+    return np.select(
+        [rows["_agrees"], note.str.startswith(REJECTED_NOTE_PREFIX), note.str.startswith(CROSS_CHECK_NOTE_PREFIX),
+         day < chosen_day, day == chosen_day],
+        ["agrees", "rejected", "cross_check", "later_statement", "same_date_authority"],
+        default="outranked",
+    ).tolist()

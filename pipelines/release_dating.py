@@ -1,0 +1,85 @@
+"""When did a catalogue first assert today's price? Dating undated prices by the releases that listed them.
+
+A catalogue's current price carries no date, but every release of the catalogue is a dated
+statement: the release uploaded on day D listed model M at price P. The spans in
+warehouse/seed/genai_release_history.csv.gz record, per model, the runs of consecutive releases
+that listed one price. A current price is asserted from the first release of the unbroken run
+of releases that listed the same input and output price up to the release in use (a change of
+cache price alone does not restart it), and confirmed by every release since.
+
+Why the first release and not the newest: a catalogue that keeps repeating a price after the
+provider changed it is lagging (genai-prices still listed DeepSeek's 2025 prices a year after
+the documented cut), so a repetition is no new evidence of the price; the first listing is.
+A dated statement from another source then beats the catalogue only when it is dated later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+RUN_KEY = ["provider_id", "model_id"]
+
+
+@dataclass(frozen=True)
+class ReleaseDating:
+    """What the release history says about one catalogue release (`version`).
+
+    `released`: that release's upload date, or None when the history does not reach it (a newer
+    package than the seed file). `since`: (provider_id, model_id) → (input, output, first date
+    of the run of releases up to `version` that listed that input and output price).
+    """
+
+    version: str
+    released: date | None = None
+    since: dict[tuple[str, str], tuple[float, float, date]] = field(default_factory=dict)
+
+    def asserted_since(self, provider_id: str, model_id: str, input_price: float | None,
+                       output_price: float | None) -> date | None:
+        """The first release date of the unbroken run that listed exactly this price, if any."""
+        run = self.since.get((provider_id, model_id))
+        if run is None or input_price is None or output_price is None:
+            return None
+        run_input, run_output, day = run
+        return day if np.isclose(run_input, input_price, rtol=1e-9, atol=0) and np.isclose(
+            run_output, output_price, rtol=1e-9, atol=0) else None
+
+
+def release_dating(spans: pd.DataFrame, releases: list[tuple[str, date]], version: str) -> ReleaseDating:
+    """Fold the spans that reach `version` back through contiguous spans of the same input and
+    output price. `releases` lists (version, upload date) in release order."""
+    released = dict(releases).get(version)
+    if released is None:
+        return ReleaseDating(version)
+    position = {v: i for i, (v, _) in enumerate(releases)}
+    spans = spans.assign(_first=spans["first_version"].map(position), _last=spans["last_version"].map(position))
+    spans = spans.sort_values([*RUN_KEY, "_first"], kind="stable")
+    since: dict[tuple[str, str], tuple[float, float, date]] = {}
+    for key, rows in spans.groupby(RUN_KEY, sort=False):
+        rows = rows.reset_index(drop=True)
+        end = len(rows) - 1
+        if rows.at[end, "last_version"] != version:
+            continue  # the release in use does not list the model
+        start = end
+        while start > 0 and _continues(rows.loc[start - 1], rows.loc[start]):
+            start -= 1
+        since[key] = (rows.at[end, "input"], rows.at[end, "output"], rows.at[start, "first_released"])
+    return ReleaseDating(version, released, since)
+
+
+def _continues(before: pd.Series, after: pd.Series) -> bool:
+    """The later span follows the earlier with no release between and the same input and output."""
+    return (after["_first"] == before["_last"] + 1
+            and _equal(before["input"], after["input"]) and _equal(before["output"], after["output"]))
+
+
+def _equal(a: float, b: float) -> bool:
+    return (pd.isna(a) and pd.isna(b)) or bool(np.isclose(a, b, rtol=1e-9, atol=0))
+
+
+def releases_of(meta: dict) -> list[tuple[str, date]]:
+    """(version, upload date) in release order, from the release history's meta."""
+    return [(r["version"], date.fromisoformat(r["uploaded"][:10])) for r in meta["release_files"]]
