@@ -51,9 +51,10 @@ def ici_history(price_history, models, price_observations, settings: RefreshSett
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def events(price_history, models, settings: RefreshSettings):
-    """Every price change in the history, with before, after and provenance."""
-    return build_events(price_history, models, settings.as_of_date())
+def events(price_history, models, model_aliases, settings: RefreshSettings):
+    """Every price change in the history, with before, after and provenance; every repoint of an
+    alias; changes undone within a month flagged `reverted`."""
+    return build_events(price_history, models, settings.as_of_date(), model_aliases)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -1,5 +1,7 @@
 """Reconciled observations, the model registry, the providers of each model, and daily history."""
 
+from datetime import date
+
 from dagster import AssetOut, asset, multi_asset
 
 from assets.resources import PriceSources, RefreshSettings
@@ -8,6 +10,9 @@ from pipelines.evidence import compared
 from pipelines.evidence import price_disputes as price_disputes_of
 from pipelines.history import build_price_history
 from pipelines.identity import Resolver
+from pipelines.ingest_litellm import litellm_metadata
+from pipelines.ingest_model_prices import removed_models
+from pipelines.model_metadata import enrich_models
 from pipelines.observations import build_observations, rejections
 from pipelines.providers import build_providers
 from pipelines.registry import Rules, build_models
@@ -35,11 +40,19 @@ def price_observations(genai_prices, model_prices, price_archive, litellm_prices
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def models(price_observations, model_aliases, genai_prices, model_prices, sources: PriceSources):
-    """The registry: one record per ticker (contract §1), with every name it answers to."""
+def models(price_observations, model_aliases, genai_prices, model_prices, sources: PriceSources,
+           settings: RefreshSettings):
+    """The registry: one record per ticker (contract §1), with every name it answers to, and what
+    the sources say of its name, limits, modalities and lifecycle."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
-    return build_models(price_observations, all_listings(genai_prices, model_prices), rules, model_aliases,
-                        sources.seed_table("published_tickers"))
+    listings = all_listings(genai_prices, model_prices)
+    registry = build_models(price_observations, listings, rules, model_aliases, sources.seed_table("published_tickers"))
+    history, _ = sources.genai_release_history()
+    entries, meta = sources.litellm_prices()
+    snapshot, _ = sources.model_prices()
+    return enrich_models(registry, price_observations, listings, history,
+                         litellm_metadata(entries, date.fromisoformat(meta["released"])),
+                         removed_models(snapshot), rules, settings.as_of_date())
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -12,9 +12,17 @@ Kinds (contract §7):
 - `batch_change`: the batch `input` or `output` price moved (either way), and the first point of a
   batch series (field `output`, before NaN).
 - `cache_change`: `cache_read` moved, in either mode, between two known values.
-- `deprecated`: one per model whose status is `deprecated`. The sources do not date deprecations,
-  so the event is dated the last day the model's sync price was observed (its last observation
-  that is not `carried_forward`), and carries that observation's source and provenance.
+- `deprecated`: one per model whose status is `deprecated` or `retired`, dated `deprecated_on`
+  where a source dates it, else the last day the model's sync price was observed (its last
+  observation that is not `carried_forward`); it carries that observation's source and provenance.
+- `alias_moved`: a pointer id (`mistral-large-latest`) began to serve another model
+  (`model_aliases`): dated the day of the move, on the model it now serves, `detail` naming the
+  alias and both models. Never a price change.
+
+The `new_model` event is dated the model's `first_seen` (the earliest date any source shows it),
+which may precede the first point of its series. A price or cache change undone within
+`REVERT_DAYS` (the value returns to what it was before) is flagged `reverted` on both events: a
+source's slip or a short promotion, not a lasting repricing.
 
 Changes smaller than a relative `RELATIVE_TOLERANCE` are float noise, not events.
 """
@@ -34,10 +42,13 @@ NEW_MODEL = "new_model"
 BATCH_CHANGE = "batch_change"
 CACHE_CHANGE = "cache_change"
 DEPRECATED = "deprecated"
-EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE, DEPRECATED)
+ALIAS_MOVED = "alias_moved"
+EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE, DEPRECATED, ALIAS_MOVED)
 
 EVENT_COLUMNS = ["event_id", "ticker", "mode", "kind", "field", "before", "after", "pct_change",
-                 "effective_date", "source", "source_version", "source_url", "provenance"]
+                 "effective_date", "source", "source_version", "source_url", "provenance", "reverted", "detail"]
+REVERT_DAYS = 31
+CHANGE_KINDS = (PRICE_CUT, PRICE_INCREASE, BATCH_CHANGE, CACHE_CHANGE)
 
 SORT_KEYS = ["effective_date", "ticker", "mode", "field"]
 RELATIVE_TOLERANCE = 1e-9
@@ -69,7 +80,7 @@ def changed(before, after):
 
 def _empty() -> pd.DataFrame:
     frame = pd.DataFrame({column: pd.Series(dtype="object") for column in EVENT_COLUMNS})
-    return frame.astype({"before": "float64", "after": "float64", "pct_change": "float64"})
+    return frame.astype({"before": "float64", "after": "float64", "pct_change": "float64", "reverted": "bool"})
 
 
 def _rows(points: pd.DataFrame, kind, field: str, before, after) -> pd.DataFrame:
@@ -124,36 +135,81 @@ def _change_events(points: pd.DataFrame) -> list[pd.DataFrame]:
     return frames
 
 
-def _first_points(points: pd.DataFrame) -> list[pd.DataFrame]:
-    first = points.drop_duplicates(_SERIES, keep="first")
+def _first_points(points: pd.DataFrame, models: pd.DataFrame) -> list[pd.DataFrame]:
+    first = points.drop_duplicates(_SERIES, keep="first").copy()
     kinds = np.where(first["mode"] == SYNC, NEW_MODEL, BATCH_CHANGE)
+    if "first_seen" in models:
+        seen = first["ticker"].map(models.set_index("ticker")["first_seen"])
+        first["date"] = [pd.Timestamp(s).date() if kind == NEW_MODEL and pd.notna(s) and pd.Timestamp(s).date() < day
+                         else day
+                         for s, day, kind in zip(seen, first["date"], kinds, strict=True)]
     nan = np.full(len(first), np.nan)
     return [_rows(first, kinds, "output", nan, first["output"])]
 
 
-def _deprecations(points: pd.DataFrame, models: pd.DataFrame) -> list[pd.DataFrame]:
-    deprecated = set(models.loc[models["status"] == DEPRECATED, "ticker"])
-    sync = points[(points["mode"] == SYNC) & points["ticker"].isin(deprecated)]
-    last = sync.drop_duplicates("ticker", keep="last")
+def _deprecations(points: pd.DataFrame, models: pd.DataFrame, as_of: date) -> list[pd.DataFrame]:
+    deprecated = models[models["status"].isin([DEPRECATED, "retired"])].set_index("ticker")
+    sync = points[(points["mode"] == SYNC) & points["ticker"].isin(deprecated.index)]
+    last = sync.drop_duplicates("ticker", keep="last").reset_index(drop=True)
+    if "deprecated_on" in deprecated:
+        dated = last["ticker"].map(deprecated["deprecated_on"])
+        last["date"] = [pd.Timestamp(d).date() if pd.notna(d) and pd.Timestamp(d).date() <= as_of else day
+                        for d, day in zip(dated, last["date"], strict=True)]
     nan = np.full(len(last), np.nan)
     return [_rows(last, DEPRECATED, STATUS_FIELD, nan, nan)]
 
 
-def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date) -> pd.DataFrame:
+def _alias_moves(model_aliases: pd.DataFrame | None, as_of: date) -> list[pd.DataFrame]:
+    """One event per repoint of a pointer id: each span after an alias's first one."""
+    if model_aliases is None or model_aliases.empty:
+        return []
+    spans = model_aliases.sort_values(["alias", "valid_from"], kind="stable").reset_index(drop=True)
+    before = spans.groupby("alias")["ticker"].shift()
+    moves = spans[before.notna() & (before != spans["ticker"]) & (spans["valid_from"] <= as_of)]
+    moves = moves.assign(_from=before[moves.index])
+    rows = pd.DataFrame({
+        "ticker": moves["ticker"], "mode": SYNC, "kind": ALIAS_MOVED, "field": "alias", "before": np.nan,
+        "after": np.nan, "pct_change": np.nan, "effective_date": moves["valid_from"], "source": moves["source"],
+        "source_version": "", "source_url": None, "provenance": "published",
+        "detail": moves["alias"] + " moved from " + moves["_from"] + " to " + moves["ticker"],
+    })
+    return [rows]
+
+
+def flag_reverted(events: pd.DataFrame) -> pd.Series:
+    """True on both events of a change undone within REVERT_DAYS: a change of one (ticker, mode,
+    field) whose next change, within the window, puts back the value from before it."""
+    changes = events[events["kind"].isin(CHANGE_KINDS) & events["before"].notna()].sort_values(
+        "effective_date", kind="stable")
+    following = changes.assign(_row=changes.index).groupby(["ticker", "mode", "field"])[
+        ["after", "effective_date", "_row"]].shift(-1)
+    days = (pd.to_datetime(following["effective_date"]) - pd.to_datetime(changes["effective_date"])).dt.days
+    undone = (np.isclose(following["after"].astype(float), changes["before"].astype(float), rtol=RELATIVE_TOLERANCE,
+                         atol=0) & (days <= REVERT_DAYS)).to_numpy()
+    reverted = pd.Series(False, index=events.index)
+    reverted[changes.index[undone]] = True
+    reverted[following["_row"][undone].astype(int).to_numpy()] = True
+    return reverted
+
+
+def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
+                 model_aliases: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every price event in the history up to `as_of`, sorted by date, ticker, mode and field.
 
     `price_history` is the daily history table (one row per ticker, mode and day); `models` gives
-    each ticker's status. A deprecated model's event is dated the last day its sync price was
-    observed, because no source says when a deprecation happened.
+    each ticker's status, `first_seen` and `deprecated_on`; `model_aliases` the pointers' spans.
     """
     points = observed_points(price_history, as_of)
     if points.empty:
         return _empty()
-    frames = [*_first_points(points), *_change_events(points), *_deprecations(points, models)]
+    frames = [*_first_points(points, models), *_change_events(points), *_deprecations(points, models, as_of),
+              *_alias_moves(model_aliases, as_of)]
     frames = [frame for frame in frames if not frame.empty]
     if not frames:
         return _empty()
     events = pd.concat(frames, ignore_index=True)
+    events["reverted"] = flag_reverted(events)
+    events["detail"] = events["detail"] if "detail" in events else None
     events["event_id"] = [f"{t}:{m}:{f}:{d.isoformat()}" for t, m, f, d in
                           zip(events["ticker"], events["mode"], events["field"], events["effective_date"], strict=True)]
     events = events.sort_values(SORT_KEYS, kind="stable").reset_index(drop=True)

@@ -26,6 +26,8 @@ POINT_COLUMNS = ["input", "output", "cache_read", "cache_write", "reasoning", "t
 # Fields a point may take from the point before it when its source never states them.
 CARRIED_FIELDS = ("cache_read", "cache_write", "reasoning")
 DROPPED = -1.0  # never a price
+# Bedrock's cross-region inference profiles prefix the model id with a geography.
+REGIONAL_PREFIX = r"^(us|eu|apac|global|jp|au|ca|us-gov)\."
 
 # The archive counts as tracking a maker when, on the days both are known, at least this share
 # of archived prices match the maker's price in force (within the tolerance, which absorbs the
@@ -82,6 +84,15 @@ def archive_tracks_maker(observations: pd.DataFrame) -> set[str]:
     return tracked
 
 
+def regional_variants(origin: pd.DataFrame) -> pd.Series:
+    """Statements of a cross-region id (`apac.amazon.nova-pro-v1:0`) where the same source states
+    the in-region id of the model: a cross-region route carries a surcharge, so it is another
+    offer, not a change of the model's price (NOVA-* showed a 5% "increase" and a cut two days later)."""
+    regional = origin["provider_model_id"].str.match(REGIONAL_PREFIX)
+    base_stated = (~regional).groupby([origin["ticker"], origin["source"]]).transform("any")
+    return regional & base_stated
+
+
 def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) -> pd.DataFrame:
     """The observations that steer the series: one per (ticker, mode, date), the most authoritative.
 
@@ -89,6 +100,7 @@ def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) 
     """
     known = observations[observations["effective_date"] <= as_of]
     origin = known[known["is_origin"] & ~known["superseded"]]
+    origin = origin[~regional_variants(origin)]
     _, archived = _in_force(known)
     archived = archived[archived["ticker"].isin(backfill)]
     first_origin = origin.groupby(["ticker", "mode"])["effective_date"].min().rename("first_origin")

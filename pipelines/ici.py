@@ -117,6 +117,13 @@ def _hosts(observations: pd.DataFrame, rebalance_date: date) -> pd.Series:
     return hosts.groupby("ticker")["provider"].nunique()
 
 
+def retired_by(models: pd.DataFrame, day: date) -> pd.Series:
+    """Models retired on or before `day`; one whose retirement date no source gives (model-prices
+    says only "removed") counts as retired at every rebalance."""
+    retired_on = pd.to_datetime(models["retired_on"])
+    return (models["status"] == "retired") & (retired_on.isna() | (retired_on <= pd.Timestamp(day)))
+
+
 def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,
                         rebalance_date: date) -> pd.DataFrame:
     """The basket fixed at `rebalance_date` (steps 3 to 5), sorted by ticker."""
@@ -124,7 +131,8 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
     priced = set(sync.loc[sync["date"] == rebalance_date, "ticker"])
     candidates = models[models["provider"].isin(MAJOR_MAKERS) & models["tier"].isin(TIERS)
                         & models["ticker"].isin(priced)]
-    candidates = candidates[~candidates["ticker"].map(is_unfinished).astype(bool)]
+    candidates = candidates[~candidates["ticker"].map(is_unfinished).astype(bool)
+                            & ~retired_by(candidates, rebalance_date)]
     first_sync = sync[sync["ticker"].isin(candidates["ticker"])].groupby("ticker")["date"].min()
     candidates = pd.DataFrame({
         "ticker": candidates["ticker"], "maker": candidates["provider"], "tier": candidates["tier"],

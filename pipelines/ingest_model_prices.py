@@ -107,3 +107,9 @@ def model_prices_listings(snapshot: dict[str, Any], version: str) -> list[Listin
                         note = f"models.dev value, replaced by a correction citing {rates.get('source')}"
                         out.append(_listing(provider, model, mode, day, recorded, version, released, deprecated, note))
     return out
+
+
+def removed_models(snapshot: dict[str, Any]) -> set[tuple[str, str]]:
+    """(provider, model id) of every model the snapshot's status says was removed."""
+    return {(canonical_provider(provider), model) for provider, models in snapshot.get("status", {}).items()
+            for model, lifecycle in models.items() if lifecycle == "removed"}

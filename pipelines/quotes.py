@@ -32,9 +32,14 @@ NO_OUTPUT_PRICE = "no_output_price"  # an output price of zero: no β to rank or
 NO_THINKING = "no_thinking"  # thinking tokens asked of a model that does not think
 CONTEXT_WINDOW = "context_window"  # n_in + n_think + n_out above the model's known window
 REASONS = (NO_PRICE, NO_OUTPUT_PRICE, NO_THINKING, CONTEXT_WINDOW)
+# Why a comparison leaves a model out although it could be priced: it is not a text model (it
+# does not take text in and write text out), or it is retired (unless retired ones are asked for).
+NOT_TEXT = "not_text"
+RETIRED = "retired"
+SCOPE_REASONS = (NOT_TEXT, RETIRED)
 
 RANK_COLUMNS = ["ticker", "model_id", "display_name", "provider", "spot_cost", "kappa", "beta", "is_reasoning",
-                "theta", "forward_cost", "r_in_eff", "context_window"]
+                "theta", "forward_cost", "r_in_eff", "context_window", "status"]
 EXCLUDED_COLUMNS = ["ticker", "reason", "detail"]
 
 def unfit_reasons(profile: Profile, *, priced: bool, beta: float | None, is_reasoning: bool,
@@ -107,7 +112,26 @@ def forward_quote(spot_cost: float, beta: float, process: Mapping[str, float | N
     return ForwardQuote(months, spot_cost * factor, beta * factor, float(theta), factor, low, high)
 
 
-RANK_LABELS = ["ticker", "model_id", "display_name", "provider", "is_reasoning", "context_window"]
+RANK_LABELS = ["ticker", "model_id", "display_name", "provider", "is_reasoning", "context_window", "status"]
+
+
+def scope_reasons(input_modalities, output_modalities, status: str, include_retired: bool) -> list[str]:
+    """Why a comparison of text models leaves a model out (of SCOPE_REASONS); empty when it ranks it."""
+    reasons = []
+    if "text" not in list(input_modalities) or "text" not in list(output_modalities):
+        reasons.append(NOT_TEXT)
+    if status == "retired" and not include_retired:
+        reasons.append(RETIRED)
+    return reasons
+
+
+def describe_scope(reason: str, input_modalities, output_modalities) -> str:
+    if reason == NOT_TEXT:
+        return (f"not a text model (input: {', '.join(input_modalities)}; output: {', '.join(output_modalities)}): "
+                "a comparison of text models leaves it out; price it alone with POST /v1/price")
+    if reason == RETIRED:
+        return "the model is retired; send include_retired true to rank it (marked status retired)"
+    raise ValueError(f"unknown reason {reason!r}")
 
 
 @dataclass(frozen=True)
@@ -138,9 +162,10 @@ class Ranking:
 
 
 def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | None = None,
-         months: float | None = None, book: PriceBook | None = None) -> Ranking:
-    """The models of a spots frame that can serve the profile, cheapest first (ties by ticker),
-    and those that cannot, with their first reason.
+         months: float | None = None, book: PriceBook | None = None, include_retired: bool = False) -> Ranking:
+    """The text models of a spots frame that can serve the profile, cheapest first (ties by
+    ticker), and those left out, with their first reason: out of scope (`scope_reasons`) first,
+    then unable to serve it (`unfit_reasons`).
 
     `theta` (the mode's θ per row) and `book` (`PriceBook.of(spots, rate_columns(mode))`) may be
     passed in by a caller that keeps them; the forward cost needs both `theta` and `months`.
@@ -148,9 +173,11 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
     windows = spots["context_window"].tolist()
-    reasons = [unfit_reasons(profile, priced=has_price, beta=beta, is_reasoning=thinks, context_window=window)
-               for has_price, beta, thinks, window in zip(priced_rows.tolist(), book.beta.tolist(),
-                                                          spots["is_reasoning"].tolist(), windows, strict=True)]
+    scopes = [scope_reasons(ins, outs, status, include_retired) for ins, outs, status in zip(
+        spots["input_modalities"], spots["output_modalities"], spots["status"], strict=True)]
+    reasons = [scope or unfit_reasons(profile, priced=has_price, beta=beta, is_reasoning=thinks, context_window=window)
+               for scope, has_price, beta, thinks, window in zip(scopes, priced_rows.tolist(), book.beta.tolist(),
+                                                                 spots["is_reasoning"].tolist(), windows, strict=True)]
     costs = task_costs(book, *profile.args)
     tickers = spots["ticker"].tolist()
     cost = costs.spot_cost.tolist()
@@ -158,7 +185,9 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
                      dtype=int)
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
     forward = costs.spot_cost * decay_factor(theta, months) if months is not None else np.full(len(spots), np.nan)
-    out = [(tickers[i], found[0], describe(found[0], profile, mode, windows[i]))
+    out = [(tickers[i], found[0], describe_scope(found[0], spots["input_modalities"].iat[i],
+                                                 spots["output_modalities"].iat[i]) if found[0] in SCOPE_REASONS
+            else describe(found[0], profile, mode, windows[i]))
            for i, found in enumerate(reasons) if found]
     excluded = pd.DataFrame(dict(zip(EXCLUDED_COLUMNS, map(list, zip(*out, strict=True)) if out else ([], [], []),
                                      strict=True)), columns=EXCLUDED_COLUMNS)

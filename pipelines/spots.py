@@ -19,7 +19,7 @@ from pipelines.pricing import Rates, r_batch, r_cache, r_in, r_think
 
 # Identity, from the model registry.
 IDENTITY_COLUMNS = ["ticker", "ticker_batch", "model_id", "display_name", "provider", "family", "tier",
-                    "is_reasoning", "context_window"]
+                    "is_reasoning", "context_window", "status", "input_modalities", "output_modalities"]
 # Prices in $/M on as_of; beta_* is the output price of that mode, tiers_* the context tiers JSON.
 # Batch columns are NaN where the model has no batch series on as_of.
 PRICE_FIELDS = {"output": "beta", "input": "input", "cache_read": "cache_read", "cache_write": "cache_write",

@@ -28,7 +28,7 @@ TABLE_GRAPH = {
     "forward_curves": {"greeks"},
     "ici": {"price_history", "models", "price_observations"},
     "ici_history": {"price_history", "models", "price_observations"},
-    "events": {"price_history", "models"},
+    "events": {"price_history", "models", "model_aliases"},
     "backtest": {"price_observations", "price_history", "models"},
     "backtest_summary": {"backtest"},
     "backtest_families": {"backtest"},

@@ -52,7 +52,7 @@ def test_one_new_model_per_ticker_and_one_deprecation_per_deprecated_model(event
     new = events[events["kind"] == "new_model"]
     assert new["ticker"].is_unique
     deprecated = events[events["kind"] == "deprecated"]
-    assert set(deprecated["ticker"]) == set(models.loc[models["status"] == "deprecated", "ticker"])
+    assert set(deprecated["ticker"]) == set(models.loc[models["status"].isin(["deprecated", "retired"]), "ticker"])
     assert deprecated["ticker"].is_unique
 
 

@@ -71,10 +71,11 @@ def test_coverage_reaches_150_tickers_across_10_origin_providers(store):
 def test_registry_records_carry_every_contract_field(store):
     models = store.read_table("models")
     for column in ["ticker", "model_id", "display_name", "provider", "family", "tier", "is_reasoning",
-                   "context_window", "aliases", "first_seen", "status"]:
+                   "context_window", "aliases", "first_seen", "status", "deprecated_on", "retired_on",
+                   "input_modalities", "output_modalities", "max_output_tokens"]:
         assert column in models.columns
     assert set(models["tier"]) <= {"frontier", "mid", "efficient"}
-    assert set(models["status"]) <= {"active", "deprecated"}
+    assert set(models["status"]) == {"active", "deprecated", "retired"}
     o3 = models.set_index("ticker").loc["O3"]
     assert bool(o3["is_reasoning"]) and o3["family"] == "openai/o-series" and o3["tier"] == "frontier"
 

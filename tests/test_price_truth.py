@@ -134,3 +134,42 @@ def test_first_seen_is_the_earliest_statement_not_the_snapshot_day(store):
     models = store.read_table("models").set_index("ticker")
     assert str(models.loc["ADA", "first_seen"]) == "2025-07-11"
     assert (models["first_seen"] < pd.Timestamp("2026-11-22").date()).all()
+
+
+# --- events, lifecycle and metadata ---------------------------------------------------------------
+
+def test_nova_history_has_no_change_from_a_cross_region_route(store):
+    """model-prices dates apac. (cross-region) ids of the Nova models at a 5% surcharge on 2026-09-09
+    and the in-region ids again on 2026-09-11; neither is a price change of the model."""
+    events = store.read_table("events")
+    nova = events[events["ticker"].str.startswith("NOVA-") & events["kind"].isin(
+        ["price_cut", "price_increase", "cache_change"])]
+    assert nova[nova["effective_date"].astype(str).str.startswith("2026-09")].empty
+
+
+def test_qwen3_7_plus_round_trips_are_flagged_reverted(store):
+    """0.32 → 0.40 on 2026-09-09 (a dated snapshot id's first sighting) and back on 2026-09-28."""
+    events = store.read_table("events")
+    qwen = events[(events["ticker"] == "QWEN3.7-PLUS") & events["kind"].isin(["price_cut", "price_increase"])]
+    september = qwen[qwen["effective_date"].astype(str).str.startswith("2026-09")]
+    assert len(september) == 4 and september["reverted"].all()
+
+
+def test_pointer_repoints_are_alias_moved_events(store):
+    events = store.read_table("events")
+    moved = events[events["kind"] == "alias_moved"]
+    large = moved[moved["detail"].str.startswith("mistral-large-latest")].iloc[0]
+    assert (large["ticker"], str(large["effective_date"])) == ("MISTRAL-LARGE-2512", "2025-12-08")
+    assert large["detail"] == "mistral-large-latest moved from MISTRAL-LARGE to MISTRAL-LARGE-2512"
+
+
+def test_names_windows_modalities_and_lifecycle_coverage(store):
+    models = store.read_table("models")
+    named = models["display_name"] != models["model_id"]
+    assert named.mean() >= 0.95
+    assert (models["display_name_source"] != "derived from the ticker").sum() >= 320  # 318 + 2 measured
+    assert models["context_window"].notna().sum() >= 359  # every window any source states (84%)
+    asr = models.set_index("ticker").loc["QWEN3-ASR-FLASH"]
+    assert list(asr["input_modalities"]) == ["audio"] and list(asr["output_modalities"]) == ["text"]
+    babbage = models.set_index("ticker").loc["BABBAGE-002"]
+    assert (babbage["status"], str(babbage["retired_on"])) == ("retired", "2026-09-28")  # LiteLLM's date

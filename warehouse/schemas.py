@@ -61,14 +61,21 @@ MODELS = pa.schema(
         pa.field("ticker_batch", pa.string()),
         pa.field("model_id", pa.string(), nullable=False),
         pa.field("display_name", pa.string(), nullable=False),
+        pa.field("display_name_source", pa.string(), nullable=False),
         pa.field("provider", pa.string(), nullable=False),
         pa.field("family", pa.string(), nullable=False),
         pa.field("tier", pa.string(), nullable=False),
         pa.field("is_reasoning", pa.bool_(), nullable=False),
         pa.field("context_window", pa.int64()),
+        pa.field("max_output_tokens", pa.int64()),
+        pa.field("input_modalities", pa.list_(pa.string()), nullable=False),
+        pa.field("output_modalities", pa.list_(pa.string()), nullable=False),
         pa.field("aliases", pa.list_(pa.string()), nullable=False),
         pa.field("first_seen", pa.date32(), nullable=False),
+        # active, deprecated or retired; retired_on may lie after the snapshot date (announced).
         pa.field("status", pa.string(), nullable=False),
+        pa.field("deprecated_on", pa.date32()),
+        pa.field("retired_on", pa.date32()),
         pa.field("host_count", pa.int64(), nullable=False),
     ]
 )
@@ -121,7 +128,8 @@ def _mode_provenance(mode: str) -> dict:
 _SPOT_COLUMNS = dict(
     ticker=(_STR, False), ticker_batch=_STR, model_id=(_STR, False), display_name=(_STR, False),
     provider=(_STR, False), family=(_STR, False), tier=(_STR, False), is_reasoning=(_BOOL, False),
-    context_window=_I64, **_mode_prices("sync"), **_mode_prices("batch"),
+    context_window=_I64, status=(_STR, False), input_modalities=(pa.list_(_STR), False),
+    output_modalities=(pa.list_(_STR), False), **_mode_prices("sync"), **_mode_prices("batch"),
     r_in=_F64, r_cache=_F64, r_think=_F64, r_batch=_F64, **_mode_provenance("sync"), **_mode_provenance("batch"),
     # The evidence behind the sync price (pipelines/evidence.py): sources whose latest statement
     # agrees or not, the newest publication date that confirms it, and the grade.
@@ -151,7 +159,8 @@ ICI_HISTORY = _schema(type=(_STR, False), date=(_DATE, False), value=_F64, rebal
 EVENTS = _schema(
     event_id=(_STR, False), ticker=(_STR, False), mode=(_STR, False), kind=(_STR, False), field=(_STR, False),
     before=_F64, after=_F64, pct_change=_F64, effective_date=(_DATE, False), source=(_STR, False),
-    source_version=(_STR, False), source_url=_STR, provenance=(_STR, False),
+    source_version=(_STR, False), source_url=_STR, provenance=(_STR, False), reverted=(_BOOL, False),
+    detail=_STR,
 )
 
 BACKTEST = _schema(

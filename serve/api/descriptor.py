@@ -28,6 +28,7 @@ ENDPOINTS = {
     "simulate": "POST /v1/simulate",
     "providers": "POST /v1/providers",
     "disputes": "/v1/disputes",
+    "models": "/v1/models",
 }
 
 
@@ -60,6 +61,7 @@ class Endpoints(msgspec.Struct):
     simulate: str
     providers: str
     disputes: str
+    models: str
 
 
 class Descriptor(msgspec.Struct):

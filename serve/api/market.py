@@ -16,7 +16,7 @@ from serve.problems import Problem, invalid
 from serve.respond import envelope, envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
-from warehouse.schemas import GREEKS, PRICE_DISPUTES, SPOTS
+from warehouse.schemas import GREEKS, MODELS, PRICE_DISPUTES, SPOTS
 
 Spot = struct_from_schema("Spot", SPOTS)
 GreekSheet = struct_from_schema("GreekSheet", GREEKS)
@@ -25,6 +25,10 @@ SpotOne = envelope_type("SpotResponse", Spot)
 GreekList = envelope_type("GreekListResponse", list[GreekSheet])
 GreekOne = envelope_type("GreekResponse", GreekSheet)
 Dispute = struct_from_schema("Dispute", PRICE_DISPUTES)
+ModelRecord = struct_from_schema("ModelRecord", MODELS)
+ModelList = envelope_type("ModelListResponse", list[ModelRecord])
+ModelOne = envelope_type("ModelResponse", ModelRecord)
+STATUSES = ("active", "deprecated", "retired")
 
 
 class DisputeList(msgspec.Struct, kw_only=True):
@@ -91,6 +95,28 @@ async def one_greeks(request: Request, ticker: str) -> Response[GreekOne]:
     return _answer(request, snapshot, record_of(snapshot, "greeks", ticker_of(snapshot, ticker).ticker))
 
 
+@get("/v1/models", summary="The model registry: names, aliases, limits, modalities and lifecycle", tags=["market"],
+     description="One record per model (contract §1): every name it answers to (`aliases`), display name and "
+                 "where it comes from, context window, maximum output, input and output modalities, first seen, "
+                 "and `status` (active, deprecated or retired) with `deprecated_on` and `retired_on` (which may "
+                 "lie after the snapshot date: an announced retirement). `status` filters by status.")
+async def list_models(
+    request: Request,
+    status: Annotated[str | None, Parameter(description="active, deprecated or retired")] = None,
+) -> Response[ModelList]:
+    if status is not None and status not in STATUSES:
+        raise invalid("status", f"'{status}' is not a status; use one of {', '.join(STATUSES)}")
+    snapshot = snapshot_of(request)
+    rows = table_records(snapshot, "models")
+    return _answer(request, snapshot, rows if status is None else [r for r in rows if r["status"] == status])
+
+
+@get("/v1/models/{ticker:path}", summary="One model's record", tags=["market"])
+async def one_model(request: Request, ticker: str) -> Response[ModelOne]:
+    snapshot = snapshot_of(request)
+    return _answer(request, snapshot, record_of(snapshot, "models", ticker_of(snapshot, ticker).ticker))
+
+
 @get("/v1/disputes", summary="Where the sources disagree on a price, and the rule that decided", tags=["market"],
      description="Every (ticker, mode, field) on which some source's latest statement differs from the price in "
                  "force on the snapshot date: one row per source stating the field, with its value, the date it "
@@ -112,4 +138,4 @@ async def disputes(
                                        "rules": RULES})
 
 
-ROUTES = [list_spots, one_spot, list_greeks, one_greeks, disputes]
+ROUTES = [list_spots, one_spot, list_greeks, one_greeks, list_models, one_model, disputes]

@@ -76,6 +76,7 @@ class CompareRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     horizon_months: Horizon | None = None
     mode: Mode = SYNC
     models: Annotated[list[ModelName], msgspec.Meta(min_length=1, max_length=MAX_MODELS)] | None = None
+    include_retired: bool = False
 
 
 class ProvidersRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -137,12 +138,14 @@ class Ranked(msgspec.Struct, kw_only=True):
     theta: float | None
     r_in_eff: float | None
     context_window: int | None
+    status: Annotated[str, msgspec.Meta(description="active, deprecated or retired (ranked only when asked)")]
     forward_cost: float | None = None
 
 
 class Excluded(msgspec.Struct):
     ticker: str
-    reason: Annotated[str, msgspec.Meta(description="no_price, no_output_price, no_thinking or context_window")]
+    reason: Annotated[str, msgspec.Meta(description="not_text, retired, no_price, no_output_price, no_thinking "
+                                                    "or context_window")]
     detail: str
 
 
@@ -318,7 +321,9 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
         rows = [row_of[t] for t in _listed(snapshot, body.models, mode)]
         spots, theta, book = spots.iloc[rows], theta[rows], None  # a few models: priced afresh
         labels = {column: [values[i] for i in rows] for column, values in labels.items()}
-    ranking = rank(spots, profile, mode, theta, body.horizon_months, book)
+    # A model named in `models` was asked for: it ranks even if retired (marked by its status).
+    include_retired = body.include_retired or body.models is not None
+    ranking = rank(spots, profile, mode, theta, body.horizon_months, book, include_retired)
     figures = {column: column_values(pd.Series(values)) for column, values in ranking.figures().items()}
     columns = [c for c in RANK_COLUMNS if c != "forward_cost" or body.horizon_months is not None]
     models = [{c: labels[c][row] if c in labels else figures[c][place] for c in columns}

@@ -15,6 +15,8 @@ CALLS = [
     ("GET", "/v1/greeks", None, 200),
     ("GET", "/v1/greeks/O3", None, 200),
     ("GET", "/v1/disputes?ticker=deepseek-chat&field=output", None, 200),
+    ("GET", "/v1/models?status=retired", None, 200),
+    ("GET", "/v1/models/mistral-small", None, 200),
     ("GET", "/v1/forwards/SONNET-4", None, 200),
     ("GET", "/v1/forwards?mode=batch", None, 200),
     ("GET", "/v1/forwards/SONNET-4.B", None, 200),

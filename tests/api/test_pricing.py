@@ -185,7 +185,22 @@ def test_compare_ranks_every_model_with_the_task_cost_of_each(client, tables):
         assert model["r_in_eff"] == pytest.approx(truth.r_in_eff, rel=REL)
         assert model["beta"] == truth.beta_used
         assert "forward_cost" not in model
-    assert {e["reason"] for e in data["excluded"]} <= {"context_window", "no_output_price", "no_price"}
+    assert {e["reason"] for e in data["excluded"]} <= {"context_window", "no_output_price", "no_price", "not_text",
+                                                       "retired"}
+    excluded = {e["ticker"]: e["reason"] for e in data["excluded"]}
+    assert excluded["QWEN3-ASR-FLASH"] == "not_text"  # speech in: never ranked as a text model
+    assert set(spots.loc[spots["status"] == "retired", "ticker"]) <= {t for t, r in excluded.items() if r == "retired"}
+    assert all(m["status"] in ("active", "deprecated") for m in data["models"])
+
+
+def test_compare_brings_retired_models_back_when_asked_and_marks_them(client, tables):
+    spots = tables["spots"]
+    data = post(client, "/v1/compare", {"n_in": 12000, "n_out": 700, "include_retired": True})
+    ranked = {m["ticker"]: m["status"] for m in data["models"]}
+    retired = set(spots.loc[spots["status"] == "retired", "ticker"])
+    assert retired and {t for t in retired if t in ranked} and all(ranked[t] == "retired" for t in retired
+                                                                   if t in ranked)
+    assert "retired" not in {e["reason"] for e in data["excluded"]}
 
 
 def test_compare_excludes_models_that_cannot_think_or_hold_the_prompt(client, tables):
@@ -196,12 +211,13 @@ def test_compare_excludes_models_that_cannot_think_or_hold_the_prompt(client, ta
     assert set(reasons) >= set(spots.loc[~spots["is_reasoning"], "ticker"])
     assert all(m["is_reasoning"] for m in thinking["models"]) and "O3" in {m["ticker"] for m in thinking["models"]}
 
-    huge = post(client, "/v1/compare", {"n_in": 10_000_000, "n_out": 100})
+    huge = post(client, "/v1/compare", {"n_in": 10_000_000, "n_out": 100, "include_retired": True})
     reasons = {e["ticker"]: e for e in huge["excluded"]}
     assert reasons["SONNET-4"]["reason"] == "context_window" and "200,000" in reasons["SONNET-4"]["detail"]
     known = spots["context_window"].notna()
     assert set(spots.loc[known, "ticker"]) <= set(reasons)
-    assert {m["ticker"] for m in huge["models"]} <= set(spots.loc[~known, "ticker"])  # an unknown window stays
+    text = spots["input_modalities"].map(lambda m: "text" in m)
+    assert {m["ticker"] for m in huge["models"]} <= set(spots.loc[~known & text, "ticker"])  # unknown windows stay
 
 
 def test_compare_in_batch_mode_uses_the_batch_rates(client, tables):

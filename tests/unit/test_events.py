@@ -257,3 +257,39 @@ def test_recent_events(sample, kwargs, expected):
 def test_recent_events_rejects_bad_filters(sample, kwargs):
     with pytest.raises(ValueError):
         recent_events(sample, d(1), **kwargs)
+
+
+def test_a_change_undone_within_a_month_is_flagged_reverted_on_both_events():
+    h = history(series("A", "sync", [point(d(1), 1.0, 4.0), point(d(5), 1.0, 5.0), point(d(20), 1.0, 4.0),
+                                     point(d(25), 1.0, 3.0)]))
+    events = build_events(h, models(), AS_OF)
+    flagged = events[events["kind"] != "new_model"][["effective_date", "after", "reverted"]].values.tolist()
+    assert flagged == [[d(5), 5.0, True], [d(20), 4.0, True], [d(25), 3.0, False]]
+
+
+def test_a_change_undone_after_more_than_a_month_is_not_reverted():
+    h = history(series("A", "sync", [point(d(1), 1.0, 4.0), point(d(2), 1.0, 5.0), point(d(34), 1.0, 4.0)],
+                       end=d(40)))
+    events = build_events(h, models(), d(40))
+    assert not events["reverted"].any()
+
+
+def test_new_model_is_dated_first_seen_and_deprecation_its_dated_flag():
+    h = history(series("A", "sync", [point(d(10), 1.0, 4.0)]), series("B", "sync", [point(d(1), 1.0, 4.0)]))
+    registry = pd.DataFrame({"ticker": ["A", "B"], "status": ["active", "deprecated"],
+                             "first_seen": [d(3), d(1)], "deprecated_on": [None, d(7)]})
+    events = build_events(h, registry, AS_OF).set_index(["ticker", "kind"])
+    assert events.loc[("A", "new_model"), "effective_date"] == d(3)  # a source showed it before its series
+    assert events.loc[("B", "deprecated"), "effective_date"] == d(7)
+
+
+def test_a_repointed_alias_is_an_alias_moved_event_not_a_price_change():
+    h = history(series("OLD", "sync", [point(d(1), 2.0, 6.0)]), series("NEW", "sync", [point(d(1), 0.5, 1.5)]))
+    spans = pd.DataFrame({"alias": ["x-latest", "x-latest"], "maker": ["m", "m"], "ticker": ["OLD", "NEW"],
+                          "model_id": ["x-1", "x-2"], "valid_from": [d(1), d(15)], "valid_to": [d(14), None],
+                          "basis": ["price", "price"], "source": ["genai-prices", "model-prices"]})
+    events = build_events(h, models(active=("OLD", "NEW")), AS_OF, spans)
+    moved = events[events["kind"] == "alias_moved"]
+    assert moved[["ticker", "effective_date", "source", "detail"]].values.tolist() == [
+        ["NEW", d(15), "model-prices", "x-latest moved from OLD to NEW"]]
+    assert set(events["kind"]) == {"new_model", "alias_moved"}

@@ -10,6 +10,7 @@ from pipelines.history import (
     build_price_history,
     daily_history,
     history_points,
+    regional_variants,
 )
 from pipelines.observations import OBSERVATION_COLUMNS
 
@@ -152,3 +153,14 @@ def test_a_ticker_without_evidence_of_its_own_follows_its_maker():
            obs(date(2024, 9, 1), 5.0, 15.0, "first_observed", MP, 22, provider="alibaba", ticker="NEW-Q")],
         columns=OBSERVATION_COLUMNS)
     assert archive_tracks_maker(frame) == {"TRACKED", "NEW-A"}
+
+
+def test_a_cross_region_id_never_steers_the_makers_series_when_the_in_region_id_is_stated():
+    origin = pd.DataFrame({
+        "ticker": ["NOVA-PRO"] * 3 + ["ONLY-REGIONAL"],
+        "source": ["model-prices"] * 4,
+        "provider_model_id": ["amazon.nova-pro-v1:0", "apac.amazon.nova-pro-v1:0", "eu.amazon.nova-pro-v1:0",
+                              "us.amazon.other-v1:0"],
+    })
+    # NOVA-PRO's apac. and eu. routes carry a surcharge; a model stated only cross-region keeps it.
+    assert regional_variants(origin).tolist() == [False, True, True, False]

@@ -15,7 +15,9 @@ from pipelines.quotes import (
     NO_OUTPUT_PRICE,
     NO_PRICE,
     NO_THINKING,
+    NOT_TEXT,
     RANK_COLUMNS,
+    RETIRED,
     Profile,
     describe,
     forward_quote,
@@ -33,8 +35,9 @@ TIERS = '[{"above": 1000, "input": 2.0, "output": 4.0}]'
 
 
 def spot(ticker, beta, input_, cache=NAN, reasoning=NAN, tiers=None, thinks=False, window=None,
-         beta_batch=NAN, input_batch=NAN):
+         beta_batch=NAN, input_batch=NAN, status="active", inputs=("text",), outputs=("text",)):
     return dict(ticker=ticker, model_id=ticker.lower(), display_name=ticker.title(), provider="lab",
+                status=status, input_modalities=list(inputs), output_modalities=list(outputs),
                 is_reasoning=thinks, context_window=window, beta_sync=beta, input_sync=input_, cache_read_sync=cache,
                 reasoning_sync=reasoning, tiers_sync=tiers, beta_batch=beta_batch, input_batch=input_batch,
                 cache_read_batch=NAN, reasoning_batch=NAN, tiers_batch=None)
@@ -188,3 +191,22 @@ def test_provider_quotes_without_an_origin_have_no_spread():
     assert origin is None
     assert quoted["provider"].tolist() == ["host-a"]  # a row without an output price is left out
     assert quoted["spread_to_origin"].isna().all()
+
+
+def test_a_text_comparison_leaves_out_non_text_and_retired_models_with_the_reason():
+    spots = pd.DataFrame([
+        spot("CHEAP", 1.0, 0.5),
+        spot("ASR", 0.035, 0.01, inputs=("audio",)),           # speech in, text out: not a text model
+        spot("OLD", 0.5, 0.25, status="retired"),
+        spot("LATE", 2.0, 1.0, status="deprecated"),           # deprecated models still rank
+    ]).astype({"context_window": "Int64"})
+    ranking = rank(spots, Profile(1000, 100), "sync")
+    assert ranking.priced(spots)[["ticker", "status"]].values.tolist() == [["CHEAP", "active"],
+                                                                          ["LATE", "deprecated"]]
+    excluded = ranking.excluded.set_index("ticker")
+    assert excluded["reason"].to_dict() == {"ASR": NOT_TEXT, "OLD": RETIRED}
+    assert excluded.loc["ASR", "detail"].startswith("not a text model (input: audio; output: text)")
+    assert "include_retired" in excluded.loc["OLD", "detail"]
+    with_retired = rank(spots, Profile(1000, 100), "sync", include_retired=True)
+    assert with_retired.priced(spots)[["ticker", "status"]].values.tolist() == [
+        ["OLD", "retired"], ["CHEAP", "active"], ["LATE", "deprecated"]]

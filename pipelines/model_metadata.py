@@ -1,0 +1,185 @@
+"""What the sources say about each model besides its price: names, limits, modalities, lifecycle.
+
+Every source statement is keyed by (provider, model id); `price_observations` says which ticker
+each such id belongs to (makers and hosts alike), so a statement about any of a model's ids, at
+any provider, is a statement about the model. Where sources differ, the maker's own listing is
+preferred, then genai-prices, model-prices, the genai-prices release history, LiteLLM.
+
+- display_name: the first source name that is not just the id (a host's "Vendor: Name" loses
+  its vendor prefix); else a name spelt from the ticker (`name_from_ticker`), and
+  `display_name_source` says which;
+- context_window, max_output_tokens: the maker's statement first, else the largest any host states;
+- input_modalities, output_modalities: LiteLLM's, the maker's entry first; else curated pattern
+  rules (`model_rules.csv`, kinds `input` and `output`); else text in, text out;
+- status: `retired` when a source says the model was removed or LiteLLM's retirement date has
+  passed; `deprecated` when a source marks it deprecated or a retirement date is announced; else
+  `active`. `retired_on` is LiteLLM's retirement date (it may lie after the snapshot date for a
+  deprecated model: the announced date); `deprecated_on` the first date a source shows the model
+  deprecated (the release of genai-prices that first lists it so, else the retirement date).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pandas as pd
+
+from pipelines.listings import canonical_provider
+
+TEXT = "text"
+NAME_ACRONYMS = {"gpt", "glm", "ai", "r1", "asr", "tts", "vl", "oss", "xl", "moe", "swe", "mt"}
+
+
+def id_keys(observations: pd.DataFrame) -> pd.DataFrame:
+    """(provider, id lower case) → ticker, with whether the provider is the model's maker."""
+    keys = observations[["provider", "provider_model_id", "ticker", "is_origin"]].assign(
+        id=observations["provider_model_id"].str.lower())
+    return keys.sort_values("is_origin", ascending=False, kind="stable").drop_duplicates(["provider", "id"])[
+        ["provider", "id", "ticker", "is_origin"]]
+
+
+def keyed(frame: pd.DataFrame, keys: pd.DataFrame, provider: str = "provider", model: str = "source_model_id"):
+    """`frame` rows whose (provider, id) names a ticker, with `ticker` and `is_origin`."""
+    frame = frame.assign(provider=frame[provider], id=frame[model].str.lower())
+    return frame.merge(keys, on=["provider", "id"], how="inner")
+
+
+def name_from_ticker(ticker: str) -> str:
+    """`GPT-5-CODEX` → "GPT-5 Codex", `QWEN2.5-14B-INSTRUCT` → "Qwen2.5 14B Instruct": the
+    ticker (dotted versions, no date suffix) in words: capitalised, acronyms and sizes upper
+    case, a version kept with an acronym before it."""
+    words = []
+    for token in re.split(r"[-_/]+", ticker.lower()):
+        if not token:
+            continue
+        if token in NAME_ACRONYMS or re.fullmatch(r"\d+(\.\d+)?[bkmt]", token):
+            word = token.upper()
+        elif re.fullmatch(r"[\d.]+[a-z]?", token) or re.fullmatch(r"[a-z]\d+(\.\d+)*", token):
+            word = token  # versions (4.1, 2507, 3b) and o-series ids (o3) stay as written
+        else:
+            word = token[:1].upper() + token[1:]
+        size = re.fullmatch(r"\d+(\.\d+)?[bkmt]", token)
+        if words and words[-1].isupper() and re.fullmatch(r"[\d.]+[a-z]?", token) and not size:
+            words[-1] = f"{words[-1]}-{word}"  # GPT-5, GLM-4.6
+        else:
+            words.append(word)
+    return " ".join(words)
+
+
+def _real_name(name: object, model_id: str) -> str | None:
+    if not isinstance(name, str) or not name.strip():
+        return None
+    name = re.sub(r"^[^:]{1,40}:\s+", "", name.strip())  # "Qwen: Qwen3 Max" → "Qwen3 Max"
+    return name if name != model_id else None  # "GPT-5" is a name; "gpt-5" is the id again
+
+
+SOURCE_ORDER = {"genai-prices": 0, "model-prices": 1, "genai-prices releases": 2, "litellm": 3}
+
+
+def _statements(listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,
+                keys: pd.DataFrame) -> pd.DataFrame:
+    """Every source's (name, window, max output) statement per ticker, best first."""
+    frames = [
+        keyed(listings, keys)[["ticker", "is_origin", "source", "display_name", "context_window"]],
+        keyed(history.assign(source="genai-prices releases"), keys, "provider", "model_id")[
+            ["ticker", "is_origin", "source", "name", "context_window"]].rename(columns={"name": "display_name"}),
+        keyed(litellm.assign(source="litellm"), keys)[
+            ["ticker", "is_origin", "source", "context_window", "max_output_tokens"]],
+    ]
+    out = pd.concat(frames, ignore_index=True)
+    out["_order"] = out["source"].map(SOURCE_ORDER)
+    return out.sort_values(["ticker", "is_origin", "_order"], ascending=[True, False, True], kind="stable")
+
+
+def _limits(statements: pd.DataFrame, column: str) -> pd.Series:
+    """The maker's own statement where there is one, else the largest any provider states."""
+    known = statements[statements[column].notna()]
+    origin = known[known["is_origin"]].groupby("ticker")[column].first()
+    hosts = known[~known["is_origin"]].groupby("ticker")[column].max()
+    return origin.combine_first(hosts)
+
+
+def names_and_limits(models: pd.DataFrame, statements: pd.DataFrame) -> pd.DataFrame:
+    """display_name, display_name_source, context_window, max_output_tokens per ticker."""
+    rows = []
+    by_ticker = dict(tuple(statements.groupby("ticker", sort=False)))
+    for ticker, model_id in models[["ticker", "model_id"]].itertuples(index=False):
+        mine = by_ticker.get(ticker, statements.iloc[0:0])
+        found = next(((name, source) for name, source in zip(mine["display_name"], mine["source"], strict=True)
+                      if _real_name(name, model_id)), None)
+        rows.append({"ticker": ticker,
+                     "display_name": _real_name(found[0], model_id) if found else name_from_ticker(ticker),
+                     "display_name_source": found[1] if found else "derived from the ticker"})
+    out = pd.DataFrame(rows)
+    out["context_window"] = out["ticker"].map(_limits(statements, "context_window")).astype("Int64")
+    out["max_output_tokens"] = out["ticker"].map(_limits(statements, "max_output_tokens")).astype("Int64")
+    return out
+
+
+def modalities(models: pd.DataFrame, litellm: pd.DataFrame, keys: pd.DataFrame, rules) -> pd.DataFrame:
+    """input_modalities and output_modalities per ticker (LiteLLM, then rules, then text)."""
+    stated = keyed(litellm, keys).sort_values("is_origin", ascending=False, kind="stable").drop_duplicates("ticker")
+    stated = stated.set_index("ticker")
+    rows = []
+    for ticker, maker, model_id in models[["ticker", "provider", "model_id"]].itertuples(index=False):
+        subject = f"{maker}/{model_id}"
+        ins = rules.first("input", subject)
+        outs = rules.first("output", subject)
+        if ticker in stated.index and len(stated.at[ticker, "input_modalities"]):
+            ins = ins or ",".join(stated.at[ticker, "input_modalities"])
+            outs = outs or ",".join(stated.at[ticker, "output_modalities"]) or TEXT
+        rows.append({"ticker": ticker, "input_modalities": sorted((ins or TEXT).split(",")),
+                     "output_modalities": sorted((outs or TEXT).split(","))})
+    return pd.DataFrame(rows)
+
+
+def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,
+              removed: set[tuple[str, str]], keys: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """status, deprecated_on and retired_on per ticker (see the module's docstring).
+
+    `removed`: (provider, id) pairs a source says were removed (model-prices' status `removed`).
+    """
+    flagged = keyed(listings[listings["deprecated"].fillna(False).astype(bool)], keys)
+    flagged = set(flagged.loc[flagged["is_origin"], "ticker"])
+    gone = keyed(pd.DataFrame(sorted(removed), columns=["provider", "source_model_id"]), keys)
+    gone = set(gone.loc[gone["is_origin"], "ticker"])
+    dated = keyed(litellm[litellm["deprecation_date"].notna()], keys)
+    dated = dated[dated["is_origin"]].groupby("ticker")["deprecation_date"].min()
+    first_flag = keyed(history[history["deprecated"].fillna(False).astype(bool)], keys, "provider", "model_id")
+    first_flag = first_flag[first_flag["is_origin"]].groupby("ticker")["last_released"].min()
+    rows = []
+    for ticker in models["ticker"]:
+        retired_on = dated.get(ticker)
+        retired = ticker in gone or (retired_on is not None and retired_on <= as_of)
+        deprecated = retired or ticker in flagged or retired_on is not None
+        deprecated_on = first_flag.get(ticker)
+        if deprecated and deprecated_on is None:
+            deprecated_on = retired_on if retired_on is not None and retired_on <= as_of else None
+        rows.append({"ticker": ticker, "status": "retired" if retired else "deprecated" if deprecated else "active",
+                     "deprecated_on": deprecated_on if deprecated else None, "retired_on": retired_on})
+    return pd.DataFrame(rows)
+
+
+METADATA_COLUMNS = ["display_name", "display_name_source", "context_window", "max_output_tokens",
+                    "input_modalities", "output_modalities", "status", "deprecated_on", "retired_on"]
+
+
+def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd.DataFrame,
+                  history: pd.DataFrame, litellm: pd.DataFrame, removed: set[tuple[str, str]], rules,
+                  as_of: date) -> pd.DataFrame:
+    """`models` with METADATA_COLUMNS filled from every source (replacing the registry's first
+    guesses at name, window and status).
+
+    `listings`: the price sources' listings; `history`: the genai-prices release history;
+    `litellm`: `ingest_litellm.litellm_metadata`; `removed`: see `lifecycle`.
+    """
+    keys = id_keys(observations)
+    history = history.assign(provider=history["provider_id"].map(canonical_provider))
+    parts = [names_and_limits(models, _statements(listings, history, litellm, keys)),
+             modalities(models, litellm, keys, rules),
+             lifecycle(models, listings, history, litellm, removed, keys, as_of)]
+    out = models.drop(columns=[c for c in METADATA_COLUMNS if c in models.columns])
+    for part in parts:
+        out = out.merge(part, on="ticker", how="left", validate="one_to_one")
+    return out
