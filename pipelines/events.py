@@ -21,8 +21,9 @@ Kinds (contract §7):
 
 The `new_model` event is dated the model's `first_seen` (the earliest date any source shows it),
 which may precede the first point of its series. A price or cache change undone within
-`REVERT_DAYS` (the value returns to what it was before) is flagged `reverted` on both events: a
-source's slip or a short promotion, not a lasting repricing.
+`REVERT_DAYS` (the value returns to what it was before), or an alias moved back to the model it
+left, is flagged `reverted` on both events: a source's slip or a short promotion, not a lasting
+repricing.
 
 Changes smaller than a relative `RELATIVE_TOLERANCE` are float noise, not events.
 """
@@ -167,11 +168,17 @@ def _alias_moves(model_aliases: pd.DataFrame | None, as_of: date) -> list[pd.Dat
     before = spans.groupby("alias")["ticker"].shift()
     moves = spans[before.notna() & (before != spans["ticker"]) & (spans["valid_from"] <= as_of)]
     moves = moves.assign(_from=before[moves.index])
+    # A move back to the model before, within REVERT_DAYS, undoes it: both are flagged.
+    following = moves.groupby("alias")[["ticker", "valid_from"]].shift(-1)
+    days = (pd.to_datetime(following["valid_from"]) - pd.to_datetime(moves["valid_from"])).dt.days
+    undone = (following["ticker"] == moves["_from"]) & (days <= REVERT_DAYS)
+    reverted = undone | undone.groupby(moves["alias"]).shift(1, fill_value=False).astype(bool)
     rows = pd.DataFrame({
         "ticker": moves["ticker"], "mode": SYNC, "kind": ALIAS_MOVED, "field": "alias", "before": np.nan,
         "after": np.nan, "pct_change": np.nan, "effective_date": moves["valid_from"], "source": moves["source"],
         "source_version": "", "source_url": None, "provenance": "published",
         "detail": moves["alias"] + " moved from " + moves["_from"] + " to " + moves["ticker"],
+        "reverted": reverted.to_numpy(dtype=bool),
     })
     return [rows]
 
@@ -208,7 +215,8 @@ def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
     if not frames:
         return _empty()
     events = pd.concat(frames, ignore_index=True)
-    events["reverted"] = flag_reverted(events)
+    events["reverted"] = flag_reverted(events) | events.get("reverted", pd.Series(False, index=events.index)).fillna(
+        False).astype(bool)
     events["detail"] = events["detail"] if "detail" in events else None
     events["event_id"] = [f"{t}:{m}:{f}:{d.isoformat()}" for t, m, f, d in
                           zip(events["ticker"], events["mode"], events["field"], events["effective_date"], strict=True)]

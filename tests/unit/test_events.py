@@ -293,3 +293,13 @@ def test_a_repointed_alias_is_an_alias_moved_event_not_a_price_change():
     assert moved[["ticker", "effective_date", "source", "detail"]].values.tolist() == [
         ["NEW", d(15), "model-prices", "x-latest moved from OLD to NEW"]]
     assert set(events["kind"]) == {"new_model", "alias_moved"}
+
+
+def test_an_alias_moved_back_within_a_month_is_flagged_reverted():
+    h = history(series("A", "sync", [point(d(1), 0.4, 2.0)]), series("B", "sync", [point(d(1), 1.5, 7.5)]))
+    spans = pd.DataFrame({"alias": ["m-latest"] * 3, "maker": ["m"] * 3, "ticker": ["B", "A", "B"],
+                          "model_id": ["b", "a", "b"], "valid_from": [d(1), d(2), d(14)],
+                          "valid_to": [d(1), d(13), None], "basis": ["price"] * 3, "source": ["mp"] * 3})
+    moved = build_events(h, models(active=("A", "B")), AS_OF, spans)
+    moved = moved[moved["kind"] == "alias_moved"]
+    assert moved[["effective_date", "ticker", "reverted"]].values.tolist() == [[d(2), "A", True], [d(14), "B", True]]
