@@ -21,11 +21,10 @@ import numpy as np
 import pandas as pd
 
 from pipelines.listings import SYNC
+from pipelines.observations import CROSS_CHECK_SOURCES, REJECTED_NOTE_PREFIX
 
 COMPARED_FIELDS = ("input", "output", "cache_read", "cache_write")
 AGREEMENT_RTOL = 1e-6
-CROSS_CHECK_NOTE_PREFIX = "cross-check only"  # observations.CROSS_CHECK_NOTE
-REJECTED_NOTE_PREFIX = "rejected"  # observations.REJECTED_NOTE_PREFIX
 
 # The rule on each row of `price_disputes`: why this source's value is, or is not, the price.
 RULES = {
@@ -49,7 +48,7 @@ def latest_statements(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
     (model-prices' recorded value beside its correction), then the more authoritative.
     """
     known = observations[observations["is_origin"] & (observations["effective_date"] <= as_of)]
-    won = ~known["superseded"] | known["note"].fillna("").str.startswith(CROSS_CHECK_NOTE_PREFIX)
+    won = ~known["superseded"] | known["source"].isin(CROSS_CHECK_SOURCES)
     ordered = known.assign(_won=won).sort_values(["effective_date", "_won", "authority"], kind="stable")
     latest = ordered.groupby(["ticker", "mode", "source"], sort=True).tail(1)
     return latest.drop(columns="_won").reset_index(drop=True)
@@ -74,9 +73,10 @@ def spot_evidence(pairs: pd.DataFrame, tickers: pd.Series) -> pd.DataFrame:
     sync = pairs[pairs["mode"] == SYNC]
     agrees = _agree(sync["input"], sync["chosen_input"]) & _agree(sync["output"], sync["chosen_output"])
     sync = sync.assign(_agrees=agrees, _published=sync["source_released"].fillna(sync["effective_date"]))
+    by_ticker = dict(tuple(sync.groupby("ticker", sort=False)))
     rows = []
     for ticker in tickers:
-        mine = sync[sync["ticker"] == ticker] if ticker in set(sync["ticker"]) else sync.iloc[0:0]
+        mine = by_ticker.get(ticker, sync.iloc[0:0])
         agreeing = sorted(mine.loc[mine["_agrees"], "source"])
         disagreeing = sorted(mine.loc[~mine["_agrees"], "source"])
         grade = "disputed" if disagreeing else "confirmed" if len(agreeing) >= 2 else "single_source"
@@ -110,10 +110,10 @@ def price_disputes(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rules(rows: pd.DataFrame) -> list[str]:
-    note = rows["note"].fillna("")
+    rejected = rows["note"].fillna("").str.startswith(REJECTED_NOTE_PREFIX)
     day, chosen_day = rows["effective_date"], rows["chosen_asserted_on"]
     return np.select(
-        [rows["_agrees"], note.str.startswith(REJECTED_NOTE_PREFIX), note.str.startswith(CROSS_CHECK_NOTE_PREFIX),
+        [rows["_agrees"], rejected, rows["source"].isin(CROSS_CHECK_SOURCES),
          day < chosen_day, day == chosen_day],
         ["agrees", "rejected", "cross_check", "later_statement", "same_date_authority"],
         default="outranked",

@@ -147,7 +147,7 @@ def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFram
     dated = keyed(litellm[litellm["deprecation_date"].notna()], keys)
     dated = dated[dated["is_origin"]].groupby("ticker")["deprecation_date"].min()
     first_flag = keyed(history[history["deprecated"].fillna(False).astype(bool)], keys, "provider", "model_id")
-    first_flag = first_flag[first_flag["is_origin"]].groupby("ticker")["last_released"].min()
+    first_flag = first_flag[first_flag["is_origin"]].groupby("ticker")["first_released"].min()
     rows = []
     for ticker in models["ticker"]:
         retired_on = dated.get(ticker)

@@ -7,8 +7,8 @@ zip in a fresh subprocess, with that release's own types.py, and never installed
 price of each model in force at the release's upload time (what that release's own
 ModelInfo.get_prices gives at 12:00 UTC on the upload day, so peak/off-peak windows resolve
 to the midday price and start dates to the upload day), and folds consecutive
-releases that list the same (input, output, cache_read, cache_write) into one span per
-(provider_id, model_id). A model absent from a release and listed again later starts a new span.
+releases that list the same (input, output, cache_read, cache_write) and the same deprecation
+flag into one span per (provider_id, model_id). A model absent from a release and listed again later starts a new span.
 
     python scripts/build_genai_release_history.py [--out DIR] [--wheel-dir DIR] [--jobs N]
 
@@ -343,7 +343,9 @@ def listing(models: list[dict]) -> tuple[dict[tuple[str, str], dict], int]:
 
 
 def spans(listings: list[dict[tuple[str, str], dict]]) -> list[tuple]:
-    """Fold consecutive releases listing a model at identical prices into one row per span."""
+    """Fold consecutive releases listing a model at identical prices and the same deprecation
+    flag into one row per span (so the first span flagged deprecated starts at the first release
+    that says so)."""
     finished, current = [], {}  # current: key -> [first index, last index, last entry]
 
     for i, listed in enumerate(listings):
@@ -351,7 +353,8 @@ def spans(listings: list[dict[tuple[str, str], dict]]) -> list[tuple]:
             finished.append((key, *current.pop(key)))
         for key, entry in listed.items():
             span = current.get(key)
-            if span is not None and span[2]["prices"] == entry["prices"]:
+            if (span is not None and span[2]["prices"] == entry["prices"]
+                    and span[2]["deprecated"] == entry["deprecated"]):
                 span[1], span[2] = i, entry
                 continue
             if span is not None:
@@ -430,7 +433,8 @@ def build(wheel_dir: Path, out_dir: Path, jobs: int) -> dict:
             "USD per million tokens; the price in force at the release's upload time: the last "
             "active conditional price, start dates taken at the upload time and time-of-day "
             "(peak/off-peak) windows at 12:00 UTC; tiered prices at their base; no request "
-            "variants (batch, priority). deprecated, name, context_window and "
+            "variants (batch, priority). A span is consecutive releases with the same prices and "
+            "the same deprecated flag. name, context_window and "
             "aliases (ids the model's match clause lists with equals) are as listed in the "
             "span's last release; empty where that release does not state them."
         ),
@@ -466,8 +470,8 @@ release's version and upload date.
 
 - Per model, the price in force at the release's upload time (time-of-day windows at 12:00 UTC,
   tiered prices at their base); other price kinds and request variants dropped.
-- Consecutive releases with identical prices folded into one row; name, context window,
-  deprecated flag and `equals` aliases as stated by the span's last release.
+- Consecutive releases with identical prices and the same deprecation flag folded into one row;
+  name, context window and `equals` aliases as stated by the span's last release.
 
 ## Licence
 

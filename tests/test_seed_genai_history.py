@@ -8,6 +8,7 @@ import importlib.util
 import math
 from datetime import UTC, date, datetime
 
+import pandas as pd
 import pytest
 
 from tests.seeds import copy_seed, load_script, reseal
@@ -32,7 +33,7 @@ def _spans(frame, provider_id, model_id):
 
 def test_the_file_reads_and_covers_every_release_to_0_2_3(history):
     frame, meta = history
-    assert len(frame) == meta["rows"] == 3000
+    assert len(frame) == meta["rows"] == 3046
     assert meta["releases"] == len(meta["versions"]) == len(meta["release_files"]) == 78
     assert (meta["versions"][0], meta["versions"][-1]) == ("0", "0.2.3")
     assert (meta["source"], meta["licence"]) == ("genai-prices", "MIT")
@@ -45,15 +46,20 @@ def test_the_file_reads_and_covers_every_release_to_0_2_3(history):
 
 def test_kimi_k2_turbo_preview_has_been_1_15_and_8_since_0_0_56(history):
     # Evidence: every release from 0.0.56 (uploaded 2026-03-20) to 0.2.3 lists it at these prices,
-    # and no release before 0.0.56 lists it at all (it is the model's only span).
+    # and no release before 0.0.56 lists it at all. 0.1.5 (2026-08-31) first flags it deprecated,
+    # which starts a second span at the same prices.
     spans = _spans(history[0], "moonshotai", "kimi-k2-turbo-preview")
-    assert len(spans) == 1
-    span = spans.iloc[-1]
-    assert (span["first_version"], span["first_released"]) == ("0.0.56", date(2026, 3, 20))
+    assert len(spans) == 2
+    first, span = spans.iloc[0], spans.iloc[-1]
+    assert (first["first_version"], first["first_released"], first["last_version"]) == (
+        "0.0.56", date(2026, 3, 20), "0.1.4")
+    assert pd.isna(first["deprecated"])
+    assert (span["first_version"], span["first_released"]) == ("0.1.5", date(2026, 8, 31))
     assert (span["last_version"], span["last_released"]) == ("0.2.3", date(2026, 11, 10))
-    assert (span["input"], span["output"], span["cache_read"]) == (1.15, 8.0, 0.15)
-    assert math.isnan(span["cache_write"])
-    assert bool(span["deprecated"]) is True  # as 0.2.3 lists it
+    for row in (first, span):
+        assert (row["input"], row["output"], row["cache_read"]) == (1.15, 8.0, 0.15)
+        assert math.isnan(row["cache_write"])
+    assert bool(span["deprecated"]) is True
 
 
 def test_old_openai_and_anthropic_models_are_listed_from_the_first_release(history):

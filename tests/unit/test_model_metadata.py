@@ -50,9 +50,9 @@ LISTINGS = pd.DataFrame([
 ])
 HISTORY = pd.DataFrame([
     {"provider_id": "anthropic", "model_id": "claude-sonnet-4-20250514", "deprecated": True, "name": None,
-     "context_window": None, "last_released": date(2026, 10, 29)},
+     "context_window": None, "first_released": date(2026, 10, 29)},
     {"provider_id": "openai", "model_id": "babbage-002", "deprecated": False, "name": None,
-     "context_window": 16_384, "last_released": date(2026, 11, 10)},
+     "context_window": 16_384, "first_released": date(2026, 11, 10)},
 ])
 LITELLM = pd.DataFrame([
     {"provider": "openai", "source_model_id": "gpt-5", "context_window": 272_000, "max_output_tokens": 128_000,
