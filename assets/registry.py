@@ -50,9 +50,10 @@ def models(price_observations, model_aliases, genai_prices, model_prices, source
     history, _ = sources.genai_release_history()
     entries, meta = sources.litellm_prices()
     snapshot, _ = sources.model_prices()
+    removed, removed_as_of = removed_models(snapshot)
     return enrich_models(registry, price_observations, listings, history,
                          litellm_metadata(entries, date.fromisoformat(meta["released"])),
-                         removed_models(snapshot), rules, settings.as_of_date())
+                         removed, removed_as_of, rules, settings.as_of_date())
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -12,12 +12,12 @@ Kinds (contract §7):
 - `batch_change`: the batch `input` or `output` price moved (either way), and the first point of a
   batch series (field `output`, before NaN).
 - `cache_change`: `cache_read` moved, in either mode, between two known values.
-- `deprecated`: one per model whose status is `deprecated` or `retired`, dated `deprecated_on`
-  where a source dates it, else the last day the model's sync price was observed (its last
-  observation that is not `carried_forward`); it carries that observation's source and provenance.
+- `deprecated`: one per model whose deprecation a source dates (`deprecated_on`), on that day;
+  it carries the source and provenance of the model's last sync observation before it. A
+  deprecation no source dates has no event (the model's record still says `deprecated`).
 - `alias_moved`: a pointer id (`mistral-large-latest`) began to serve another model
-  (`model_aliases`): dated the day of the move, on the model it now serves, `detail` naming the
-  alias and both models. Never a price change.
+  (`model_aliases`): dated the day of the move, on the model it now serves, `field` the alias and
+  `detail` naming both models. Never a price change.
 
 The `new_model` event is dated the model's `first_seen` (the earliest date any source shows it),
 which may precede the first point of its series. A price or cache change undone within
@@ -149,13 +149,18 @@ def _first_points(points: pd.DataFrame, models: pd.DataFrame) -> list[pd.DataFra
 
 
 def _deprecations(points: pd.DataFrame, models: pd.DataFrame, as_of: date) -> list[pd.DataFrame]:
-    deprecated = models[models["status"].isin([DEPRECATED, "retired"])].set_index("ticker")
-    sync = points[(points["mode"] == SYNC) & points["ticker"].isin(deprecated.index)]
-    last = sync.drop_duplicates("ticker", keep="last").reset_index(drop=True)
-    if "deprecated_on" in deprecated:
-        dated = last["ticker"].map(deprecated["deprecated_on"])
-        last["date"] = [pd.Timestamp(d).date() if pd.notna(d) and pd.Timestamp(d).date() <= as_of else day
-                        for d, day in zip(dated, last["date"], strict=True)]
+    """One event per model whose deprecation a source dates (`deprecated_on`, on or before
+    `as_of`), carrying the source of the model's last sync observation before that day."""
+    dated = pd.to_datetime(models["deprecated_on"])
+    known = dated.notna() & (dated <= pd.Timestamp(as_of))
+    on = dict(zip(models.loc[known, "ticker"], dated[known].dt.date, strict=True))
+    sync = points[(points["mode"] == SYNC) & points["ticker"].isin(on)]
+    before = sync[sync["date"] <= sync["ticker"].map(on)]
+    # A series that starts after the dated deprecation lends its first observation instead.
+    last = pd.concat([before.drop_duplicates("ticker", keep="last"),
+                      sync[~sync["ticker"].isin(before["ticker"])].drop_duplicates("ticker", keep="first")],
+                     ignore_index=True)
+    last["date"] = last["ticker"].map(on)
     nan = np.full(len(last), np.nan)
     return [_rows(last, DEPRECATED, STATUS_FIELD, nan, nan)]
 
@@ -174,7 +179,7 @@ def _alias_moves(model_aliases: pd.DataFrame | None, as_of: date) -> list[pd.Dat
     undone = (following["ticker"] == moves["_from"]) & (days <= REVERT_DAYS)
     reverted = undone | undone.groupby(moves["alias"]).shift(1, fill_value=False).astype(bool)
     rows = pd.DataFrame({
-        "ticker": moves["ticker"], "mode": SYNC, "kind": ALIAS_MOVED, "field": "alias", "before": np.nan,
+        "ticker": moves["ticker"], "mode": SYNC, "kind": ALIAS_MOVED, "field": moves["alias"], "before": np.nan,
         "after": np.nan, "pct_change": np.nan, "effective_date": moves["valid_from"], "source": moves["source"],
         "source_version": "", "source_url": None, "provenance": "published",
         "detail": moves["alias"] + " moved from " + moves["_from"] + " to " + moves["ticker"],

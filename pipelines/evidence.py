@@ -70,7 +70,8 @@ def compared(observations: pd.DataFrame, price_history: pd.DataFrame, as_of: dat
 
 def spot_evidence(pairs: pd.DataFrame, tickers: pd.Series) -> pd.DataFrame:
     """The evidence columns of each ticker's sync spot (`EVIDENCE_COLUMNS`), one row per ticker."""
-    sync = pairs[pairs["mode"] == SYNC]
+    # A rejected statement is not evidence either way (it stays in the disputes).
+    sync = pairs[(pairs["mode"] == SYNC) & ~pairs["note"].fillna("").str.startswith(REJECTED_NOTE_PREFIX)]
     agrees = _agree(sync["input"], sync["chosen_input"]) & _agree(sync["output"], sync["chosen_output"])
     sync = sync.assign(_agrees=agrees, _published=sync["source_released"].fillna(sync["effective_date"]))
     by_ticker = dict(tuple(sync.groupby("ticker", sort=False)))

@@ -116,8 +116,8 @@ def carry_unstated(points: pd.DataFrame) -> pd.DataFrame:
     """A source that never states a field for a series says nothing about it: where a point
     leaves one of `CARRIED_FIELDS` empty and its source states that field nowhere in the series,
     the previous point's value stands (model-prices has no reasoning rate; genai-prices' batch
-    variants list only the keys they change). A source that stated the field before and now
-    leaves it empty has dropped it, and the field stays empty.
+    variants list only the keys they change). A source that states the field elsewhere in the
+    series and leaves it empty here has dropped it, and the field stays empty.
     """
     points = points.reset_index(drop=True)
     series = [points["ticker"], points["mode"]]
@@ -133,8 +133,9 @@ def carry_unstated(points: pd.DataFrame) -> pd.DataFrame:
 def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
     """One row per calendar day from each series' first point to `as_of`, gaps carried forward.
 
-    Whole observations are carried forward (by position), so a field one observation leaves empty
-    is never filled from an older one. All series at once: each day looks up its series' latest
+    Whole observations are carried forward (by position); a field an observation leaves empty has
+    already been filled by `carry_unstated` where its source never states that field, and is
+    otherwise empty. All series at once: each day looks up its series' latest
     point on or before it with one sorted search, then every column is taken in one step.
     """
     columns = ["ticker", "mode", "date", *POINT_COLUMNS, "observed_on"]

@@ -118,10 +118,9 @@ def _hosts(observations: pd.DataFrame, rebalance_date: date) -> pd.Series:
 
 
 def retired_by(models: pd.DataFrame, day: date) -> pd.Series:
-    """Models retired on or before `day`; one whose retirement date no source gives (model-prices
-    says only "removed") counts as retired at every rebalance."""
-    retired_on = pd.to_datetime(models["retired_on"])
-    return (models["status"] == "retired") & (retired_on.isna() | (retired_on <= pd.Timestamp(day)))
+    """Models known to be retired on `day` (`retired_by` on or before it): a rebalance never
+    uses what was learnt after it."""
+    return pd.to_datetime(models["retired_by"]) <= pd.Timestamp(day)
 
 
 def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,

@@ -135,8 +135,10 @@ def dated_listings(provider: Provider, model: ModelInfo, dating: ReleaseDating) 
     return out
 
 
-def batch_variant(model: ModelInfo) -> PriceVariant | None:
-    return next((v for v in model.price_variants or [] if v.when == BATCH_CONTEXT), None)
+def batch_variant(model: ModelInfo, at: datetime) -> PriceVariant | None:
+    """The batch variant in force at `at` (a model can list one that starts later)."""
+    return next((v for v in model.price_variants or [] if v.when == BATCH_CONTEXT
+                 and (v.constraint is None or v.constraint.active(at))), None)
 
 
 def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: ReleaseDating) -> list[Listing]:
@@ -146,7 +148,8 @@ def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: 
     no release of the history lists it, it is dated `as_of` and says so. The batch price is
     dated no earlier than the variant's own start date, and states only the fields the variant
     lists: under genai-prices a variant overrides only its own keys, so the rest would be the
-    sync rate restated, not a statement about batch.
+    sync rate restated, not a statement about batch. A variant that does not list both an input
+    and an output price states no batch price at all.
     """
     at = _midday(as_of)
     standard = model.get_prices(at)
@@ -159,12 +162,13 @@ def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: 
     else:
         day, note = since, None
     out = [_listing(provider, model, SYNC, day, standard, CURRENT, dating, note)]
-    variant = batch_variant(model)
-    if variant is not None and (variant.constraint is None or variant.constraint.active(at)):
+    variant = batch_variant(model, at)
+    listed = variant.prices.__dict__ if variant else {}
+    stated = {FIELDS[k] for k, v in listed.items() if v is not None and k in FIELDS}
+    if {"input", "output"} <= stated:  # a variant without its own input and output states no batch price
         start = getattr(variant.constraint, "start_date", None)
-        stated = {FIELDS[k] for k, v in variant.prices.__dict__.items() if v is not None and k in FIELDS}
         out.append(_listing(provider, model, BATCH, max(day, start or day), model.get_prices(at, BATCH_CONTEXT),
-                            CURRENT, dating, stated=stated | {"input", "output"}))
+                            CURRENT, dating, stated=stated))
     return out
 
 

@@ -109,7 +109,9 @@ def model_prices_listings(snapshot: dict[str, Any], version: str) -> list[Listin
     return out
 
 
-def removed_models(snapshot: dict[str, Any]) -> set[tuple[str, str]]:
-    """(provider, model id) of every model the snapshot's status says was removed."""
-    return {(canonical_provider(provider), model) for provider, models in snapshot.get("status", {}).items()
-            for model, lifecycle in models.items() if lifecycle == "removed"}
+def removed_models(snapshot: dict[str, Any]) -> tuple[set[tuple[str, str]], date | None]:
+    """(provider, model id) of every model the snapshot's status says was removed, and the day the
+    snapshot was published (the status gives no date of its own)."""
+    removed = {(canonical_provider(provider), model.lower()) for provider, models in snapshot.get("status", {}).items()
+               for model, lifecycle in models.items() if lifecycle == "removed"}
+    return removed, _day(snapshot["updated_at"]) if snapshot.get("updated_at") else None

@@ -124,50 +124,66 @@ def modalities(models: pd.DataFrame, litellm: pd.DataFrame, keys: pd.DataFrame, 
     rows = []
     for ticker, maker, model_id in models[["ticker", "provider", "model_id"]].itertuples(index=False):
         subject = f"{maker}/{model_id}"
-        ins = rules.first("input", subject)
-        outs = rules.first("output", subject)
+        ins = outs = None
         if ticker in stated.index and len(stated.at[ticker, "input_modalities"]):
-            ins = ins or ",".join(stated.at[ticker, "input_modalities"])
-            outs = outs or ",".join(stated.at[ticker, "output_modalities"]) or TEXT
+            ins = ",".join(stated.at[ticker, "input_modalities"])
+            outs = ",".join(stated.at[ticker, "output_modalities"]) or TEXT
+        ins = ins or rules.first("input", subject)
+        outs = outs or rules.first("output", subject)
         rows.append({"ticker": ticker, "input_modalities": sorted((ins or TEXT).split(",")),
                      "output_modalities": sorted((outs or TEXT).split(","))})
     return pd.DataFrame(rows)
 
 
-def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,
-              removed: set[tuple[str, str]], keys: pd.DataFrame, as_of: date) -> pd.DataFrame:
-    """status, deprecated_on and retired_on per ticker (see the module's docstring).
+ACTIVE, DEPRECATED, RETIRED = "active", "deprecated", "retired"
 
-    `removed`: (provider, id) pairs a source says were removed (model-prices' status `removed`).
+
+def _of_own_id(frame: pd.DataFrame, models: pd.DataFrame, provider: str, model: str) -> pd.DataFrame:
+    """Rows of `frame` about a model's own id at its maker, with the model's `ticker`: a status
+    one of a model's other ids carries (a retired dated snapshot, a beta name) is not the model's."""
+    own = models[["ticker", "provider", "model_id"]].rename(columns={"model_id": "_id", "provider": "_maker"})
+    frame = frame.assign(_maker=frame[provider], _id=frame[model].str.lower())
+    return frame.merge(own, on=["_maker", "_id"], how="inner")
+
+
+def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,
+              removed: set[tuple[str, str]], removed_as_of: date | None, as_of: date) -> pd.DataFrame:
+    """status, deprecated_on, retired_on and retired_by per ticker (see the module's docstring),
+    judged on the model's own id at its maker.
+
+    `removed`: (provider, id) pairs a source says were removed, without a date (model-prices'
+    status `removed`), as of `removed_as_of` (that source's publication date). `retired_by` is
+    the first date the model is known to be retired: `retired_on` once passed, else the
+    publication date of the source that says it was removed.
     """
-    flagged = keyed(listings[listings["deprecated"].fillna(False).astype(bool)], keys)
-    flagged = set(flagged.loc[flagged["is_origin"], "ticker"])
-    gone = keyed(pd.DataFrame(sorted(removed), columns=["provider", "source_model_id"]), keys)
-    gone = set(gone.loc[gone["is_origin"], "ticker"])
-    dated = keyed(litellm[litellm["deprecation_date"].notna()], keys)
-    dated = dated[dated["is_origin"]].groupby("ticker")["deprecation_date"].min()
-    first_flag = keyed(history[history["deprecated"].fillna(False).astype(bool)], keys, "provider", "model_id")
-    first_flag = first_flag[first_flag["is_origin"]].groupby("ticker")["first_released"].min()
+    flagged = set(_of_own_id(listings[listings["deprecated"].fillna(False).astype(bool)], models,
+                             "provider", "source_model_id")["ticker"])
+    gone = set(_of_own_id(pd.DataFrame(sorted(removed), columns=["provider", "id"]), models, "provider", "id")[
+        "ticker"])
+    dated = _of_own_id(litellm[litellm["deprecation_date"].notna()], models, "provider", "source_model_id")
+    dated = dated.groupby("ticker")["deprecation_date"].min()
+    first_flag = _of_own_id(history[history["deprecated"].fillna(False).astype(bool)], models, "provider",
+                            "model_id").groupby("ticker")["first_released"].min()
     rows = []
     for ticker in models["ticker"]:
         retired_on = dated.get(ticker)
-        retired = ticker in gone or (retired_on is not None and retired_on <= as_of)
+        passed = retired_on is not None and retired_on <= as_of
+        retired = ticker in gone or passed
         deprecated = retired or ticker in flagged or retired_on is not None
-        deprecated_on = first_flag.get(ticker)
-        if deprecated and deprecated_on is None:
-            deprecated_on = retired_on if retired_on is not None and retired_on <= as_of else None
-        rows.append({"ticker": ticker, "status": "retired" if retired else "deprecated" if deprecated else "active",
-                     "deprecated_on": deprecated_on if deprecated else None, "retired_on": retired_on})
+        known = [d for d in (first_flag.get(ticker), retired_on if passed else None) if d is not None]
+        rows.append({"ticker": ticker, "status": RETIRED if retired else DEPRECATED if deprecated else ACTIVE,
+                     "deprecated_on": min(known) if deprecated and known else None, "retired_on": retired_on,
+                     "retired_by": retired_on if passed else removed_as_of if retired else None})
     return pd.DataFrame(rows)
 
 
 METADATA_COLUMNS = ["display_name", "display_name_source", "context_window", "max_output_tokens",
-                    "input_modalities", "output_modalities", "status", "deprecated_on", "retired_on"]
+                    "input_modalities", "output_modalities", "status", "deprecated_on", "retired_on", "retired_by"]
 
 
 def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd.DataFrame,
-                  history: pd.DataFrame, litellm: pd.DataFrame, removed: set[tuple[str, str]], rules,
-                  as_of: date) -> pd.DataFrame:
+                  history: pd.DataFrame, litellm: pd.DataFrame, removed: set[tuple[str, str]],
+                  removed_as_of: date | None, rules, as_of: date) -> pd.DataFrame:
     """`models` with METADATA_COLUMNS filled from every source (replacing the registry's first
     guesses at name, window and status).
 
@@ -178,7 +194,7 @@ def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd
     history = history.assign(provider=history["provider_id"].map(canonical_provider))
     parts = [names_and_limits(models, _statements(listings, history, litellm, keys)),
              modalities(models, litellm, keys, rules),
-             lifecycle(models, listings, history, litellm, removed, keys, as_of)]
+             lifecycle(models, listings, history, litellm, removed, removed_as_of, as_of)]
     out = models.drop(columns=[c for c in METADATA_COLUMNS if c in models.columns])
     for part in parts:
         out = out.merge(part, on="ticker", how="left", validate="one_to_one")

@@ -41,6 +41,7 @@ CROSS_CHECK_SOURCES = (LITELLM_SOURCE,)
 REJECTED_NOTE_PREFIX = "rejected"
 CROSS_CHECK_NOTE = "cross-check only: an undated map, asserted as of its release; it votes but never sets a price"
 PRICE_COLUMNS = ["input", "output", "cache_read", "cache_write", "reasoning", "tiers"]
+RATE_COLUMNS = PRICE_COLUMNS[:-1]  # the numeric ones
 ORIGIN_SOURCES = (GENAI_SOURCE, MODEL_PRICES_SOURCE)
 OBSERVATION_COLUMNS = [
     "ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date",
@@ -205,8 +206,8 @@ def rejections(frame: pd.DataFrame) -> list[Rejection]:
             ["source", "provider", "model_id", "field", "value", "reason"]].itertuples(index=False):
         if not str(reason).strip():
             raise ValueError(f"rejected_statements.csv: {source} {provider}/{model_id} has no reason")
-        if field not in PRICE_COLUMNS:
-            raise ValueError(f"rejected_statements.csv: unknown field {field!r}; expected one of {PRICE_COLUMNS}")
+        if field not in RATE_COLUMNS:
+            raise ValueError(f"rejected_statements.csv: unknown field {field!r}; expected one of {RATE_COLUMNS}")
         rows.append(Rejection(source, provider, model_id.lower(), field, float(value), reason))
     return rows
 

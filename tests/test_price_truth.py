@@ -119,8 +119,9 @@ def test_every_disagreement_on_a_spot_is_in_the_disputes(spots, store):
     disputes = store.read_table("price_disputes")
     disputed = spots[spots["evidence"] == "disputed"]
     assert len(disputed) > 0
+    # A rejected statement is published as a dispute but is no evidence against the spot.
     listed = disputes[(disputes["mode"] == "sync") & disputes["field"].isin(["input", "output"])
-                      & (disputes["rule"] != "agrees")]
+                      & ~disputes["rule"].isin(["agrees", "rejected"])]
     for ticker, row in disputed.iterrows():
         assert set(row["sources_disagreeing"]) == set(listed.loc[listed["ticker"] == ticker, "source"]), ticker
     assert set(listed["ticker"]) == set(disputed.index)
@@ -173,3 +174,31 @@ def test_names_windows_modalities_and_lifecycle_coverage(store):
     assert list(asr["input_modalities"]) == ["audio"] and list(asr["output_modalities"]) == ["text"]
     babbage = models.set_index("ticker").loc["BABBAGE-002"]
     assert (babbage["status"], str(babbage["retired_on"])) == ("retired", "2026-09-28")  # LiteLLM's date
+
+
+def test_lifecycle_is_judged_on_the_models_own_id(store):
+    """model-prices marks claude-opus-4-6-20260205 removed, but claude-opus-4-6 is live; it marks
+    claude-sonnet-4-20250514 removed (and LiteLLM 1.110.2 no longer lists it for Anthropic)."""
+    models = store.read_table("models").set_index("ticker")
+    assert models["status"].value_counts().to_dict() == {"active": 263, "retired": 91, "deprecated": 72}
+    assert models.loc["OPUS-4.6", "status"] == "active" and models.loc["GROK-4.20", "status"] == "active"
+    sonnet = models.loc["SONNET-4"]
+    assert (sonnet["status"], sonnet["retired_on"], str(sonnet["retired_by"])) == ("retired", None, "2026-10-26")
+    dated = models[models["deprecated_on"].notna() & models["retired_on"].notna()]
+    assert (dated["deprecated_on"] <= dated["retired_on"]).all()
+
+
+def test_a_batch_variant_that_lists_no_prices_does_not_restate_the_sync_price(spots):
+    """genai-prices 0.2.3's batch variant for gpt-3.5-turbo-1106 is empty; model-prices dates 0.5/1.0."""
+    row = spots.loc["GPT-3.5-TURBO-1106"]
+    assert (row["input_batch"], row["beta_batch"], row["r_batch"]) == (0.5, 1.0, 0.5)
+
+
+def test_a_rejected_statement_is_no_evidence_either_way(spots, store):
+    omni = spots.loc["GEMINI-OMNI-1.1-FLASH"]
+    assert (list(omni["sources_agreeing"]), omni["evidence"]) == (["genai-prices", "litellm"], "confirmed")
+    assert spots["evidence"].value_counts().to_dict() == {"confirmed": 238, "single_source": 162, "disputed": 26}
+    disputes = store.read_table("price_disputes")
+    assert (len(disputes), disputes.groupby(["ticker", "mode", "field"]).ngroups) == (192, 74)
+    assert disputes["rule"].value_counts().to_dict() == {"agrees": 110, "cross_check": 58, "later_statement": 22,
+                                                         "rejected": 2}

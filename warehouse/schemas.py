@@ -76,6 +76,9 @@ MODELS = pa.schema(
         pa.field("status", pa.string(), nullable=False),
         pa.field("deprecated_on", pa.date32()),
         pa.field("retired_on", pa.date32()),
+        # The first date the model is known to be retired: retired_on once passed, else the
+        # publication date of the source that says it was removed (which gives no date).
+        pa.field("retired_by", pa.date32()),
         pa.field("host_count", pa.int64(), nullable=False),
     ]
 )

@@ -121,7 +121,8 @@ async def one_model(request: Request, ticker: str) -> Response[ModelOne]:
      description="Every (ticker, mode, field) on which some source's latest statement differs from the price in "
                  "force on the snapshot date: one row per source stating the field, with its value, the date it "
                  "asserts (`asserted_on`) and the date it was published (`published_on`), the chosen value, and "
-                 "the `rule` that decided (each rule is explained in `rules`). `ticker` takes any name of a model; "
+                 "the `rule` that decided (each rule is explained in `rules`). `ticker` takes any name of a model "
+                 "(a batch ticker `X.B` selects its batch disputes); "
                  f"`field` is one of {', '.join(COMPARED_FIELDS)}.")
 async def disputes(
     request: Request,
@@ -131,9 +132,12 @@ async def disputes(
     if field is not None and field not in COMPARED_FIELDS:
         raise invalid("field", f"'{field}' is not a compared field; use one of {', '.join(COMPARED_FIELDS)}")
     snapshot = snapshot_of(request)
-    canonical = ticker_of(snapshot, ticker).ticker if ticker is not None else None
+    resolved = ticker_of(snapshot, ticker, batch=True) if ticker is not None else None
+    canonical = resolved.ticker if resolved is not None else None
+    mode = "batch" if resolved is not None and resolved.mode == "batch" else None  # `X.B`: its batch disputes
     rows = [row for row in table_records(snapshot, "price_disputes")
-            if (canonical is None or row["ticker"] == canonical) and (field is None or row["field"] == field)]
+            if (canonical is None or row["ticker"] == canonical) and (field is None or row["field"] == field)
+            and (mode is None or row["mode"] == mode)]
     return _answer(request, snapshot, {"disputes": rows, "count": len(rows), "ticker": canonical, "field": field,
                                        "rules": RULES})
 

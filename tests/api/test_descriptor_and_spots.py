@@ -125,3 +125,22 @@ def test_spots_carry_their_evidence(client):
     sonnet = client.get("/v1/spots/SONNET-4").json()["data"]
     assert sonnet["sources_agreeing"] == ["genai-prices", "model-prices"] and sonnet["sources_disagreeing"] == []
     assert (sonnet["evidence"], sonnet["last_confirmed"]) == ("confirmed", "2026-11-10")
+
+
+def test_models_list_and_one_record(client, store):
+    table = store.read_table("models")
+    body = client.get("/v1/models").json()["data"]
+    assert len(body) == len(table)
+    retired = client.get("/v1/models?status=retired").json()["data"]
+    assert len(retired) == (table["status"] == "retired").sum() and {r["status"] for r in retired} == {"retired"}
+    one = client.get("/v1/models/babbage-002").json()["data"]
+    assert (one["ticker"], one["status"], one["retired_on"], one["deprecated_on"]) == (
+        "BABBAGE-002", "retired", "2026-09-28", "2026-09-28")
+    asr = client.get("/v1/models/QWEN3-ASR-FLASH").json()["data"]
+    assert (asr["input_modalities"], asr["output_modalities"]) == (["audio"], ["text"])
+    assert client.get("/v1/models?status=gone").status_code == 400
+
+
+def test_disputes_of_a_batch_ticker_are_its_batch_disputes(client):
+    body = client.get("/v1/disputes?ticker=SONNET-4.B").json()["data"]
+    assert body["ticker"] == "SONNET-4" and all(row["mode"] == "batch" for row in body["disputes"])

@@ -47,9 +47,11 @@ def history(*many):
     return pd.DataFrame([row for rows in many for row in rows], columns=columns)
 
 
-def models(active=("A",), deprecated=()):
+def models(active=("A",), deprecated=(), deprecated_on=None):
+    """Tickers by status; `deprecated_on` dates the deprecated ones (None: no source dates them)."""
     return pd.DataFrame({"ticker": [*active, *deprecated],
-                         "status": ["active"] * len(active) + ["deprecated"] * len(deprecated)})
+                         "status": ["active"] * len(active) + ["deprecated"] * len(deprecated),
+                         "deprecated_on": [None] * len(active) + [deprecated_on] * len(deprecated)})
 
 
 def changes(events):
@@ -163,27 +165,31 @@ def test_batch_series_events():
     assert set(events.loc[events["mode"] == "batch", "kind"]) == {"batch_change", "cache_change"}
 
 
-def test_deprecated_is_dated_at_the_last_observation():
+def test_deprecated_is_dated_by_its_source_with_the_last_observation_before_it():
     frame = history(
         series("OLD", "sync", [point(d(1), 2.0, 8.0, provenance="archived", source="model-price-radar-mcp"),
                                point(d(6), 2.0, 8.0, provenance="first_observed", source="model-prices")]),
         series("OLD", "batch", [point(d(2), 1.0, 4.0), point(d(20), 1.0, 4.0)]),  # batch does not date it
         series("A", "sync", [point(d(1), 1.0, 2.0), point(d(9), 1.0, 2.0)]),
     )
-    events = build_events(frame, models(active=("A",), deprecated=("OLD",)), AS_OF)
+    events = build_events(frame, models(active=("A",), deprecated=("OLD",), deprecated_on=d(8)), AS_OF)
     deprecated = events[events["kind"] == "deprecated"]
     assert len(deprecated) == 1
     row = deprecated.iloc[0]
-    assert (row["ticker"], row["mode"], row["field"], row["effective_date"]) == ("OLD", "sync", "status", d(6))
-    assert (row["provenance"], row["source"]) == ("first_observed", "model-prices")
+    assert (row["ticker"], row["mode"], row["field"], row["effective_date"]) == ("OLD", "sync", "status", d(8))
+    assert (row["provenance"], row["source"]) == ("first_observed", "model-prices")  # the d(6) observation
+    undated = build_events(frame, models(active=("A",), deprecated=("OLD",)), AS_OF)
+    assert "deprecated" not in set(undated["kind"])  # no source dates it: no event
     assert np.isnan(row["before"]) and np.isnan(row["after"]) and np.isnan(row["pct_change"])
 
 
 def test_observations_after_as_of_are_ignored():
     frame = history(series("OLD", "sync", [point(d(1), 2.0, 8.0), point(d(25), 2.0, 4.0)]))
-    events = build_events(frame, models(active=(), deprecated=("OLD",)), d(20))
+    events = build_events(frame, models(active=(), deprecated=("OLD",), deprecated_on=d(10)), d(20))
     assert list(events["kind"]) == ["new_model", "deprecated"]
-    assert events["effective_date"].tolist() == [d(1), d(1)]
+    assert events["effective_date"].tolist() == [d(1), d(10)]
+    assert "deprecated" not in set(build_events(frame, models(active=(), deprecated=("OLD",),
+                                                              deprecated_on=d(25)), d(20))["kind"])
 
 
 def test_columns_ids_and_order():

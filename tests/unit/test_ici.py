@@ -37,9 +37,9 @@ def history(*parts):
 
 
 def models(*rows):
-    """(ticker, provider, tier[, status, retired_on]); active by default."""
-    rows = [(*row, "active", None)[:5] if len(row) == 3 else row for row in rows]
-    return pd.DataFrame(rows, columns=["ticker", "provider", "tier", "status", "retired_on"])
+    """(ticker, provider, tier[, retired_by]); never retired by default."""
+    rows = [(*row, None)[:4] for row in rows]
+    return pd.DataFrame(rows, columns=["ticker", "provider", "tier", "retired_by"])
 
 
 def hosts(*rows):
@@ -311,15 +311,16 @@ def test_hash_changes_with_a_weight_the_type_or_the_version_but_not_row_order_or
     assert verification_hash("sync", date(2026, 11, 22), "ici-1.0", noisy) == base
 
 
-@pytest.mark.parametrize("retired_on, chosen_frontier", [
-    (R - timedelta(days=1), "GPT-X"),   # retired before R: out of the basket
-    (R, "GPT-X"),                       # retired on R: out
-    (R + timedelta(days=1), "GPT-Z"),   # retired later: still a constituent at R
-    (None, "GPT-X"),                    # removed, date unknown: out at every rebalance
+@pytest.mark.parametrize("retired_by, chosen_frontier", [
+    (R - timedelta(days=1), "GPT-X"),   # known retired before R: out of the basket
+    (R, "GPT-X"),                       # known retired on R: out
+    (R + timedelta(days=1), "GPT-Z"),   # known only later: still a constituent at R (no look-ahead)
+    (None, "GPT-Z"),                    # not retired
 ])
-def test_a_retired_model_leaves_the_basket_from_its_retirement(retired_on, chosen_frontier):
+def test_a_retired_model_leaves_the_basket_once_known_retired(retired_by, chosen_frontier):
     frame = SELECTION_MODELS.copy()
-    frame.loc[frame["ticker"] == "GPT-Z", ["status", "retired_on"]] = ["retired", retired_on]
+    frame["retired_by"] = frame["retired_by"].astype(object)
+    frame.loc[frame["ticker"] == "GPT-Z", "retired_by"] = retired_by
     chosen = select_constituents(SELECTION_HISTORY, frame, SELECTION_HOSTS, R)
     assert chosen.loc[(chosen["maker"] == "openai") & (chosen["tier"] == "frontier"), "ticker"].tolist() == [
         chosen_frontier]

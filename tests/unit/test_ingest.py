@@ -237,3 +237,19 @@ def test_tiers_json_sorts_thresholds_and_keys():
 ])
 def test_canonical_provider(raw, expected):
     assert L.canonical_provider(raw) == expected
+
+
+def test_a_batch_variant_without_its_own_prices_states_no_batch_price():
+    standard = ModelPrice(input_mtok=D("1"), output_mtok=D("2"))
+    empty = PriceVariant(when={"processing": "batch"}, prices=ModelPrice())  # gpt-3.5-turbo-1106 in 0.2.3
+    out = current_listings(provider(), model("gpt-4.1", standard, [empty]), date(2026, 11, 22), SINCE)
+    assert [x.mode for x in out] == [L.SYNC]
+
+
+def test_the_batch_variant_in_force_is_used_not_one_that_starts_later():
+    standard = ModelPrice(input_mtok=D("2"), output_mtok=D("8"))
+    later = PriceVariant(when={"processing": "batch"}, prices=ModelPrice(input_mtok=D("0.5"), output_mtok=D("2")),
+                         constraint=StartDateConstraint(start_date=date(2027, 1, 1)))
+    now = PriceVariant(when={"processing": "batch"}, prices=ModelPrice(input_mtok=D("1"), output_mtok=D("4")))
+    out = current_listings(provider(), model("gpt-4.1", standard, [later, now]), date(2026, 11, 22), SINCE)
+    assert [(x.mode, x.input, x.output) for x in out] == [(L.SYNC, 2.0, 8.0), (L.BATCH, 1.0, 4.0)]

@@ -51,7 +51,7 @@ LISTINGS = pd.DataFrame([
 HISTORY = pd.DataFrame([
     {"provider_id": "anthropic", "model_id": "claude-sonnet-4-20250514", "deprecated": True, "name": None,
      "context_window": None, "first_released": date(2026, 10, 29)},
-    {"provider_id": "openai", "model_id": "babbage-002", "deprecated": False, "name": None,
+    {"provider_id": "openai", "model_id": "babbage-002", "deprecated": True, "name": None,
      "context_window": 16_384, "first_released": date(2026, 11, 10)},
 ])
 LITELLM = pd.DataFrame([
@@ -65,8 +65,9 @@ RULES = Rules.from_frame(pd.DataFrame({"kind": ["input"], "pattern": ["-asr"], "
 
 @pytest.fixture(scope="module")
 def enriched():
-    removed = {("anthropic", "claude-sonnet-4-20250514")}
-    return enrich_models(MODELS, OBSERVATIONS, LISTINGS, HISTORY, LITELLM, removed, RULES, AS_OF).set_index("ticker")
+    removed = {("anthropic", "claude-sonnet-4-20250514"), ("openai", "gpt-5-2025-08-07")}  # a snapshot id only
+    return enrich_models(MODELS, OBSERVATIONS, LISTINGS, HISTORY, LITELLM, removed, date(2026, 10, 26), RULES,
+                         AS_OF).set_index("ticker")
 
 
 def test_names_come_from_the_sources_else_from_the_ticker(enriched):
@@ -88,8 +89,11 @@ def test_modalities_from_litellm_else_rules_else_text(enriched):
 
 
 def test_lifecycle_from_every_source(enriched):
-    rows = enriched[["status", "deprecated_on", "retired_on"]]
-    assert rows.loc["GPT-5"].tolist() == ["deprecated", None, date(2026, 12, 11)]  # retirement announced
-    assert rows.loc["BABBAGE-002"].tolist() == ["retired", date(2026, 9, 28), date(2026, 9, 28)]
-    assert rows.loc["SONNET-4"].tolist() == ["retired", date(2026, 10, 29), None]  # removed, date unknown
-    assert rows.loc["ASR"].tolist() == ["active", None, None]
+    rows = enriched[["status", "deprecated_on", "retired_on", "retired_by"]]
+    # retirement announced; a removed snapshot id of GPT-5 does not retire the model
+    assert rows.loc["GPT-5"].tolist() == ["deprecated", None, date(2026, 12, 11), None]
+    # the flag in the release history (2026-11-10) came after the retirement date: the earlier stands
+    assert rows.loc["BABBAGE-002"].tolist() == ["retired", date(2026, 9, 28), date(2026, 9, 28), date(2026, 9, 28)]
+    # removed without a date: known retired from the publication of the source that says so
+    assert rows.loc["SONNET-4"].tolist() == ["retired", date(2026, 10, 29), None, date(2026, 10, 26)]
+    assert rows.loc["ASR"].tolist() == ["active", None, None, None]
