@@ -46,7 +46,7 @@ def models(price_observations, model_aliases, genai_prices, model_prices, source
     the sources say of its name, limits, modalities and lifecycle."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
     listings = all_listings(genai_prices, model_prices)
-    registry = build_models(price_observations, listings, rules, model_aliases, sources.seed_table("published_tickers"))
+    registry = build_models(price_observations, rules, model_aliases, sources.seed_table("published_tickers"))
     history, _ = sources.genai_release_history()
     entries, meta = sources.litellm_prices()
     snapshot, _ = sources.model_prices()

@@ -105,6 +105,18 @@ def tiers_json(tiers: list[Tier]) -> str | None:
     )
 
 
+# Two statements of a price agree when equal to this relative tolerance (decimal prices read as
+# floats differ in the last bits, never more).
+PRICE_RTOL = 1e-9
+
+
+def same_price(a: object, b: object) -> bool:
+    """Both missing, or both known and equal to PRICE_RTOL."""
+    if a is None or b is None or a != a or b != b:
+        return (a is None or a != a) and (b is None or b != b)
+    return abs(float(a) - float(b)) <= PRICE_RTOL * max(abs(float(a)), abs(float(b)))
+
+
 def positive_or_none(value: object) -> float | None:
     """A price as float; missing, negative (sources use -1 for 'variable') or NaN becomes None."""
     if value is None:

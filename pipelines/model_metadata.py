@@ -184,8 +184,7 @@ METADATA_COLUMNS = ["display_name", "display_name_source", "context_window", "ma
 def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd.DataFrame,
                   history: pd.DataFrame, litellm: pd.DataFrame, removed: set[tuple[str, str]],
                   removed_as_of: date | None, rules, as_of: date) -> pd.DataFrame:
-    """`models` with METADATA_COLUMNS filled from every source (replacing the registry's first
-    guesses at name, window and status).
+    """`models` (`registry.build_models`) with METADATA_COLUMNS filled from every source.
 
     `listings`: the price sources' listings; `history`: the genai-prices release history;
     `litellm`: `ingest_litellm.litellm_metadata`; `removed`: see `lifecycle`.
@@ -195,7 +194,7 @@ def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd
     parts = [names_and_limits(models, _statements(listings, history, litellm, keys)),
              modalities(models, litellm, keys, rules),
              lifecycle(models, listings, history, litellm, removed, removed_as_of, as_of)]
-    out = models.drop(columns=[c for c in METADATA_COLUMNS if c in models.columns])
+    out = models
     for part in parts:
         out = out.merge(part, on="ticker", how="left", validate="one_to_one")
     return out

@@ -28,7 +28,7 @@ from pipelines.ingest_archive import SOURCE as ARCHIVE_SOURCE
 from pipelines.ingest_genai import SOURCE as GENAI_SOURCE
 from pipelines.ingest_litellm import SOURCE as LITELLM_SOURCE
 from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
-from pipelines.listings import ARCHIVED, CURRENT, FIRST_OBSERVED, PUBLISHED, SYNC
+from pipelines.listings import ARCHIVED, CURRENT, FIRST_OBSERVED, PUBLISHED, SYNC, same_price
 from pipelines.pointers import alias_spans, resolve_pointers
 from pipelines.tickers import TickerRequest, assign_tickers
 
@@ -218,7 +218,7 @@ def reject(frame: pd.DataFrame, rejected: list[Rejection]) -> pd.DataFrame:
     for r in rejected:
         hit = ((frame["source"] == r.source) & (frame["provider"] == r.provider)
                & (frame["provider_model_id"].str.lower() == r.model_id)
-               & np.isclose(frame[r.field].astype(float).fillna(-1.0), r.value, rtol=1e-9, atol=0))
+               & frame[r.field].map(lambda stated, value=r.value: same_price(stated, value)))
         frame.loc[hit, "superseded"] = True
         frame.loc[hit, "superseded_by"] = "rejected_statements.csv"
         frame.loc[hit, "note"] = _noted(pd.Series(f"{REJECTED_NOTE_PREFIX}: {r.field} {r.value:g} is {r.reason}",

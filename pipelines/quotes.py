@@ -22,6 +22,7 @@ import pandas as pd
 from pipelines.dynamics import decay_factor, ratio_quantiles
 from pipelines.greeks import MODEL_FIELDS
 from pipelines.listings import BATCH
+from pipelines.model_metadata import RETIRED as RETIRED_STATUS
 from pipelines.pricing import PriceBook, Rates, is_missing, spot_costs, task_costs
 from pipelines.spots import rate_columns
 from pipelines.tasks import Profile
@@ -120,7 +121,7 @@ def scope_reasons(input_modalities, output_modalities, status: str, include_reti
     reasons = []
     if "text" not in list(input_modalities) or "text" not in list(output_modalities):
         reasons.append(NOT_TEXT)
-    if status == "retired" and not include_retired:
+    if status == RETIRED_STATUS and not include_retired:
         reasons.append(RETIRED)
     return reasons
 

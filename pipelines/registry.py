@@ -99,17 +99,16 @@ def published_ticker_targets(published: pd.DataFrame, observations: pd.DataFrame
     return out
 
 
-def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rules,
-                 model_aliases: pd.DataFrame | None = None, published: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One record per ticker in the observations (every ticker there has a maker's own price).
+def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.DataFrame | None = None,
+                 published: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One record per ticker in the observations (every ticker there has a maker's own price):
+    its identity, names and classification. What the sources say of its name, limits,
+    modalities and lifecycle is added by `model_metadata.enrich_models`.
 
     A model's aliases are every id a source lists it under, the pointer ids that serve it today
     (`model_aliases`) and the tickers published before for what is now this model (`published`).
     """
-    meta = listings.drop_duplicates(["provider", "source_model_id"])[
-        ["provider", "source_model_id", "display_name", "context_window", "deprecated", "source"]
-    ].rename(columns={"source_model_id": "provider_model_id", "source": "listing_source"})
-    origin = observations[observations["is_origin"]].merge(meta, on=["provider", "provider_model_id"], how="left")
+    origin = observations[observations["is_origin"]]
     latest_sync = latest_origin_price(observations, SYNC)
     has_batch = set(observations.loc[observations["is_origin"] & (observations["mode"] == BATCH), "ticker"])
     # Per ticker, aggregated once over all tickers (a loop of frame operations per ticker costs
@@ -117,9 +116,6 @@ def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rule
     by_ticker = origin.groupby("ticker", sort=True)
     makers = by_ticker["provider"].first()
     ids = by_ticker["provider_model_id"].agg(lambda s: sorted(s.unique()))
-    names = origin.sort_values("listing_source", kind="stable").groupby("ticker")["display_name"].first()
-    windows = by_ticker["context_window"].max()
-    deprecated = origin["deprecated"].fillna(False).astype(bool).groupby(origin["ticker"]).any()
     every = observations.groupby("ticker", sort=False)
     listed = observations["provider_model_id"].str.lower()
     if model_aliases is not None:  # a pointer is an alias of what it serves today only
@@ -139,25 +135,19 @@ def build_models(observations: pd.DataFrame, listings: pd.DataFrame, rules: Rule
     for ticker, maker in makers.items():
         model_id = choose_model_id(ids[ticker])
         subject = f"{maker}/{model_id}"
-        name, window = names.get(ticker), windows.get(ticker)
         output_price = float(latest_sync.loc[ticker, "output"])
         records.append(
             {
                 "ticker": ticker,
                 "ticker_batch": ticker + BATCH_SUFFIX if ticker in has_batch else None,
                 "model_id": model_id,
-                "display_name": name if isinstance(name, str) else model_id,
                 "provider": maker,
                 "family": rules.first("family", subject) or default_family(maker, ticker),
                 "tier": rules.first("tier", subject) or default_tier(output_price),
                 "is_reasoning": (rules.first("reasoning", subject) or "false") == "true",
-                "context_window": None if pd.isna(window) else window,
                 "aliases": sorted(aliases.get(ticker, set()) | extra.get(ticker, set()) | {ticker.lower()}),
                 "first_seen": first_seen[ticker],
-                "status": "deprecated" if deprecated[ticker] else "active",
                 "host_count": int(hosts.get(ticker, 0)),
             }
         )
-    frame = pd.DataFrame.from_records(records)
-    frame["context_window"] = frame["context_window"].astype("Int64")
-    return frame
+    return pd.DataFrame.from_records(records)

@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-import numpy as np
 import pandas as pd
+
+from pipelines.listings import same_price
 
 RUN_KEY = ["provider_id", "model_id"]
 
@@ -44,8 +45,7 @@ class ReleaseDating:
         if run is None or input_price is None or output_price is None:
             return None
         run_input, run_output, day = run
-        return day if np.isclose(run_input, input_price, rtol=1e-9, atol=0) and np.isclose(
-            run_output, output_price, rtol=1e-9, atol=0) else None
+        return day if same_price(run_input, input_price) and same_price(run_output, output_price) else None
 
 
 def release_dating(spans: pd.DataFrame, releases: list[tuple[str, date]], version: str) -> ReleaseDating:
@@ -73,11 +73,7 @@ def release_dating(spans: pd.DataFrame, releases: list[tuple[str, date]], versio
 def _continues(before: pd.Series, after: pd.Series) -> bool:
     """The later span follows the earlier with no release between and the same input and output."""
     return (after["_first"] == before["_last"] + 1
-            and _equal(before["input"], after["input"]) and _equal(before["output"], after["output"]))
-
-
-def _equal(a: float, b: float) -> bool:
-    return (pd.isna(a) and pd.isna(b)) or bool(np.isclose(a, b, rtol=1e-9, atol=0))
+            and same_price(before["input"], after["input"]) and same_price(before["output"], after["output"]))
 
 
 def releases_of(meta: dict) -> list[tuple[str, date]]:

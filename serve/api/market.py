@@ -10,6 +10,7 @@ from litestar import Request, Response, get
 from litestar.params import Parameter
 
 from pipelines.evidence import COMPARED_FIELDS, RULES
+from pipelines.model_metadata import ACTIVE, DEPRECATED, RETIRED
 from serve.deps import settings_of, snapshot_of
 from serve.lookup import UnknownModel
 from serve.problems import Problem, invalid
@@ -28,7 +29,7 @@ Dispute = struct_from_schema("Dispute", PRICE_DISPUTES)
 ModelRecord = struct_from_schema("ModelRecord", MODELS)
 ModelList = envelope_type("ModelListResponse", list[ModelRecord])
 ModelOne = envelope_type("ModelResponse", ModelRecord)
-STATUSES = ("active", "deprecated", "retired")
+STATUSES = (ACTIVE, DEPRECATED, RETIRED)
 
 
 class DisputeList(msgspec.Struct, kw_only=True):

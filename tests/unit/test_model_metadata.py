@@ -32,8 +32,7 @@ OBSERVATIONS = pd.DataFrame([
 ])
 MODELS = pd.DataFrame({"ticker": ["ASR", "BABBAGE-002", "GPT-5", "SONNET-4"],
                        "provider": ["alibaba", "openai", "openai", "anthropic"],
-                       "model_id": ["qwen3-asr-flash", "babbage-002", "gpt-5", "claude-sonnet-4-20250514"],
-                       "display_name": ["x"] * 4, "status": ["active"] * 4})
+                       "model_id": ["qwen3-asr-flash", "babbage-002", "gpt-5", "claude-sonnet-4-20250514"]})
 
 
 def listing(provider, model_id, name=None, window=None, deprecated=None, source="genai-prices"):
