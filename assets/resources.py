@@ -17,7 +17,13 @@ from dagster import ConfigurableResource
 from genai_prices import data_snapshot
 
 from warehouse.release_history import read_genai_release_history
-from warehouse.seed_files import read_litellm_prices, read_price_archive, read_price_archive_meta, read_seed_csv
+from warehouse.seed_files import (
+    read_litellm_prices,
+    read_litellm_prices_meta,
+    read_price_archive,
+    read_price_archive_meta,
+    read_seed_csv,
+)
 from warehouse.snapshot import SnapshotStore
 
 DEFAULT_WAREHOUSE = "warehouse/snapshots"
@@ -76,7 +82,7 @@ class PriceSources(ConfigurableResource):
             "genai-prices": importlib.metadata.version("genai-prices"),
             "model-prices": importlib.metadata.version("model-prices"),
             "model-price-radar-mcp": read_price_archive_meta()["source_version"],
-            "litellm": self.litellm_prices()[1]["source_version"],
+            "litellm": read_litellm_prices_meta()["source_version"],
         }
 
     def seed_table(self, name: str) -> pd.DataFrame:

@@ -173,11 +173,8 @@ def _alias_moves(model_aliases: pd.DataFrame | None, as_of: date) -> list[pd.Dat
     before = spans.groupby("alias")["ticker"].shift()
     moves = spans[before.notna() & (before != spans["ticker"]) & (spans["valid_from"] <= as_of)]
     moves = moves.assign(_from=before[moves.index])
-    # A move back to the model before, within REVERT_DAYS, undoes it: both are flagged.
-    following = moves.groupby("alias")[["ticker", "valid_from"]].shift(-1)
-    days = (pd.to_datetime(following["valid_from"]) - pd.to_datetime(moves["valid_from"])).dt.days
-    undone = (following["ticker"] == moves["_from"]) & (days <= REVERT_DAYS)
-    reverted = undone | undone.groupby(moves["alias"]).shift(1, fill_value=False).astype(bool)
+    # A move back to the model before, within REVERT_DAYS, undoes it.
+    reverted = undone_pairs(moves, ["alias"], "_from", "ticker", "valid_from", lambda a, b: a == b)
     rows = pd.DataFrame({
         "ticker": moves["ticker"], "mode": SYNC, "kind": ALIAS_MOVED, "field": moves["alias"], "before": np.nan,
         "after": np.nan, "pct_change": np.nan, "effective_date": moves["valid_from"], "source": moves["source"],
@@ -188,20 +185,26 @@ def _alias_moves(model_aliases: pd.DataFrame | None, as_of: date) -> list[pd.Dat
     return [rows]
 
 
+def undone_pairs(frame: pd.DataFrame, group: list[str], before: str, after: str, day: str, same) -> pd.Series:
+    """True on both rows of a change undone within REVERT_DAYS: a row whose next row in its
+    group, within the window, puts back its `before` (`same(next after, before)`)."""
+    ordered = frame.sort_values(day, kind="stable")
+    following = ordered.assign(_row=ordered.index).groupby(group)[[after, day, "_row"]].shift(-1)
+    days = (pd.to_datetime(following[day]) - pd.to_datetime(ordered[day])).dt.days
+    undone = (same(following[after], ordered[before]) & (days <= REVERT_DAYS)).to_numpy(dtype=bool)
+    flagged = pd.Series(False, index=frame.index)
+    flagged[ordered.index[undone]] = True
+    flagged[following["_row"][undone].astype(int).to_numpy()] = True
+    return flagged
+
+
 def flag_reverted(events: pd.DataFrame) -> pd.Series:
-    """True on both events of a change undone within REVERT_DAYS: a change of one (ticker, mode,
-    field) whose next change, within the window, puts back the value from before it."""
-    changes = events[events["kind"].isin(CHANGE_KINDS) & events["before"].notna()].sort_values(
-        "effective_date", kind="stable")
-    following = changes.assign(_row=changes.index).groupby(["ticker", "mode", "field"])[
-        ["after", "effective_date", "_row"]].shift(-1)
-    days = (pd.to_datetime(following["effective_date"]) - pd.to_datetime(changes["effective_date"])).dt.days
-    undone = (np.isclose(following["after"].astype(float), changes["before"].astype(float), rtol=RELATIVE_TOLERANCE,
-                         atol=0) & (days <= REVERT_DAYS)).to_numpy()
-    reverted = pd.Series(False, index=events.index)
-    reverted[changes.index[undone]] = True
-    reverted[following["_row"][undone].astype(int).to_numpy()] = True
-    return reverted
+    """True on both events of a price or cache change whose next change of the same (ticker,
+    mode, field), within REVERT_DAYS, puts back the value from before it."""
+    changes = events[events["kind"].isin(CHANGE_KINDS) & events["before"].notna()]
+    flagged = undone_pairs(changes, ["ticker", "mode", "field"], "before", "after", "effective_date",
+                           lambda a, b: ~changed(b, a) & a.notna())
+    return flagged.reindex(events.index, fill_value=False)
 
 
 def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,

@@ -177,14 +177,12 @@ def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFram
     return pd.DataFrame(rows)
 
 
-METADATA_COLUMNS = ["display_name", "display_name_source", "context_window", "max_output_tokens",
-                    "input_modalities", "output_modalities", "status", "deprecated_on", "retired_on", "retired_by"]
-
-
 def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd.DataFrame,
                   history: pd.DataFrame, litellm: pd.DataFrame, removed: set[tuple[str, str]],
                   removed_as_of: date | None, rules, as_of: date) -> pd.DataFrame:
-    """`models` (`registry.build_models`) with METADATA_COLUMNS filled from every source.
+    """`models` (`registry.build_models`) with what every source says of each model: display_name
+    and display_name_source, context_window, max_output_tokens, input_modalities,
+    output_modalities, status, deprecated_on, retired_on and retired_by.
 
     `listings`: the price sources' listings; `history`: the genai-prices release history;
     `litellm`: `ingest_litellm.litellm_metadata`; `removed`: see `lifecycle`.

@@ -19,10 +19,7 @@ below; with --wheel-dir, wheels already there with the right checksum are reused
 from __future__ import annotations
 
 import argparse
-import csv
-import gzip
 import hashlib
-import io
 import json
 import math
 import subprocess
@@ -34,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from warehouse.seed_files import write_seed
+from warehouse.seed_files import download_wheel, gzip_csv, write_seed
 
 PACKAGE = "genai-prices"
 REPOSITORY = "https://github.com/pydantic/genai-prices"
@@ -296,13 +293,7 @@ json.dump(out, sys.stdout)
 def fetch(release: Release, wheel_dir: Path) -> Path:
     """The pinned wheel, downloaded unless already present; its sha256 must match the pin."""
     path = wheel_dir / release.wheel
-    if not path.exists():
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary",
-             ":all:", "--dest", str(wheel_dir), f"{PACKAGE}=={release.version}"],
-            check=True,
-        )
-    if not path.exists():
+    if not path.exists() and download_wheel(PACKAGE, release.version, wheel_dir, "--quiet") != path:
         raise SystemExit(f"pip did not fetch {release.wheel}")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != release.sha256:
@@ -379,18 +370,6 @@ def spans(listings: list[dict[tuple[str, str], dict]]) -> list[tuple]:
     return rows
 
 
-def csv_gz(rows: list[tuple]) -> bytes:
-    """Gzip with mtime=0 and no file name so identical input gives identical bytes."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    writer.writerows(
-        tuple("" if v is None else repr(v) if isinstance(v, float) else v for v in row)
-        for row in rows
-    )
-    return gzip.compress(buf.getvalue().encode("utf-8"), compresslevel=9, mtime=0)
-
-
 def licence_text(wheel: Path) -> bytes:
     with zipfile.ZipFile(wheel) as zf:
         names = [n for n in zf.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
@@ -410,7 +389,7 @@ def build(wheel_dir: Path, out_dir: Path, jobs: int) -> dict:
 
     listings, repeats = zip(*(listing(models) for models in loaded), strict=True)
     rows = spans(list(listings))
-    data = csv_gz(rows)
+    data = gzip_csv(COLUMNS, rows)
     meta = {
         "source": PACKAGE,
         "source_version": RELEASES[-1].version,

@@ -16,23 +16,23 @@ same in every wheel of the release, and the wheel's sha256 is checked against th
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import re
-import subprocess
 import sys
 import tempfile
 import zipfile
 from decimal import Decimal
 from pathlib import Path
 
-from warehouse.seed_files import write_seed
+from warehouse.seed_files import download_wheel, gzip_bytes, write_seed
 
 PACKAGE = "litellm"
 VERSION = "1.110.2"
 RELEASED = "2026-11-20"  # upload date of the release's files on PyPI (2026-11-20T04:05Z)
 WHEEL = f"litellm-{VERSION}-cp310-abi3-manylinux_2_28_x86_64.whl"
+# pip options that select exactly that wheel, whatever machine runs this.
+PLATFORM = ("--platform", "manylinux_2_28_x86_64", "--python-version", "3.11", "--implementation", "cp")
 WHEEL_SHA256 = "9d94d1c7d524b6fd10c14f9c8c6c4f0ac31705f9964ac59dcfd8337c046d8917"
 DATA_FILE = "litellm/model_prices_and_context_window_backup.json"
 LICENCE_FILE = f"litellm-{VERSION}.dist-info/licenses/LICENSE"
@@ -80,20 +80,6 @@ ATTRIBUTION = (
     f"Model prices and context windows derived from LiteLLM {VERSION} by Berri AI "
     f"({REPOSITORY}, file {REPO_DATA_FILE}), MIT licence."
 )
-
-
-def download_wheel(dest: Path) -> Path:
-    """Fetch exactly the pinned wheel (no dependencies, no install), whatever machine runs this."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-         "--platform", "manylinux_2_28_x86_64", "--python-version", "3.11", "--implementation", "cp",
-         "--dest", str(dest), f"{PACKAGE}=={VERSION}"],
-        check=True,
-    )
-    wheel = dest / WHEEL
-    if not wheel.is_file():
-        raise SystemExit(f"pip did not fetch {WHEEL} into {dest}: {sorted(p.name for p in dest.iterdir())}")
-    return wheel
 
 
 def sha256(data: bytes) -> str:
@@ -196,7 +182,7 @@ def extract(data: bytes) -> list[dict]:
 def json_gz(entries: list[dict]) -> bytes:
     """One entry per line, keys sorted, gzip with mtime=0 and no file name: same input, same bytes."""
     lines = ",\n".join(json.dumps(e, sort_keys=True, separators=(",", ":"), ensure_ascii=False) for e in entries)
-    return gzip.compress(f"[\n{lines}\n]\n".encode(), compresslevel=9, mtime=0)
+    return gzip_bytes(f"[\n{lines}\n]\n".encode())
 
 
 def attribution_md(meta: dict) -> str:
@@ -273,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         meta = build(args.wheel, args.out)
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            meta = build(download_wheel(Path(tmp)), args.out)
+            meta = build(download_wheel(PACKAGE, VERSION, Path(tmp), *PLATFORM), args.out)
     print(f"{meta['rows']} entries from {PACKAGE} {VERSION}, file sha256 {meta['file_sha256']}")
     print(f"wrote {args.out}")
     return 0

