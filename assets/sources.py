@@ -10,6 +10,7 @@ from pipelines.ingest_genai import genai_listings
 from pipelines.ingest_litellm import litellm_listings
 from pipelines.ingest_model_prices import model_prices_listings
 from pipelines.listings import listings_frame
+from pipelines.peak import peak_days
 from pipelines.release_dating import release_dating, releases_of
 
 GROUP = "sources"
@@ -24,7 +25,8 @@ def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings
     dating = release_dating(spans, releases_of(meta), version)
     context.add_output_metadata({"source": "genai-prices", "source_version": version,
                                  "source_released": str(dating.released or "not in the release history")})
-    return listings_frame(genai_listings(providers, settings.as_of_date(), dating))
+    as_of = settings.as_of_date()
+    return listings_frame(genai_listings(providers, as_of, dating, peak_days(sources.seed_table("peak_days"), as_of)))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -18,13 +18,14 @@ import numpy as np
 import pandas as pd
 
 from pipelines.ingest_archive import HOST as ARCHIVE_HOST
-from pipelines.listings import CARRIED_FORWARD, SYNC
+from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, same_price
 
-POINT_COLUMNS = ["input", "output", "cache_read", "cache_write", "reasoning", "tiers",
-                 "source", "source_version", "source_url", "provenance"]
+POINT_COLUMNS = [*PRICE_FIELDS, "tiers", "peak", "source", "source_version", "source_url", "provenance"]
 
-# Fields a point may take from the point before it when its source never states them.
-CARRIED_FIELDS = ("cache_read", "cache_write", "reasoning")
+# Fields a point may take from the point before it when its source never states them (every
+# field but the input and output prices, which each statement gives).
+CARRIED_FIELDS = tuple(f for f in PRICE_FIELDS if f not in ("input", "output"))
+RESTATED_FIELDS = ("tiers", "peak")
 DROPPED = -1.0  # never a price
 # Bedrock's cross-region inference profiles prefix the model id with a geography.
 REGIONAL_PREFIX = r"^(us|eu|apac|global|jp|au|ca|us-gov)\."
@@ -112,22 +113,38 @@ def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) 
     return carry_unstated(points.drop_duplicates(["ticker", "mode", "effective_date"], keep="first"))
 
 
-def carry_unstated(points: pd.DataFrame) -> pd.DataFrame:
+def carry_unstated(points: pd.DataFrame, keys: tuple[str, ...] = ("ticker", "mode")) -> pd.DataFrame:
     """A source that never states a field for a series says nothing about it: where a point
     leaves one of `CARRIED_FIELDS` empty and its source states that field nowhere in the series,
     the previous point's value stands (model-prices has no reasoning rate; genai-prices' batch
     variants list only the keys they change). A source that states the field elsewhere in the
     series and leaves it empty here has dropped it, and the field stays empty.
+
+    Context tiers and peak rates (`RESTATED_FIELDS`) are absolute rates tied to the base price,
+    so they are carried the same way but only while the input and output prices stay the same: a
+    dataset that restates a price without its long-context tiers has not removed them.
+
+    `keys` name a series; the points come sorted by series and date.
     """
     points = points.reset_index(drop=True)
-    series = [points["ticker"], points["mode"]]
-    for field in CARRIED_FIELDS:
+    series = [points[key] for key in keys]
+    new_series = ~points[list(keys)].eq(points[list(keys)].shift()).all(axis=1)
+    repriced = new_series | ~(_same(points["input"]) & _same(points["output"]))
+    price_runs = [*series, repriced.cumsum()]
+    for field, groups in [(f, series) for f in CARRIED_FIELDS] + [(f, price_runs) for f in RESTATED_FIELDS]:
         states = points[field].notna().groupby([*series, points["source"]]).transform("any")
         # A drop (empty where the source states the field elsewhere) is carried too, as a marker.
-        marked = points[field].where(~(states & points[field].isna()), DROPPED)
-        carried = marked.groupby(series).ffill()
-        points[field] = carried.where(carried != DROPPED)
+        marked = points[field].astype(object).where(~(states & points[field].isna()), DROPPED)
+        carried = marked.groupby(groups).ffill()
+        points[field] = carried.where(carried != DROPPED).astype(points[field].dtype)
     return points
+
+
+def _same(prices: pd.Series) -> pd.Series:
+    """Whether each point states the same price as the point before it (to PRICE_RTOL)."""
+    before = prices.shift()
+    return pd.Series([same_price(a, b) for a, b in zip(prices.tolist(), before.tolist(), strict=True)],
+                     index=prices.index)
 
 
 def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:

@@ -8,6 +8,8 @@ decides later which listing is the origin's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
@@ -26,34 +28,40 @@ from pipelines.listings import (
     CURRENT,
     PUBLISHED,
     SYNC,
+    TOKEN_RATES,
     Listing,
     Tier,
     canonical_provider,
     tiers_json,
 )
+from pipelines.peak import DAILY, OFF_PEAK, PEAK, PeakHours, PeakPricing
 from pipelines.release_dating import ReleaseDating
 
 SOURCE = "genai-prices"
 
 # genai-prices field → our field. Reasoning is billed as output unless a model prices it apart.
+# Its per-1,000 counts (requests, web searches, file-store searches) are our fees.
 FIELDS = {
     "input_mtok": "input",
     "output_mtok": "output",
     "cache_read_mtok": "cache_read",
     "cache_write_mtok": "cache_write",
+    "cache_write_1h_mtok": "cache_write_1h",
     "output_reasoning_mtok": "reasoning",
+    "output_citation_mtok": "citation",
+    "requests_kcount": "request_fee",
+    "web_searches_kcount": "web_search_fee",
+    "storage_searches_kcount": "file_search_fee",
 }
 BATCH_CONTEXT = {"processing": "batch"}
 
 
 def _midday(day: date) -> datetime:
-    # Midday UTC sits outside every time-of-day window in the data (DeepSeek's off-peak hours
-    # run 16:30–00:30 UTC), so resolving at midday gives the standard price.
     return datetime.combine(day, time(12), tzinfo=UTC)
 
 
 def price_fields(price: ModelPrice) -> tuple[dict[str, float | None], str | None]:
-    """Base rates of a ModelPrice and its context tiers as canonical JSON."""
+    """Base rates and fees of a ModelPrice, and its context tiers (token rates only) as canonical JSON."""
     base: dict[str, float | None] = {}
     tiered: dict[str, TieredPrices] = {}
     for theirs, ours in FIELDS.items():
@@ -68,7 +76,7 @@ def price_fields(price: ModelPrice) -> tuple[dict[str, float | None], str | None
     for threshold in thresholds:
         rates = {}
         for ours, value in base.items():
-            if value is None:
+            if value is None or ours not in TOKEN_RATES:
                 continue
             if ours in tiered:
                 # A field without a tier at this threshold keeps its rate from the tier below.
@@ -141,7 +149,50 @@ def batch_variant(model: ModelInfo, at: datetime) -> PriceVariant | None:
                  and (v.constraint is None or v.constraint.active(at))), None)
 
 
-def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: ReleaseDating) -> list[Listing]:
+# The rates DeepSeek's peak windows change; the rest of a time-priced statement is the same in both.
+PEAK_FIELDS = ("input", "output", "cache_read")
+
+
+def _windows(model: ModelInfo) -> list:
+    if not isinstance(model.prices, list):
+        return []
+    return [c for c in model.prices if isinstance(c.constraint, TimeOfDateConstraint)]
+
+
+def _utc_clock(moment: time) -> time:
+    if moment.tzinfo is None:
+        return moment
+    return datetime.combine(date(2000, 1, 3), moment).astimezone(UTC).time()
+
+
+def peak_pricing(model: ModelInfo, as_of: date, days: str = DAILY) -> tuple[PeakPricing, dict[str, datetime]] | None:
+    """The model's peak and off-peak rates on `as_of` and a moment of `as_of` in each period, or
+    None when its price does not depend on the hour. genai-prices states the peak windows as
+    time-of-day constraints (every day: it has no weekday condition); `days` says on which days
+    they apply (`warehouse/seed/peak_days.csv`)."""
+    windows = _windows(model)
+    if not windows:
+        return None
+    hours = PeakHours(tuple((_utc_clock(c.constraint.start_time), _utc_clock(c.constraint.end_time))
+                            for c in windows), days)
+    every_day = PeakHours(hours.windows)
+    peak_at = datetime.combine(as_of, hours.windows[0][0], tzinfo=UTC)
+    off_peak_at = next(moment for hour in range(24)
+                       if not every_day.contains(moment := datetime.combine(as_of, time(hour, 45), tzinfo=UTC)))
+    peak_rates = [price_fields(model.get_prices(datetime.combine(as_of, start, tzinfo=UTC)))[0]
+                  for start, _ in hours.windows]
+    if any({f: r[f] for f in PEAK_FIELDS} != {f: peak_rates[0][f] for f in PEAK_FIELDS} for r in peak_rates):
+        raise ValueError(f"{model.id}: peak windows with different prices cannot be stated as one peak rate")
+    off_peak = price_fields(model.get_prices(off_peak_at))[0]
+
+    def stated(rates: dict) -> dict[str, float]:
+        return {f: rates[f] for f in PEAK_FIELDS if rates[f] is not None}
+
+    return PeakPricing(hours, stated(peak_rates[0]), stated(off_peak)), {PEAK: peak_at, OFF_PEAK: off_peak_at}
+
+
+def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: ReleaseDating,
+                     peak_days: str = DAILY) -> list[Listing]:
     """Today's sync price and, where the model has a batch variant, today's batch price.
 
     The sync price is dated by the releases that listed it (`pipelines.release_dating`); where
@@ -150,8 +201,13 @@ def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: 
     lists: under genai-prices a variant overrides only its own keys, so the rest would be the
     sync rate restated, not a statement about batch. A variant that does not list both an input
     and an output price states no batch price at all.
+
+    A price that depends on the hour is stated at its standard period (the one in force for
+    more hours of the week), with both periods' rates and the windows in `peak`.
     """
-    at = _midday(as_of)
+    timed = peak_pricing(model, as_of, peak_days)
+    at = timed[1][timed[0].standard] if timed else _midday(as_of)
+    peak = timed[0].to_json() if timed else None
     standard = model.get_prices(at)
     if not is_token_priced(standard):
         return []
@@ -161,7 +217,7 @@ def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: 
         day, note = as_of, "no release in the release history lists this price: dated on the snapshot day"
     else:
         day, note = since, None
-    out = [_listing(provider, model, SYNC, day, standard, CURRENT, dating, note)]
+    out = [replace(_listing(provider, model, SYNC, day, standard, CURRENT, dating, note), peak=peak)]
     variant = batch_variant(model, at)
     listed = variant.prices.__dict__ if variant else {}
     stated = {FIELDS[k] for k, v in listed.items() if v is not None and k in FIELDS}
@@ -172,11 +228,14 @@ def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: 
     return out
 
 
-def genai_listings(providers: list[Provider], as_of: date, dating: ReleaseDating) -> list[Listing]:
-    """Every token-priced model of every provider: dated changes plus the current catalogue."""
+def genai_listings(providers: list[Provider], as_of: date, dating: ReleaseDating,
+                   peak_days: Mapping[tuple[str, str], str] | None = None) -> list[Listing]:
+    """Every token-priced model of every provider: dated changes plus the current catalogue.
+    `peak_days`: the days a model's peak windows apply, by (provider id, model id), where not daily."""
     out: list[Listing] = []
     for provider in providers:
         for model in provider.models:
             out += dated_listings(provider, model, dating)
-            out += current_listings(provider, model, as_of, dating)
+            out += current_listings(provider, model, as_of, dating,
+                                    (peak_days or {}).get((provider.id, model.id), DAILY))
     return out

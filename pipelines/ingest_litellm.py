@@ -90,8 +90,7 @@ MODE_MODALITIES = {
 SEARCH_SIZES = ("search_context_size_medium", "search_context_size_low")
 
 METADATA_COLUMNS = ["litellm_key", "provider", "source_model_id", "mode", "context_window", "max_output_tokens",
-                    "input_modalities", "output_modalities", "deprecation_date", "deprecated", "is_reasoning",
-                    "request_fee", "search_fee_per_1k"]
+                    "input_modalities", "output_modalities", "deprecation_date", "deprecated", "is_reasoning"]
 
 
 def provider_id(litellm_provider: str) -> str:
@@ -186,6 +185,8 @@ def litellm_listings(entries: list[dict], version: str, released: date) -> list[
             rates = _rates(entry, prefix)
             if rates is None or (provider, model, mode) in seen:
                 continue
+            if mode == SYNC:
+                rates |= {"cache_write_1h": entry.get("cache_write_1h"), **fees(entry)}
             seen.add((provider, model, mode))
             out.append(Listing(
                 provider=provider, source_model_id=model, mode=mode, effective_date=released,
@@ -210,6 +211,15 @@ def search_fee(entry: dict) -> float | None:
     return next((_per_thousand(sizes[s]) for s in SEARCH_SIZES if sizes.get(s) is not None), None)
 
 
+def fees(entry: dict) -> dict[str, float | None]:
+    """The entry's fees in our fields, USD per 1,000 requests or calls."""
+    stated = entry.get("fees") or {}
+    return {"request_fee": _per_thousand(stated.get("input_cost_per_request")),
+            "web_search_fee": search_fee(entry),
+            "file_search_fee": stated.get("file_search_cost_per_1k_calls"),
+            "grounding_fee": _per_thousand(stated.get("google_maps_grounding_cost_per_query"))}
+
+
 def _metadata_row(entry: dict, released: date) -> dict:
     mode = entry.get("mode")
     inputs, outputs = MODE_MODALITIES.get(mode, ([], []))
@@ -225,16 +235,14 @@ def _metadata_row(entry: dict, released: date) -> dict:
         "deprecation_date": _date(entry.get("deprecation_date")),
         "deprecated": is_deprecated(entry, released),
         "is_reasoning": entry.get("supports_reasoning"),
-        "request_fee": _per_thousand((entry.get("fees") or {}).get("input_cost_per_request")),
-        "search_fee_per_1k": search_fee(entry),
     }
 
 
 def litellm_metadata(entries: list[dict], released: date) -> pd.DataFrame:
     """One row per (provider, model id) of every mode, text or not, with what LiteLLM says about it.
 
-    Fees are USD per 1,000 requests (`request_fee`) and per 1,000 web-search queries
-    (`search_fee_per_1k`); `deprecated` is whether the deprecation date is reached on `released`.
+    `deprecated` is whether the deprecation date is reached on `released`. (Fees are stated on the
+    listings, with the prices.)
     Alias-only entries (`bedrock/claude-opus-latest` → another key) carry nothing and are left out.
     """
     rows, seen = [], set()
@@ -248,6 +256,4 @@ def litellm_metadata(entries: list[dict], released: date) -> pd.DataFrame:
         frame[col] = frame[col].astype("Int64")
     for col in ("deprecated", "is_reasoning"):
         frame[col] = frame[col].astype("boolean")
-    for col in ("request_fee", "search_fee_per_1k"):
-        frame[col] = frame[col].astype("float64")
     return frame.sort_values(["provider", "source_model_id"], kind="stable").reset_index(drop=True)

@@ -23,6 +23,15 @@ PROVENANCES = (PUBLISHED, ARCHIVED, FIRST_OBSERVED, CURRENT, CARRIED_FORWARD)
 
 SYNC, BATCH = "sync", "batch"
 
+# What one statement can say a provider bills, by field. Token rates are USD per million tokens
+# and a context tier may change any of them: `cache_write` is the default (5-minute) cache write,
+# `cache_write_1h` the one-hour one, `citation` the tokens a search model bills for the sources it
+# quotes. Fees are USD per 1,000 and never tiered: `request_fee` is compulsory on every request,
+# the others are billed per tool call the request makes (web search, file search, grounding).
+TOKEN_RATES = ("input", "output", "cache_read", "cache_write", "cache_write_1h", "reasoning", "citation")
+FEES = ("request_fee", "web_search_fee", "file_search_fee", "grounding_fee")
+PRICE_FIELDS = TOKEN_RATES + FEES
+
 # Provider ids differ between sources; one spelling per company.
 PROVIDER_ALIASES = {
     "x-ai": "xai",
@@ -59,8 +68,17 @@ class Listing:
     provenance: str
     cache_read: float | None = None
     cache_write: float | None = None
+    cache_write_1h: float | None = None
     reasoning: float | None = None
+    citation: float | None = None
+    request_fee: float | None = None
+    web_search_fee: float | None = None
+    file_search_fee: float | None = None
+    grounding_fee: float | None = None
     tiers: str | None = None
+    # Peak and off-peak rates where the price depends on the hour (`pipelines.peak`); the
+    # listing's own rates are then those of the period with the most hours in a week.
+    peak: str | None = None
     source_url: str | None = None
     # The day the source published the statement: a package release's upload date, an archive
     # capture's date. Not the day the price took effect (`effective_date`).
@@ -80,7 +98,7 @@ def listings_frame(rows: list[Listing]) -> pd.DataFrame:
     frame["context_window"] = frame["context_window"].astype("Int64")
     frame["deprecated"] = frame["deprecated"].astype("boolean")
     frame["source_released"] = frame["source_released"].astype("object")
-    for col in ("input", "output", "cache_read", "cache_write", "reasoning"):
+    for col in PRICE_FIELDS:
         frame[col] = frame[col].astype("float64")
     return frame.sort_values(
         ["provider", "source_model_id", "mode", "effective_date", "provenance"], kind="stable"

@@ -28,7 +28,7 @@ from pipelines.ingest_archive import SOURCE as ARCHIVE_SOURCE
 from pipelines.ingest_genai import SOURCE as GENAI_SOURCE
 from pipelines.ingest_litellm import SOURCE as LITELLM_SOURCE
 from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
-from pipelines.listings import ARCHIVED, CURRENT, FIRST_OBSERVED, PUBLISHED, SYNC, same_price
+from pipelines.listings import ARCHIVED, CURRENT, FIRST_OBSERVED, PRICE_FIELDS, PUBLISHED, SYNC, same_price
 from pipelines.pointers import alias_spans, resolve_pointers
 from pipelines.tickers import TickerRequest, assign_tickers
 
@@ -40,12 +40,11 @@ SOURCE_RANK = {GENAI_SOURCE: 3, MODEL_PRICES_SOURCE: 2, ARCHIVE_SOURCE: 1, LITEL
 CROSS_CHECK_SOURCES = (LITELLM_SOURCE,)
 REJECTED_NOTE_PREFIX = "rejected"
 CROSS_CHECK_NOTE = "cross-check only: an undated map, asserted as of its release; it votes but never sets a price"
-PRICE_COLUMNS = ["input", "output", "cache_read", "cache_write", "reasoning", "tiers"]
-RATE_COLUMNS = PRICE_COLUMNS[:-1]  # the numeric ones
+PRICE_COLUMNS = [*PRICE_FIELDS, "tiers", "peak"]
+RATE_COLUMNS = list(PRICE_FIELDS)  # the numeric ones
 ORIGIN_SOURCES = (GENAI_SOURCE, MODEL_PRICES_SOURCE)
 OBSERVATION_COLUMNS = [
-    "ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date",
-    "input", "output", "cache_read", "cache_write", "reasoning", "tiers",
+    "ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date", *PRICE_COLUMNS,
     "source", "source_version", "source_url", "provenance", "source_released",
     "authority", "superseded", "superseded_by", "note",
 ]

@@ -4,15 +4,25 @@ Symbols: β is the output price ($/M) of the chosen mode; r_in = input/β, r_cac
 (r_in when the model has no cache price), r_think = reasoning/β (1 when thinking is billed as
 output); η is the share of the prompt read from cache.
 
-    r_in_eff   = r_in·(1 − η) + r_cache·η
-    spot_cost  = β·(n_out + n_in·r_in_eff + n_think·r_think)·10⁻⁶
+    r_in_eff   = r_in·(1 − η) + r_cache·η      (plus the cache writes' premium, below)
+    spot_cost  = β·(n_out + n_in·r_in_eff + n_think·r_think)·10⁻⁶ + fees
     kappa      = 1 + (n_in/n_out)·r_in_eff
 
+The cost is computed as lines that sum to it (`LINES`): the prompt splits into tokens read from
+cache (η·n_in), tokens written to the cache (n_cache_write_5m at the `cache_write` rate and
+n_cache_write_1h at `cache_write_1h`) and fresh input (the rest); output, thinking and citation
+tokens are billed at their rates (β where a model prices thinking or citations as output); and
+fees are per 1,000: the compulsory request fee on every request (n_requests, 1 by default) and
+each tool's fee per call the profile makes. A rate a model does not state falls back the way the
+providers bill it: cache read and the 5-minute write to input, the 1-hour write to the 5-minute
+one, thinking and citations to output; a tool fee no source states is 0 (and says so). A cache
+write stated as 0 is read as no charge beyond the input (`_stated`).
+
 Context tiers are a cliff, as the providers bill them: once the prompt has more than a tier's
-`above` tokens, every token of the request pays that tier's rates. The arithmetic is carried out
-multiplied through by β (β·r_in_eff is the blended input price), which is the same expression and
-stays defined for a model whose output price is zero. The scalar and the vectorised costs share
-one helper, so there is one copy of the formula.
+`above` tokens, every token of the request pays that tier's rates (fees are never tiered). A model
+priced by the hour (`pipelines.peak`) is priced at the period asked for, or at the period a
+request's time falls in, else at its standard period. The scalar and the vectorised costs share
+one helper (`_lines`), so there is one copy of the formula.
 """
 
 from __future__ import annotations
@@ -20,19 +30,23 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, fields, replace
+from datetime import datetime
 from functools import cached_property, lru_cache
 from numbers import Real
 
 import numpy as np
 import pandas as pd
 
-PER_MILLION = 1e-6
-RATE_FIELDS = ("input", "output", "cache_read", "reasoning")
-# Where each rate sits in a price_history row; callers with other names pass their own mapping.
-HISTORY_COLUMNS = {"input": "input", "output": "output", "cache_read": "cache_read", "reasoning": "reasoning",
-                   "tiers": "tiers"}
+from pipelines.listings import FEES, TOKEN_RATES
+from pipelines.peak import PeakPricing
 
+PER_MILLION = 1e-6
+PER_THOUSAND = 1e-3
+RATE_FIELDS = TOKEN_RATES  # $/M, may be tiered
+PRICE_FIELDS = TOKEN_RATES + FEES
+# Where each rate sits in a price_history row; callers with other names pass their own mapping.
+HISTORY_COLUMNS = {name: name for name in (*PRICE_FIELDS, "tiers", "peak")}
 
 def is_missing(value: object) -> bool:
     """None, NaN, NA or NaT; never a container (a tiers list is a value). The quick tests come
@@ -59,16 +73,26 @@ def _price(name: str, value: object, required: bool) -> float | None:
 
 @dataclass(frozen=True)
 class Rates:
-    """One model's prices in one mode, $/M; `tiers` is ((above, Rates), ...) sorted by threshold."""
+    """One model's prices in one mode: token rates $/M, fees $ per 1,000; `tiers` is
+    ((above, Rates), ...) sorted by threshold; `peak` the hour-dependent rates, if any."""
 
     input: float
     output: float
     cache_read: float | None = None
     reasoning: float | None = None
+    _: KW_ONLY
+    cache_write: float | None = None
+    cache_write_1h: float | None = None
+    citation: float | None = None
+    request_fee: float | None = None
+    web_search_fee: float | None = None
+    file_search_fee: float | None = None
+    grounding_fee: float | None = None
     tiers: tuple[tuple[float, Rates], ...] = ()
+    peak: PeakPricing | None = None
 
     def __post_init__(self) -> None:
-        for name in RATE_FIELDS:
+        for name in PRICE_FIELDS:
             object.__setattr__(self, name, _price(name, getattr(self, name), name in ("input", "output")))
         object.__setattr__(self, "tiers", tuple(sorted(self.tiers, key=lambda tier: tier[0])))
 
@@ -80,21 +104,40 @@ class Rates:
 
     @classmethod
     def from_row(cls, row: Mapping, columns: Mapping[str, str] | None = None) -> Rates:
-        """From a price_history or spots row; `columns` maps input/output/cache_read/reasoning/tiers to names."""
+        """From a price_history or spots row; `columns` maps field names (PRICE_FIELDS, tiers,
+        peak) to the row's names."""
         names = {**HISTORY_COLUMNS, **(columns or {})}
-        base = cls(**{field: row.get(names[field]) for field in RATE_FIELDS})
-        return replace(base, tiers=parse_tiers(row.get(names["tiers"]), base))
+        base = cls(**{field: row.get(names[field]) for field in PRICE_FIELDS})
+        peak = row.get(names["peak"])
+        return replace(base, tiers=parse_tiers(row.get(names["tiers"]), base),
+                       peak=None if is_missing(peak) or not str(peak).strip() else PeakPricing.from_json(peak))
 
 
 def parse_tiers(text: str | None, base: Rates) -> tuple[tuple[float, Rates], ...]:
-    """The tiers JSON as ((above, Rates), ...); a field a tier does not name keeps the base rate."""
+    """The tiers JSON as ((above, Rates), ...); a rate a tier does not name keeps the base rate,
+    and fees are the base's (never tiered)."""
     if is_missing(text) or not str(text).strip():
         return ()
     tiers = []
     for tier in json.loads(text):
-        fields = {name: tier.get(name, getattr(base, name)) for name in RATE_FIELDS}
-        tiers.append((float(tier["above"]), Rates(**fields)))
+        rates = {name: tier.get(name, getattr(base, name)) for name in RATE_FIELDS}
+        tiers.append((float(tier["above"]), replace(base, tiers=(), peak=None, **rates)))
     return tuple(sorted(tiers, key=lambda t: t[0]))
+
+
+def period_of(rates: Rates, period: str | None = None, at: datetime | None = None) -> str | None:
+    """The period a request pays: `period` if asked, else the one time `at` falls in, else the
+    model's standard period; None for a model not priced by the hour."""
+    if rates.peak is None:
+        return None
+    return period or (rates.peak.period_at(at) if at is not None else rates.peak.standard)
+
+
+def in_period(rates: Rates, period: str | None = None, at: datetime | None = None) -> Rates:
+    """The rates a request pays in `period` (`peak`, `off_peak`) or at time `at` (`period_of`);
+    the rates unchanged for a model not priced by the hour."""
+    chosen = period_of(rates, period, at)
+    return rates if chosen is None else replace(rates, **rates.peak.rates(chosen))
 
 
 def _check_count(name: str, value: object) -> float:
@@ -107,6 +150,44 @@ def _check_eta(eta: object) -> float:
     if isinstance(eta, bool) or not isinstance(eta, Real) or not math.isfinite(eta) or not 0 <= eta <= 1:
         raise ValueError(f"eta must be a number in [0, 1], got {eta!r}")
     return float(eta)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a request uses beside its prompt, output and thinking tokens (all default to none but
+    one request): cache writes (part of the prompt), citation tokens (beside the output), and the
+    requests and tool calls that fees are billed on."""
+
+    n_cache_write_5m: float = 0.0
+    n_cache_write_1h: float = 0.0
+    n_citation: float = 0.0
+    n_requests: float = 1.0
+    n_web_searches: float = 0.0
+    n_file_searches: float = 0.0
+    n_grounding: float = 0.0
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            object.__setattr__(self, f.name, _check_count(f.name, getattr(self, f.name)))
+
+
+NO_EXTRAS = Usage()
+# The cost lines, in the order they are summed. Fee lines name the fee field they bill and the usage
+# count they bill it on.
+LINES = ("input", "cached_input", "cache_write_5m", "cache_write_1h", "output", "thinking", "citation",
+         "request_fee", "web_search", "file_search", "grounding")
+FEE_LINES = {"request_fee": ("request_fee", "n_requests"), "web_search": ("web_search_fee", "n_web_searches"),
+             "file_search": ("file_search_fee", "n_file_searches"), "grounding": ("grounding_fee", "n_grounding")}
+
+
+def check_profile(n_in, n_out, eta, n_think, usage: Usage) -> tuple[float, float, float, float]:
+    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
+    eta = _check_eta(eta)
+    written = usage.n_cache_write_5m + usage.n_cache_write_1h
+    if written > n_in * (1.0 - eta) * (1 + 1e-12):
+        raise ValueError(f"cache writes ({written:g} tokens) cannot exceed the part of the prompt not read from "
+                         f"cache (n_in·(1 − eta) = {n_in * (1.0 - eta):g}): cache writes are prompt tokens")
+    return n_in, n_out, eta, n_think
 
 
 def rates_for_prompt(rates: Rates, n_in: float) -> Rates:
@@ -147,16 +228,6 @@ def r_batch(beta_batch: float | None, beta_sync: float | None) -> float:
     return _ratio(float(beta_batch), float(beta_sync))
 
 
-def _blended_input_price(input_price, cache_price, eta):
-    """β·r_in_eff: the prompt's price per token, part fresh and part read from cache. A blend lies
-    between its two prices; the clip only undoes rounding, so that a model without a cache price
-    (cache = input) blends to exactly its input price and reading from cache never costs more."""
-    blended = input_price * (1.0 - eta) + cache_price * eta
-    if isinstance(blended, np.ndarray):
-        return np.clip(blended, np.minimum(input_price, cache_price), np.maximum(input_price, cache_price))
-    return min(max(blended, min(input_price, cache_price)), max(input_price, cache_price))
-
-
 def _or(price, fallback):
     """`price`, or `fallback` where it is NaN: elementwise for arrays, plainly for floats (numpy's
     machinery costs more than the arithmetic on a single number)."""
@@ -165,38 +236,97 @@ def _or(price, fallback):
     return fallback if price != price else price
 
 
-def _cost(beta, input_price, cache_price, think_price, n_in, n_out, eta, n_think):
-    """The one copy of spot_cost, for floats or numpy arrays; NaN cache/think prices fall back."""
-    blended = _blended_input_price(input_price, _or(cache_price, input_price), eta)
-    return (beta * n_out + n_in * blended + n_think * _or(think_price, beta)) * PER_MILLION
+def _blended_input_price(prices: Mapping, n_in: float, eta: float, usage: Usage):
+    """β·r_in_eff: the prompt's price per token, part fresh, part read from cache and part written
+    to it. The read blend lies between its two prices; the clip only undoes rounding, so that a
+    model without a cache price blends to exactly its input price."""
+    input_price = prices["input"]
+    cache = _or(prices["cache_read"], input_price)
+    blended = input_price * (1.0 - eta) + cache * eta
+    if isinstance(blended, np.ndarray):
+        blended = np.clip(blended, np.minimum(input_price, cache), np.maximum(input_price, cache))
+    else:
+        blended = min(max(blended, min(input_price, cache)), max(input_price, cache))
+    if n_in > 0 and (usage.n_cache_write_5m or usage.n_cache_write_1h):
+        write_5m, write_1h = _write_prices(prices)
+        blended = blended + (usage.n_cache_write_5m * (write_5m - input_price)
+                             + usage.n_cache_write_1h * (write_1h - input_price)) / n_in
+    return blended
 
 
-def _prices(rates: Rates) -> tuple[float, float, float, float]:
-    nan = math.nan
-    cache = nan if rates.cache_read is None else rates.cache_read
-    return rates.output, rates.input, cache, nan if rates.reasoning is None else rates.reasoning
+def _stated(price):
+    """A cache-write rate, NaN where none is stated or it is 0: the datasets that write 0 mean no
+    charge beyond the input (Zhipu and DeepSeek bill the tokens that fill a cache as ordinary
+    input), never a free write."""
+    if isinstance(price, np.ndarray):
+        return np.where(price > 0, price, np.nan)
+    return price if price > 0 else math.nan
 
 
-def effective_input_rate(rates: Rates, n_in: float, eta: float) -> float:
-    """r_in·(1 − η) + r_cache·η at the tier n_in reaches (NaN for a zero output price)."""
-    applied = rates_for_prompt(rates, _check_count("n_in", n_in))
-    cache = applied.input if applied.cache_read is None else applied.cache_read
-    return _ratio(_blended_input_price(applied.input, cache, _check_eta(eta)), applied.output)
+def _write_prices(prices: Mapping):
+    write_5m = _or(_stated(prices["cache_write"]), prices["input"])
+    return write_5m, _or(_stated(prices["cache_write_1h"]), write_5m)
 
 
-def kappa(rates: Rates, n_in: float, n_out: float, eta: float) -> float | None:
+def quantities(n_in: float, n_out: float, eta: float, n_think: float, usage: Usage) -> dict[str, float]:
+    """What each line bills: tokens for the token lines, requests or calls for the fee lines."""
+    fresh = max(n_in * (1.0 - eta) - usage.n_cache_write_5m - usage.n_cache_write_1h, 0.0)
+    return {"input": fresh, "cached_input": n_in * eta, "cache_write_5m": usage.n_cache_write_5m,
+            "cache_write_1h": usage.n_cache_write_1h, "output": n_out, "thinking": n_think,
+            "citation": usage.n_citation, **{line: getattr(usage, count) for line, (_, count) in FEE_LINES.items()}}
+
+
+def unit_prices(prices: Mapping) -> dict:
+    """Each line's price ($/M for tokens, $ per 1,000 for fees), after the fallbacks of the
+    module docstring; NaN for a fee no source states (billed at 0)."""
+    beta, input_price = prices["output"], prices["input"]
+    write_5m, write_1h = _write_prices(prices)
+    return {"input": input_price, "cached_input": _or(prices["cache_read"], input_price),
+            "cache_write_5m": write_5m, "cache_write_1h": write_1h, "output": beta,
+            "thinking": _or(prices["reasoning"], beta), "citation": _or(prices["citation"], beta),
+            **{line: prices[fee] for line, (fee, _) in FEE_LINES.items()}}
+
+
+def _lines(prices: Mapping, n_in: float, n_out: float, eta: float, n_think: float, usage: Usage) -> dict:
+    """The one copy of the cost, line by line (USD), for floats or numpy arrays of prices; a row
+    without an input or output price is NaN on every token line."""
+    counts, units = quantities(n_in, n_out, eta, n_think, usage), unit_prices(prices)
+    return {line: (_or(units[line], 0.0) * counts[line] * PER_THOUSAND if line in FEE_LINES
+                   else units[line] * counts[line] * PER_MILLION) for line in LINES}
+
+
+def _total(lines: Mapping):
+    total = 0.0
+    for line in LINES:  # a fixed order, so the scalar and the vectorised sums are the same number
+        total = total + lines[line]
+    return total
+
+
+def _prices(rates: Rates) -> dict[str, float]:
+    return {name: math.nan if getattr(rates, name) is None else getattr(rates, name) for name in PRICE_FIELDS}
+
+
+def effective_input_rate(rates: Rates, n_in: float, eta: float, usage: Usage = NO_EXTRAS) -> float:
+    """r_in·(1 − η) + r_cache·η (plus the cache writes' premium) at the tier n_in reaches; NaN
+    for a zero output price."""
+    n_in, _, eta, _ = check_profile(n_in, 0.0, eta, 0.0, usage)
+    prices = _prices(rates_for_prompt(rates, n_in))
+    return _ratio(_blended_input_price(prices, n_in, eta, usage), prices["output"])
+
+
+def kappa(rates: Rates, n_in: float, n_out: float, eta: float, usage: Usage = NO_EXTRAS) -> float | None:
     """1 + (n_in/n_out)·r_in_eff; None when n_out is 0 (or β is 0), never infinity."""
-    rate = effective_input_rate(rates, n_in, eta)
+    rate = effective_input_rate(rates, n_in, eta, usage)
     if _check_count("n_out", n_out) == 0 or math.isnan(rate):
         return None
     return 1.0 + (n_in / n_out) * rate
 
 
-def spot_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0) -> float:
-    """USD for one request: β·(n_out + n_in·r_in_eff + n_think·r_think)·10⁻⁶ after the tier."""
-    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
-    eta = _check_eta(eta)
-    return float(_cost(*_prices(rates_for_prompt(rates, n_in)), n_in, n_out, eta, n_think))
+def spot_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0,
+              usage: Usage = NO_EXTRAS) -> float:
+    """USD for one request (`usage.n_requests` of them for the fees), every line summed."""
+    n_in, n_out, eta, n_think = check_profile(n_in, n_out, eta, n_think, usage)
+    return float(_total(_lines(_prices(rates_for_prompt(rates, n_in)), n_in, n_out, eta, n_think, usage)))
 
 
 @dataclass(frozen=True)
@@ -206,63 +336,85 @@ class CacheValue:
     savings_pct: float  # percent of cost_without_cache
 
 
-def cache_value(rates: Rates, n_in: float, n_out: float, eta: float, n_think: float = 0.0) -> CacheValue:
-    """What reading η of the prompt from cache saves against paying full input for all of it."""
-    with_cache = spot_cost(rates, n_in, n_out, eta, n_think)
-    without = spot_cost(rates, n_in, n_out, 0.0, n_think)
-    savings = without - with_cache
+def _cache_value(prices: Mapping, cost: float, n_in: float, eta: float) -> CacheValue:
+    """The read discount, η·n_in·(input − cache read), and the cost had the prompt been read fresh
+    (the same cache writes in both). Computed from the discount rather than as a difference of two
+    costs, so that a model without a cache price saves exactly nothing."""
+    input_price = float(prices["input"])
+    savings = (input_price - float(_or(prices["cache_read"], input_price))) * (n_in * eta) * PER_MILLION
+    without = cost + savings
     return CacheValue(without, savings, 100.0 * (savings / without) if without > 0 else 0.0)
+
+
+def cache_value(rates: Rates, n_in: float, n_out: float, eta: float, n_think: float = 0.0,
+                usage: Usage = NO_EXTRAS) -> CacheValue:
+    """What reading η of the prompt from cache saves against paying full input for all of it."""
+    cost = task_cost(rates, n_in, n_out, eta, n_think, usage)
+    return _cache_value(_prices(cost.applied), cost.spot_cost, n_in, eta)
 
 
 @dataclass(frozen=True)
 class TaskCost:
-    beta_used: float  # output price after the context tier, $/M
+    beta_used: float  # output price after the context tier (and period), $/M
     r_in_eff: float | None  # None when β is 0
     kappa: float | None  # None when n_out is 0
-    spot_cost: float  # USD
+    spot_cost: float  # USD, the sum of `lines`
     cache_value: CacheValue | None  # None when η is 0
+    lines: dict[str, float]  # USD by LINES name
+    quantities: dict[str, float]  # tokens, requests or calls by LINES name
+    unit_prices: dict[str, float | None]  # $/M or $ per 1,000 by LINES name; None for a fee no source states
+    applied: Rates  # the flat rates that billed the request
 
 
-def task_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0) -> TaskCost:
+def task_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0,
+              usage: Usage = NO_EXTRAS) -> TaskCost:
     """Everything §3 says about one request, in one call: the profile is checked and the tier
-    resolved once, then the same helpers as the single-purpose functions above apply."""
-    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
-    eta = _check_eta(eta)
-    prices = _prices(rates_for_prompt(rates, n_in))
-    cost = float(_cost(*prices, n_in, n_out, eta, n_think))
-    beta, input_price, cache, _ = prices
-    rate = _ratio(_blended_input_price(input_price, _or(cache, input_price), eta), beta)
-    value = None
-    if eta > 0:
-        without = float(_cost(*prices, n_in, n_out, 0.0, n_think))
-        value = CacheValue(without, without - cost, 100.0 * ((without - cost) / without) if without > 0 else 0.0)
+    resolved once, then the same helpers as the single-purpose functions above apply. `rates`
+    are taken as given: pass `in_period(rates, ...)` to price another period."""
+    n_in, n_out, eta, n_think = check_profile(n_in, n_out, eta, n_think, usage)
+    applied = rates_for_prompt(rates, n_in)
+    prices = _prices(applied)
+    lines = {name: float(value) for name, value in _lines(prices, n_in, n_out, eta, n_think, usage).items()}
+    cost = float(_total(lines))
+    beta = prices["output"]
+    rate = _ratio(_blended_input_price(prices, n_in, eta, usage), beta)
     return TaskCost(
         beta_used=beta,
         r_in_eff=None if math.isnan(rate) else rate,
         kappa=None if n_out == 0 or math.isnan(rate) else 1.0 + (n_in / n_out) * rate,
         spot_cost=cost,
-        cache_value=value,
+        cache_value=_cache_value(prices, cost, n_in, eta) if eta > 0 else None,
+        lines=lines,
+        quantities=quantities(n_in, n_out, eta, n_think, usage),
+        unit_prices={line: None if math.isnan(price) else float(price) for line, price in unit_prices(prices).items()},
+        applied=applied,
     )
 
 
 @lru_cache(maxsize=4096)
-def _tiered_rates(text: str, input_price: float, output: float, cache: float | None, think: float | None) -> Rates:
+def _tiered_rates(text: str, base: Rates) -> Rates:
     """A tiered model's rates from its row, parsed once: the same rows are priced for every
     comparison."""
-    base = Rates(input_price, output, cache, think)
     return replace(base, tiers=parse_tiers(text, base))
 
 
 @dataclass(frozen=True)
 class PriceBook:
-    """A frame of rates as arrays, with its tiered rows parsed once, so that many task profiles
-    can be priced on the same rows (every comparison prices every model)."""
+    """A frame of rates as arrays (one per PRICE_FIELDS name, NaN where missing), with its tiered
+    and hour-priced rows parsed once, so that many task profiles can be priced on the same rows
+    (every comparison prices every model)."""
 
-    beta: np.ndarray
-    input: np.ndarray
-    cache_read: np.ndarray
-    reasoning: np.ndarray
+    arrays: dict[str, np.ndarray]
     tiered: tuple[tuple[int, Rates], ...]  # (row, its rates with tiers)
+    timed: tuple[tuple[int, PeakPricing], ...]  # (row, its peak and off-peak rates)
+
+    @property
+    def beta(self) -> np.ndarray:
+        return self.arrays["output"]
+
+    @property
+    def input(self) -> np.ndarray:
+        return self.arrays["input"]
 
     @classmethod
     def of(cls, frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -> PriceBook:
@@ -273,32 +425,43 @@ class PriceBook:
                 return np.full(len(frame), np.nan)
             return pd.to_numeric(frame[names[field]], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
-        beta, input_price, cache, think = (column(f) for f in ("output", "input", "cache_read", "reasoning"))
-        tiered = []
-        if names["tiers"] in frame:
-            for i, text in enumerate(frame[names["tiers"]].tolist()):
-                if is_missing(text) or math.isnan(beta[i]) or math.isnan(input_price[i]):
-                    continue
-                tiered.append((i, _tiered_rates(text, *(None if math.isnan(v) else float(v)  # NaN is no cache key
-                                                        for v in (input_price[i], beta[i], cache[i], think[i])))))
-        return cls(beta, input_price, cache, think, tuple(tiered))
+        arrays = {field: column(field) for field in PRICE_FIELDS}
+        priced = ~(np.isnan(arrays["output"]) | np.isnan(arrays["input"]))
 
-    def prices(self, n_in: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(β, input, cache-read, reasoning) $/M of every row at the tier a prompt of n_in tokens
-        reaches; NaN where a price is missing."""
-        beta, input_price, cache, think = (a.copy() for a in (self.beta, self.input, self.cache_read, self.reasoning))
+        def texts(field: str):
+            if names[field] not in frame:
+                return []
+            return [(i, text) for i, text in enumerate(frame[names[field]].tolist())
+                    if priced[i] and not is_missing(text) and str(text).strip()]
+
+        def base(i: int) -> Rates:
+            return Rates(**{f: None if math.isnan(arrays[f][i]) else float(arrays[f][i]) for f in PRICE_FIELDS})
+
+        tiered = tuple((i, _tiered_rates(text, base(i))) for i, text in texts("tiers"))
+        timed = tuple((i, PeakPricing.from_json(text)) for i, text in texts("peak"))
+        return cls(arrays, tiered, timed)
+
+    def prices(self, n_in: float, period: str | None = None, at: datetime | None = None) -> dict[str, np.ndarray]:
+        """Every row's prices ({field: array}) at the tier a prompt of n_in tokens reaches and in
+        the period asked for (or at `at`; else each row's standard period)."""
+        out = {field: values.copy() for field, values in self.arrays.items()}
+        for i, peak in self.timed:
+            chosen = period or (peak.period_at(at) if at is not None else peak.standard)
+            for field, value in peak.rates(chosen).items():
+                out[field][i] = value
         for i, tiered in self.tiered:
-            beta[i], input_price[i], cache[i], think[i] = _prices(rates_for_prompt(tiered, n_in))
-        return beta, input_price, cache, think
+            for field, value in _prices(rates_for_prompt(tiered, n_in)).items():
+                out[field][i] = value
+        return out
 
 
 def spot_costs(frame: pd.DataFrame, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0,
-               columns: Mapping[str, str] | None = None) -> np.ndarray:
+               columns: Mapping[str, str] | None = None, usage: Usage = NO_EXTRAS, period: str | None = None,
+               at: datetime | None = None) -> np.ndarray:
     """spot_cost of one task profile on every row of a frame of rates; NaN where β is missing."""
-    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
-    eta = _check_eta(eta)
-    prices = PriceBook.of(frame, columns).prices(n_in)
-    return np.asarray(_cost(*prices, n_in, n_out, eta, n_think), dtype=float)
+    n_in, n_out, eta, n_think = check_profile(n_in, n_out, eta, n_think, usage)
+    prices = PriceBook.of(frame, columns).prices(n_in, period, at)
+    return np.asarray(_total(_lines(prices, n_in, n_out, eta, n_think, usage)), dtype=float)
 
 
 @dataclass(frozen=True)
@@ -311,12 +474,13 @@ class TaskCosts:
     spot_cost: np.ndarray
 
 
-def task_costs(book: PriceBook, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0) -> TaskCosts:
+def task_costs(book: PriceBook, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0,
+               usage: Usage = NO_EXTRAS, period: str | None = None, at: datetime | None = None) -> TaskCosts:
     """`task_cost` on every row of a price book at once, with the same helpers (cache value aside)."""
-    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
-    eta = _check_eta(eta)
-    beta, input_price, cache, think = book.prices(n_in)
-    cost = np.asarray(_cost(beta, input_price, cache, think, n_in, n_out, eta, n_think), dtype=float)
-    rate = _ratio(_blended_input_price(input_price, _or(cache, input_price), eta), beta)
+    n_in, n_out, eta, n_think = check_profile(n_in, n_out, eta, n_think, usage)
+    prices = book.prices(n_in, period, at)
+    cost = np.asarray(_total(_lines(prices, n_in, n_out, eta, n_think, usage)), dtype=float)
+    beta = prices["output"]
+    rate = _ratio(_blended_input_price(prices, n_in, eta, usage), beta)
     kappa = 1.0 + (n_in / n_out) * rate if n_out > 0 else np.full(len(rate), np.nan)
     return TaskCosts(beta_used=beta, r_in_eff=rate, kappa=kappa, spot_cost=cost)

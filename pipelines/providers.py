@@ -6,11 +6,11 @@ from datetime import date
 
 import pandas as pd
 
-from pipelines.listings import CURRENT
+from pipelines.history import carry_unstated
+from pipelines.listings import CURRENT, PRICE_FIELDS
 
 PROVIDER_COLUMNS = ["ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date",
-                    "input", "output", "cache_read", "cache_write", "reasoning", "tiers",
-                    "source", "source_version", "source_url", "provenance"]
+                    *PRICE_FIELDS, "tiers", "peak", "source", "source_version", "source_url", "provenance"]
 
 
 def build_providers(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
@@ -19,12 +19,15 @@ def build_providers(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
     The archive's host prices are history, not a current offer, so only offers in today's data
     count: a catalogue's `current` listing (dated by the release that first listed it, but in
     the catalogue today), or a dated listing on the newest date its provider has for any model.
-    An older dated listing is an offer that has ended, and is left out.
+    An older dated listing is an offer that has ended, and is left out. A field the latest
+    statement leaves out and its source never states (a dataset without fees or tiers) keeps the
+    provider's earlier statement of it, as in the price history (`history.carry_unstated`).
     """
     known = observations[~observations["superseded"] & (observations["effective_date"] <= as_of)]
-    latest = known.sort_values(["effective_date", "authority"], kind="stable").groupby(
-        ["ticker", "provider", "provider_model_id", "mode"], sort=True
-    ).tail(1)
+    offer = ["ticker", "provider", "provider_model_id", "mode"]
+    points = known.sort_values([*offer, "effective_date", "authority"], ascending=[True] * 5 + [False],
+                               kind="stable").drop_duplicates([*offer, "effective_date"], keep="first")
+    latest = carry_unstated(points, tuple(offer)).groupby(offer, sort=True).tail(1)
     newest_by_provider = latest.groupby("provider")["effective_date"].transform("max")
     current = latest[(latest["provenance"] == CURRENT) | (latest["effective_date"] == newest_by_provider)]
     origin = latest[latest["is_origin"]]  # the maker's own latest price always stays, dated

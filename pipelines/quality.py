@@ -9,7 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-RATE_COLUMNS = ("input", "output", "cache_read", "cache_write", "reasoning")
+from pipelines.listings import PRICE_FIELDS
+
+RATE_COLUMNS = PRICE_FIELDS
 
 
 def negative_or_missing_prices(frame: pd.DataFrame, label: str = "ticker") -> list[str]:

@@ -6,8 +6,8 @@ The arithmetic is not here: costs come from `pipelines.pricing` (`task_cost` for
 decides which models can serve a profile, ranks them, and carries a cost forward.
 
 A forward cost is spot_cost · exp(−θt): the process moves β, and every price of a model (input,
-cache, reasoning) is a fixed ratio of β, so the whole cost scales with it. Its 90% band is the
-spot cost times the quantiles of β_t/β_0.
+cache, reasoning, and its fees, which the same price list sets) is taken as a fixed ratio of β,
+so the whole cost scales with it. Its 90% band is the spot cost times the quantiles of β_t/β_0.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,7 @@ from pipelines.dynamics import decay_factor, ratio_quantiles
 from pipelines.greeks import MODEL_FIELDS
 from pipelines.listings import BATCH
 from pipelines.model_metadata import RETIRED as RETIRED_STATUS
-from pipelines.pricing import PriceBook, Rates, is_missing, spot_costs, task_costs
+from pipelines.pricing import FEE_LINES, LINES, PriceBook, Rates, TaskCost, is_missing, spot_costs, task_costs
 from pipelines.spots import rate_columns
 from pipelines.tasks import Profile
 
@@ -113,6 +114,24 @@ def forward_quote(spot_cost: float, beta: float, process: Mapping[str, float | N
     return ForwardQuote(months, spot_cost * factor, beta * factor, float(theta), factor, low, high)
 
 
+def cost_lines(cost: TaskCost) -> list[dict]:
+    """The lines of a task cost that bill something, in LINES order; their costs sum to spot_cost
+    (the lines left out cost exactly 0). A tool fee the profile asks for that no source states
+    for the model is shown at 0 with a note; a model with no request fee has no request line."""
+    out = []
+    for line in LINES:
+        quantity, price = cost.quantities[line], cost.unit_prices[line]
+        if quantity == 0 or (line == "request_fee" and price is None):
+            continue
+        note = None
+        if price is None:
+            note = f"no source states a {line.replace('_', ' ')} fee for this model: billed at 0 here"
+        out.append({"line": line, "quantity": quantity, "unit_price": price,
+                    "unit": "usd_per_thousand" if line in FEE_LINES else "usd_per_million_tokens",
+                    "cost": cost.lines[line], "note": note})
+    return out
+
+
 RANK_LABELS = ["ticker", "model_id", "display_name", "provider", "is_reasoning", "context_window", "status"]
 
 
@@ -163,13 +182,15 @@ class Ranking:
 
 
 def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | None = None,
-         months: float | None = None, book: PriceBook | None = None, include_retired: bool = False) -> Ranking:
+         months: float | None = None, book: PriceBook | None = None, include_retired: bool = False,
+         period: str | None = None, at: datetime | None = None) -> Ranking:
     """The text models of a spots frame that can serve the profile, cheapest first (ties by
     ticker), and those left out, with their first reason: out of scope (`scope_reasons`) first,
     then unable to serve it (`unfit_reasons`).
 
     `theta` (the mode's θ per row) and `book` (`PriceBook.of(spots, rate_columns(mode))`) may be
     passed in by a caller that keeps them; the forward cost needs both `theta` and `months`.
+    Models priced by the hour are priced in `period`, or at time `at`, else in their standard period.
     """
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
@@ -179,7 +200,7 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     reasons = [scope or unfit_reasons(profile, priced=has_price, beta=beta, is_reasoning=thinks, context_window=window)
                for scope, has_price, beta, thinks, window in zip(scopes, priced_rows.tolist(), book.beta.tolist(),
                                                                  spots["is_reasoning"].tolist(), windows, strict=True)]
-    costs = task_costs(book, *profile.args)
+    costs = task_costs(book, *profile.args, usage=profile.usage, period=period, at=at)
     tickers = spots["ticker"].tolist()
     cost = costs.spot_cost.tolist()
     order = np.array(sorted((i for i, found in enumerate(reasons) if not found), key=lambda i: (cost[i], tickers[i])),
@@ -203,7 +224,8 @@ class Origin:
     spot_cost: float
 
 
-def provider_quotes(rows: pd.DataFrame, profile: Profile) -> tuple[pd.DataFrame, Origin | None]:
+def provider_quotes(rows: pd.DataFrame, profile: Profile, period: str | None = None,
+                    at: datetime | None = None) -> tuple[pd.DataFrame, Origin | None]:
     """Every provider row of one model and mode priced for the profile, cheapest first, with the
     spread to the origin provider's cost.
 
@@ -211,7 +233,7 @@ def provider_quotes(rows: pd.DataFrame, profile: Profile) -> tuple[pd.DataFrame,
     than one price (an old id and a new one), the reference is its latest, and of equally recent
     ones the cheapest. Rows without a price are left out.
     """
-    quoted = rows.assign(spot_cost=spot_costs(rows, *profile.args))
+    quoted = rows.assign(spot_cost=spot_costs(rows, *profile.args, usage=profile.usage, period=period, at=at))
     quoted = quoted[quoted["spot_cost"].notna()]
     makers = quoted[quoted["is_origin"].astype(bool)].sort_values(
         ["effective_date", "spot_cost", "provider_model_id"], ascending=[False, True, True], kind="stable")

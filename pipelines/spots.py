@@ -15,15 +15,17 @@ import pandas as pd
 
 from pipelines.evidence import EVIDENCE_COLUMNS
 from pipelines.listings import BATCH, SYNC
+from pipelines.listings import PRICE_FIELDS as LISTING_PRICE_FIELDS
 from pipelines.pricing import Rates, r_batch, r_cache, r_in, r_think
 
 # Identity, from the model registry.
 IDENTITY_COLUMNS = ["ticker", "ticker_batch", "model_id", "display_name", "provider", "family", "tier",
                     "is_reasoning", "context_window", "status", "input_modalities", "output_modalities"]
-# Prices in $/M on as_of; beta_* is the output price of that mode, tiers_* the context tiers JSON.
-# Batch columns are NaN where the model has no batch series on as_of.
-PRICE_FIELDS = {"output": "beta", "input": "input", "cache_read": "cache_read", "cache_write": "cache_write",
-                "reasoning": "reasoning", "tiers": "tiers"}
+# Prices on as_of ($/M, fees $ per 1,000): beta_* is the output price of that mode, tiers_* the
+# context tiers JSON, peak_* the peak and off-peak rates of a model priced by the hour. Batch
+# columns are NaN where the model has no batch series on as_of.
+PRICE_FIELDS = {"output": "beta", **{f: f for f in LISTING_PRICE_FIELDS if f != "output"}, "tiers": "tiers",
+                "peak": "peak"}
 SYNC_PRICE_COLUMNS = [f"{name}_{SYNC}" for name in PRICE_FIELDS.values()]
 BATCH_PRICE_COLUMNS = [f"{name}_{BATCH}" for name in PRICE_FIELDS.values()]
 # Ratios of the base sync rates (r_in, r_cache, r_think) and batch over sync output price (r_batch).
@@ -40,7 +42,7 @@ SPOT_COLUMNS = (IDENTITY_COLUMNS + SYNC_PRICE_COLUMNS + BATCH_PRICE_COLUMNS + RA
 
 def rate_columns(mode: str) -> dict[str, str]:
     """Where `Rates.from_row` and `pricing.spot_costs` find a mode's rates in a spots frame."""
-    return {field: f"{name}_{mode}" for field, name in PRICE_FIELDS.items() if field != "cache_write"}
+    return {field: f"{name}_{mode}" for field, name in PRICE_FIELDS.items()}
 
 
 def _mode_prices(today: pd.DataFrame, mode: str) -> pd.DataFrame:
@@ -73,6 +75,6 @@ def build_spots(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
     ratios = pd.DataFrame([_ratios(row) for _, row in frame.iterrows()], columns=RATIO_COLUMNS, index=frame.index)
     frame = pd.concat([frame, ratios], axis=1).merge(evidence, on="ticker", how="left", validate="one_to_one")
     for column in SYNC_PRICE_COLUMNS + BATCH_PRICE_COLUMNS:
-        if not column.startswith("tiers_"):
+        if not column.startswith(("tiers_", "peak_")):
             frame[column] = frame[column].astype("float64")
     return frame[SPOT_COLUMNS].sort_values("ticker", kind="stable").reset_index(drop=True)

@@ -7,17 +7,22 @@ typical, not measurements, and a client who knows its own workload passes an exp
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import KW_ONLY, dataclass
+
+from pipelines.pricing import NO_EXTRAS, Usage
 
 
 @dataclass(frozen=True)
 class Profile:
-    """One request's tokens: prompt, output, cache-hit share of the prompt, thinking."""
+    """One request's tokens: prompt, output, cache-hit share of the prompt, thinking; and what
+    else it uses that a provider bills (cache writes, citations, requests, tool calls)."""
 
     n_in: float
     n_out: float
     eta: float = 0.0
     n_think: float = 0.0
+    _: KW_ONLY
+    usage: Usage = NO_EXTRAS
 
     @property
     def tokens(self) -> float:
@@ -41,14 +46,18 @@ class TaskProfile(Profile):
     description: str = ""
 
 
+def _task(n_in: float, n_out: float, eta: float, n_think: float, description: str) -> TaskProfile:
+    return TaskProfile(n_in, n_out, eta, n_think, description=description)
+
+
 TASK_TYPES: dict[str, TaskProfile] = {
-    "chat": TaskProfile(1_500, 400, 0.3, 0, "a conversational turn with some history"),
-    "coding": TaskProfile(8_000, 1_200, 0.5, 0, "an edit with files in context, half of them cached"),
-    "reasoning": TaskProfile(2_000, 1_000, 0.1, 6_000, "a hard question answered after long thinking"),
-    "rag": TaskProfile(12_000, 500, 0.4, 0, "an answer grounded in retrieved passages"),
-    "summarization": TaskProfile(10_000, 600, 0.0, 0, "a long document condensed"),
-    "extraction": TaskProfile(4_000, 300, 0.2, 0, "structured fields pulled from a document"),
-    "agentic": TaskProfile(30_000, 1_500, 0.7, 2_000, "a tool-using step with a long, mostly cached context"),
+    "chat": _task(1_500, 400, 0.3, 0, "a conversational turn with some history"),
+    "coding": _task(8_000, 1_200, 0.5, 0, "an edit with files in context, half of them cached"),
+    "reasoning": _task(2_000, 1_000, 0.1, 6_000, "a hard question answered after long thinking"),
+    "rag": _task(12_000, 500, 0.4, 0, "an answer grounded in retrieved passages"),
+    "summarization": _task(10_000, 600, 0.0, 0, "a long document condensed"),
+    "extraction": _task(4_000, 300, 0.2, 0, "structured fields pulled from a document"),
+    "agentic": _task(30_000, 1_500, 0.7, 2_000, "a tool-using step with a long, mostly cached context"),
 }
 
 
@@ -61,4 +70,5 @@ def task_profile(name: str) -> TaskProfile:
 
 
 def task_table() -> list[dict]:
-    return [{"task_type": name, **asdict(profile)} for name, profile in TASK_TYPES.items()]
+    return [{"task_type": name, **profile.as_dict(), "description": profile.description}
+            for name, profile in TASK_TYPES.items()]

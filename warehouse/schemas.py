@@ -3,14 +3,20 @@
 Prices are USD per million tokens (float64, null where a source does not give the field);
 dates are calendar dates (UTC). `tiers` holds a JSON list of context tiers,
 `[{"above": <prompt tokens>, "input": .., "output": .., "cache_read": ..}]`, where crossing the
-threshold moves the whole request to that tier's rates (the providers' cliff billing).
+threshold moves the whole request to that tier's rates (the providers' cliff billing). Fees
+(`*_fee`) are USD per 1,000 requests or tool calls. `peak` holds, for a price that depends on
+the hour, both periods' rates and the peak windows (pipelines/peak.py).
 """
 
 import pyarrow as pa
 
-PRICE_FIELDS = ("input", "output", "cache_read", "cache_write", "reasoning")
+# The same fields as pipelines.listings.PRICE_FIELDS (a test checks): token rates, then fees.
+PRICE_FIELDS = ("input", "output", "cache_read", "cache_write", "cache_write_1h", "reasoning", "citation",
+                "request_fee", "web_search_fee", "file_search_fee", "grounding_fee")
+TEXT_PRICE_FIELDS = ("tiers", "peak")
 
-_PRICES = [pa.field(name, pa.float64()) for name in PRICE_FIELDS] + [pa.field("tiers", pa.string())]
+_PRICES = [pa.field(name, pa.float64()) for name in PRICE_FIELDS] + [pa.field(name, pa.string())
+                                                                      for name in TEXT_PRICE_FIELDS]
 
 _PROVENANCE = [
     pa.field("source", pa.string(), nullable=False),
@@ -119,8 +125,8 @@ _STR, _F64, _I64, _DATE, _BOOL = pa.string(), pa.float64(), pa.int64(), pa.date3
 
 
 def _mode_prices(mode: str) -> dict:
-    return {f"{'beta' if f == 'output' else f}_{mode}": (_STR if f == "tiers" else _F64)
-            for f in ("output", "input", "cache_read", "cache_write", "reasoning", "tiers")}
+    fields = ("output", "input", *(f for f in PRICE_FIELDS if f not in ("input", "output")), *TEXT_PRICE_FIELDS)
+    return {f"{'beta' if f == 'output' else f}_{mode}": (_STR if f in TEXT_PRICE_FIELDS else _F64) for f in fields}
 
 
 def _mode_provenance(mode: str) -> dict:

@@ -10,6 +10,7 @@ model's rates and θ) is kept in the snapshot's cache.
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -18,7 +19,7 @@ import pandas as pd
 from litestar import Request, Response, get, post
 
 from pipelines.listings import BATCH, SYNC
-from pipelines.pricing import PriceBook, Rates, task_cost
+from pipelines.pricing import PriceBook, Rates, Usage, check_profile, in_period, period_of, task_cost
 from pipelines.quotes import (
     CONTEXT_WINDOW,
     NO_PRICE,
@@ -26,6 +27,7 @@ from pipelines.quotes import (
     RANK_COLUMNS,
     RANK_LABELS,
     Profile,
+    cost_lines,
     describe,
     forward_quote,
     model_rates,
@@ -55,9 +57,31 @@ Horizon = Annotated[float, msgspec.Meta(gt=0, le=MAX_HORIZON, description="Forwa
 ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200,
                                         description="Ticker, batch ticker, model_id or alias (case-insensitive).")]
 Mode = Literal["sync", "batch"]
+Period = Literal["peak", "off_peak"]
+Count = Annotated[float, msgspec.Meta(ge=0, le=MAX_TOKENS, description="A count of requests or tool calls, ≥ 0.")]
 
 
-class PriceRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class BilledUsage(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """What a request uses beside its tokens, and when it is made; every field optional, so a
+    profile of the interface's four fields means what it always meant (plus compulsory fees)."""
+
+    n_cache_write_5m: Annotated[Tokens, msgspec.Meta(description="Prompt tokens written to the 5-minute cache "
+                                                                 "(part of n_in).")] = 0.0
+    n_cache_write_1h: Annotated[Tokens, msgspec.Meta(description="Prompt tokens written to the 1-hour cache "
+                                                                 "(part of n_in).")] = 0.0
+    n_citation: Annotated[Tokens, msgspec.Meta(description="Citation tokens, beside n_out (search models).")] = 0.0
+    n_requests: Annotated[Count, msgspec.Meta(description="Requests the profile spans; each pays the compulsory "
+                                                          "request fee.")] = 1.0
+    n_web_searches: Annotated[Count, msgspec.Meta(description="Web-search calls, at the model's fee.")] = 0.0
+    n_file_searches: Annotated[Count, msgspec.Meta(description="File-search calls, at the model's fee.")] = 0.0
+    n_grounding: Annotated[Count, msgspec.Meta(description="Grounding calls, at the model's fee.")] = 0.0
+    period: Annotated[Period, msgspec.Meta(description="Price a model priced by the hour at its peak or off-peak "
+                                                       "rates; default its standard period.")] | None = None
+    at: Annotated[datetime, msgspec.Meta(description="Price at this time (RFC 3339; no offset = UTC): the period "
+                                                     "it falls in.")] | None = None
+
+
+class PriceRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
     model: Annotated[ModelName, msgspec.Meta(description="Ticker, batch ticker (`SONNET-4.B`), forward ticker "
                                                          "(`SONNET-4-3M`), model_id or alias.")]
     n_in: Tokens
@@ -68,7 +92,7 @@ class PriceRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     mode: Mode | None = None
 
 
-class CompareRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class CompareRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
     n_in: Tokens
     n_out: Tokens
     eta: Eta = 0.0
@@ -79,7 +103,7 @@ class CompareRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     include_retired: bool = False
 
 
-class ProvidersRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class ProvidersRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
     model: ModelName
     n_in: Tokens
     n_out: Tokens
@@ -111,17 +135,32 @@ class ForwardOut(msgspec.Struct):
     cost_p95: float | None
 
 
+class CostLine(msgspec.Struct, kw_only=True):
+    line: Annotated[str, msgspec.Meta(description="input, cached_input, cache_write_5m, cache_write_1h, output, "
+                                                  "thinking, citation, request_fee, web_search, file_search, "
+                                                  "grounding")]
+    quantity: Annotated[float, msgspec.Meta(description="Tokens, or requests or calls for a fee line")]
+    unit_price: Annotated[float | None, msgspec.Meta(description="$/M tokens, or $ per 1,000 for a fee line; "
+                                                                 "null where no source states the fee")]
+    unit: Annotated[str, msgspec.Meta(description="usd_per_million_tokens or usd_per_thousand")]
+    cost: float
+    note: str | None = None
+
+
 class Price(msgspec.Struct, kw_only=True):
     model: str
     model_id: str
     display_name: str
     provider: str
     mode: str
-    spot_cost: float
+    spot_cost: Annotated[float, msgspec.Meta(description="USD: the sum of cost_lines")]
     kappa: float | None
     r_in_eff: float | None
     beta_used: float
     task_profile: TaskProfileOut
+    cost_lines: list[CostLine]
+    period: Annotated[str | None, msgspec.Meta(description="peak or off_peak for a model priced by the hour, "
+                                                           "else null")]
     forward: ForwardOut | None = None
     cache_value: CacheValueOut | None = None
 
@@ -209,7 +248,24 @@ ProvidersResponse = envelope_type("ProvidersResponse", ProviderComparison)
 TaskTypesResponse = envelope_type("TaskTypesResponse", list[TaskType])
 
 def _profile(body: PriceRequest | CompareRequest | ProvidersRequest) -> Profile:
-    return Profile(body.n_in, body.n_out, body.eta, body.n_think)
+    """The request's profile, checked: cache writes are prompt tokens, so they fit in what the
+    prompt does not read from cache."""
+    usage = Usage(n_cache_write_5m=body.n_cache_write_5m, n_cache_write_1h=body.n_cache_write_1h,
+                  n_citation=body.n_citation, n_requests=body.n_requests, n_web_searches=body.n_web_searches,
+                  n_file_searches=body.n_file_searches, n_grounding=body.n_grounding)
+    try:
+        check_profile(body.n_in, body.n_out, body.eta, body.n_think, usage)
+    except ValueError as error:
+        raise invalid("n_cache_write_5m" if body.n_cache_write_5m else "n_cache_write_1h", str(error)) from None
+    return Profile(body.n_in, body.n_out, body.eta, body.n_think, usage=usage)
+
+
+def _when(body: BilledUsage) -> tuple[str | None, datetime | None]:
+    """(period, at) of the request; a time without an offset is UTC."""
+    if body.period is not None and body.at is not None:
+        raise invalid("at", "send either period or at, not both: at picks the period its time falls in")
+    at = body.at
+    return body.period, None if at is None else at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 def _resolve_mode(resolved: Resolved, asked: str | None) -> str:
@@ -250,13 +306,14 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
         if months is not None and months != resolved.tenor_months:
             raise invalid("horizon_months", f"{months:g} contradicts the forward ticker's {resolved.tenor_months}M")
         months = float(resolved.tenor_months)
-    profile = _profile(body)
+    profile, (period, at) = _profile(body), _when(body)
     spot, rates = _check_fit(snapshot, resolved.ticker, mode, profile)
-    cost = task_cost(rates, *profile.args)
+    cost = task_cost(in_period(rates, period, at), *profile.args, usage=profile.usage)
     data: dict[str, Any] = {
         "model": spot["ticker"], "model_id": spot["model_id"], "display_name": spot["display_name"],
         "provider": spot["provider"], "mode": mode, "spot_cost": cost.spot_cost, "kappa": cost.kappa,
         "r_in_eff": cost.r_in_eff, "beta_used": cost.beta_used, "task_profile": _task_profile(profile),
+        "cost_lines": cost_lines(cost), "period": period_of(rates, period, at),
     }
     if months is not None:
         process = process_of(record_of(snapshot, "greeks", resolved.ticker), mode)
@@ -323,7 +380,8 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
         labels = {column: [values[i] for i in rows] for column, values in labels.items()}
     # A model named in `models` was asked for: it ranks even if retired (marked by its status).
     include_retired = body.include_retired or body.models is not None
-    ranking = rank(spots, profile, mode, theta, body.horizon_months, book, include_retired)
+    period, at = _when(body)
+    ranking = rank(spots, profile, mode, theta, body.horizon_months, book, include_retired, period, at)
     figures = {column: column_values(pd.Series(values)) for column, values in ranking.figures().items()}
     columns = [c for c in RANK_COLUMNS if c != "forward_cost" or body.horizon_months is not None]
     models = [{c: labels[c][row] if c in labels else figures[c][place] for c in columns}
@@ -359,7 +417,7 @@ def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str
     profile = _profile(body)
     spot, _ = _check_fit(snapshot, resolved.ticker, mode, profile)
     rows = _provider_rows(snapshot, resolved.ticker, mode)
-    quoted, origin = provider_quotes(rows, profile)
+    quoted, origin = provider_quotes(rows, profile, *_when(body))
     providers = records(quoted, PROVIDER_FIELDS)
     return {
         "ticker": spot["ticker"], "model_id": spot["model_id"], "display_name": spot["display_name"],

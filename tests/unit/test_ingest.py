@@ -40,10 +40,32 @@ def model(model_id: str, prices, variants=None) -> ModelInfo:
                      context_window=200000, prices=prices, price_variants=variants)
 
 
+UNSTATED = ("cache_write", "cache_write_1h", "reasoning", "citation", "request_fee", "web_search_fee",
+            "file_search_fee")
+
+
 def test_price_fields_flat():
     base, tiers = price_fields(ModelPrice(input_mtok=D("2"), output_mtok=D("8"), cache_read_mtok=D("0.5")))
-    assert base == {"input": 2.0, "output": 8.0, "cache_read": 0.5, "cache_write": None, "reasoning": None}
+    assert base == {"input": 2.0, "output": 8.0, "cache_read": 0.5} | dict.fromkeys(UNSTATED)
     assert tiers is None
+
+
+def test_price_fields_fees_and_extra_token_classes():
+    """Sonar Deep Research's page: $2/M citation tokens and $5 per 1,000 search queries; Sonar's $12
+    per 1,000 requests; a one-hour cache write; OpenAI's file search at $2.50 per 1,000 calls."""
+    base, _ = price_fields(ModelPrice(input_mtok=D("2"), output_mtok=D("8"), output_citation_mtok=D("2"),
+                                      web_searches_kcount=D("5"), requests_kcount=D("12"),
+                                      cache_write_1h_mtok=D("6"), storage_searches_kcount=D("2.5")))
+    assert (base["citation"], base["web_search_fee"], base["request_fee"]) == (2.0, 5.0, 12.0)
+    assert (base["cache_write_1h"], base["file_search_fee"]) == (6.0, 2.5)
+
+
+def test_fees_never_enter_the_tiers_but_a_tiered_one_hour_write_does():
+    price = ModelPrice(input_mtok=TieredPrices(base=D("3"), tiers=[Tier(start=200000, price=D("6"))]),
+                       output_mtok=D("15"), cache_write_1h_mtok=TieredPrices(base=D("6"), tiers=[Tier(200000, D("12"))]),
+                       web_searches_kcount=D("10"))
+    _, tiers = price_fields(price)
+    assert tiers == '[{"above":200000,"cache_write_1h":12.0,"input":6.0,"output":15.0}]'
 
 
 def test_price_fields_tiered_field_without_tier_keeps_its_base():
@@ -53,7 +75,7 @@ def test_price_fields_tiered_field_without_tier_keeps_its_base():
         cache_read_mtok=D("0.3"),
     )
     base, tiers = price_fields(price)
-    assert base == {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": None, "reasoning": None}
+    assert base == {"input": 3.0, "output": 15.0, "cache_read": 0.3} | dict.fromkeys(UNSTATED)
     assert tiers == '[{"above":200000,"cache_read":0.3,"input":6.0,"output":22.5}]'
 
 

@@ -77,6 +77,13 @@ def test_a_text_model_gives_a_sync_and_a_batch_listing_dated_the_release():
         assert (row.effective_date, row.provenance, row.source, row.source_version) == (RELEASED, CURRENT, "litellm", VERSION)
         assert row.source_url == DATA_URL.format(version=VERSION)
         assert (row.context_window, row.deprecated, row.display_name) == (128000, False, None)
+    # Fees per 1,000: the medium search context size's $0.0275 a query; none stated for batch.
+    assert (sync.web_search_fee, sync.request_fee, batch.web_search_fee) == (27.5, None, None)
+
+
+def test_a_fee_per_request_is_stated_per_thousand_requests():
+    listings = _by_key(litellm_listings(ENTRIES, VERSION, RELEASED))
+    assert listings[("perplexity", "sonar-small-online", SYNC)].request_fee == 5.0  # $0.005 a request
 
 
 def test_prefixes_are_stripped_and_providers_respelled():
@@ -157,8 +164,6 @@ def test_metadata_has_every_model_with_its_mode_and_modalities():
     mini = meta.loc["gpt-4o-mini"]
     assert (mini["input_modalities"], mini["output_modalities"]) == (["text"], ["text"])  # the default
     assert (mini["context_window"], mini["max_output_tokens"]) == (128000, 16384)
-    assert mini["search_fee_per_1k"] == 27.5  # the medium search context size, per 1,000 queries
-    assert meta.loc["perplexity/sonar-small-online", "request_fee"] == 5.0  # $0.005 a request
     assert bool(meta.loc["xai/grok-4", "is_reasoning"]) is True
     assert pd.isna(meta.loc["gpt-4o-mini", "is_reasoning"])  # unstated
 
@@ -167,6 +172,6 @@ def test_metadata_columns_and_types():
     meta = litellm_metadata(ENTRIES, RELEASED)
     assert list(meta.columns) == ["litellm_key", "provider", "source_model_id", "mode", "context_window",
                                   "max_output_tokens", "input_modalities", "output_modalities", "deprecation_date",
-                                  "deprecated", "is_reasoning", "request_fee", "search_fee_per_1k"]
+                                  "deprecated", "is_reasoning"]
     assert str(meta["context_window"].dtype) == "Int64" and str(meta["is_reasoning"].dtype) == "boolean"
     assert litellm_metadata([], RELEASED).empty

@@ -9,6 +9,7 @@ import pytest
 from pipelines.history import build_price_history
 from pipelines.observations import (
     OBSERVATION_COLUMNS,
+    PRICE_COLUMNS,
     Rejection,
     adjudicate,
     authority,
@@ -40,10 +41,10 @@ def test_authority_order():
 
 def statement(source, provenance, input_, output, day=date(2025, 6, 10), note=None, ticker="O3",
               provider="openai", model_id="o3", cache_read=None, tiers=None):
-    return {
+    return dict.fromkeys(PRICE_COLUMNS) | {
         "ticker": ticker, "provider": provider, "provider_model_id": model_id, "mode": "sync",
         "effective_date": day, "input": input_, "output": output, "cache_read": cache_read,
-        "cache_write": None, "reasoning": None, "tiers": tiers, "source": source,
+        "tiers": tiers, "source": source,
         "provenance": provenance, "note": note,
         "authority": int(authority(pd.Series([provenance]), pd.Series([source])).iloc[0]),
     }

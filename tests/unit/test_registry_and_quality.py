@@ -5,6 +5,7 @@ from datetime import date
 import pandas as pd
 import pytest
 
+from pipelines.listings import PRICE_FIELDS
 from pipelines.observations import OBSERVATION_COLUMNS
 from pipelines.providers import PROVIDER_COLUMNS, build_providers
 from pipelines.quality import coverage_shortfall, duplicate_values, history_gaps, negative_or_missing_prices
@@ -113,7 +114,9 @@ def test_build_providers():
 # --- quality --------------------------------------------------------------------------------------
 
 def prices(*rows):
-    return pd.DataFrame(rows, columns=["ticker", "input", "output", "cache_read", "cache_write", "reasoning"])
+    """(ticker, input, output, cache_read, cache_write, reasoning) rows; every other price field empty."""
+    frame = pd.DataFrame(rows, columns=["ticker", "input", "output", "cache_read", "cache_write", "reasoning"])
+    return frame.assign(**{f: None for f in PRICE_FIELDS if f not in frame})
 
 
 def test_negative_or_missing_prices():
