@@ -11,6 +11,7 @@ from pipelines.forwards import build_forward_curves
 from pipelines.greeks import build_greeks, processes_from_greeks
 from pipelines.ici import build_ici, build_ici_history
 from pipelines.registry import Rules
+from pipelines.scheduled import build_scheduled_changes
 from pipelines.spots import build_spots
 
 GROUP = "analytics"
@@ -26,6 +27,12 @@ def spots(price_history, models, price_observations, settings: RefreshSettings):
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
+def scheduled_changes(price_observations, spots, settings: RefreshSettings):
+    """Price changes the makers announce for a date after the snapshot, field by field."""
+    return build_scheduled_changes(price_observations, spots, settings.as_of_date())
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
 def greeks(spots, price_history, models, settings: RefreshSettings):
     """The Greek sheet: spot record and fitted price process per ticker (contract §4)."""
     processes = fit_processes(price_history, models[["ticker", "family", "tier"]], settings.as_of_date())
@@ -33,9 +40,9 @@ def greeks(spots, price_history, models, settings: RefreshSettings):
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def forward_curves(greeks):
-    """Expected price and 90% band at 1M–12M, sync and batch."""
-    return build_forward_curves(processes_from_greeks(greeks))
+def forward_curves(greeks, scheduled_changes, settings: RefreshSettings):
+    """Expected price and 90% band at 1M–12M, sync and batch, from any announced price."""
+    return build_forward_curves(processes_from_greeks(greeks), scheduled_changes, settings.as_of_date())
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
@@ -51,10 +58,10 @@ def ici_history(price_history, models, price_observations, settings: RefreshSett
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def events(price_history, models, model_aliases, settings: RefreshSettings):
+def events(price_history, models, model_aliases, scheduled_changes, settings: RefreshSettings):
     """Every price change in the history, with before, after and provenance; every repoint of an
-    alias; changes undone within a month flagged `reverted`."""
-    return build_events(price_history, models, settings.as_of_date(), model_aliases)
+    alias; every announced change; changes undone within a month flagged `reverted`."""
+    return build_events(price_history, models, settings.as_of_date(), model_aliases, scheduled_changes)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -4,11 +4,13 @@ shares with the Monte Carlo endpoint (contract §6).
 A workload is a task profile sent `requests_per_month` times a month to one model in one mode.
 Its spend in month m (m = 1, …, horizon) is priced at the end of that month:
 
-    spend_m = requests_per_month · spot_cost · β_m/β_0
+    spend_m = requests_per_month · spot_cost · L(m) · β_m/β_0
+
+(L(m) the price a source has announced for month m over today's, 1 where none: `pipelines.scheduled`)
 
 with spot_cost from `pipelines.pricing` and β_m/β_0 the fitted process (`pipelines.dynamics`).
 
-- Expected spend is analytic, not simulated: E[spend_m] = requests·spot_cost·exp(−θm), the same
+- Expected spend is analytic, not simulated: E[spend_m] = requests·spot_cost·L(m)·exp(−θm), the same
   number as the forward curve's decay_factor; the workloads' shares are of that expected spend.
 - The percentile bands (p05 … p95) of the portfolio's total spend in each month come from paths
   of `pipelines.montecarlo.simulate_ratios` on the monthly grid 1, …, horizon.
@@ -92,6 +94,14 @@ class Workload:
     eta: float
     n_think: float
     requests_per_month: float
+    # The announced level at the end of month 1, 2, … (`scheduled.level_ratios`); none: 1 throughout.
+    levels: tuple[float, ...] = ()
+
+    def level(self, months: np.ndarray) -> np.ndarray:
+        """L(m) for the month grid: the announced price over today's (1 where none)."""
+        if not self.levels:
+            return np.ones(len(months))
+        return np.asarray([self.levels[int(m) - 1] for m in months], dtype=float)
 
     def __post_init__(self) -> None:
         requests = float(self.requests_per_month)
@@ -133,9 +143,9 @@ def monthly_spend(workload: Workload) -> float:
 
 
 def expected_spend(workloads: Sequence[Workload], months: np.ndarray) -> np.ndarray:
-    """E[spend] of each workload in each month, shape (workloads, months): monthly_spend·exp(−θm)."""
-    return np.array([monthly_spend(w) * decay_factor(w.process.theta, months) for w in workloads]).reshape(
-        len(workloads), len(months))
+    """E[spend] of each workload in each month, shape (workloads, months): monthly_spend·L(m)·exp(−θm)."""
+    return np.array([monthly_spend(w) * w.level(months) * decay_factor(w.process.theta, months)
+                     for w in workloads]).reshape(len(workloads), len(months))
 
 
 def process_seeds(seed: int, count: int) -> list[int]:
@@ -151,7 +161,7 @@ def spend_paths(workloads: Sequence[Workload], months: np.ndarray, paths: int, s
         members = [w for w in workloads if w.key == key]
         spend = sum(monthly_spend(w) for w in members)
         if spend > 0:
-            total += spend * simulate_ratios(members[0].process, months, paths, child)
+            total += spend * members[0].level(months) * simulate_ratios(members[0].process, months, paths, child)
     return total
 
 

@@ -15,6 +15,8 @@ Kinds (contract §7):
 - `deprecated`: one per model whose deprecation a source dates (`deprecated_on`), on that day;
   it carries the source and provenance of the model's last sync observation before it. A
   deprecation no source dates has no event (the model's record still says `deprecated`).
+- `scheduled`: a change a source announces for a date after `as_of` (`pipelines.scheduled`),
+  one per field, dated the day it takes effect: known, but not yet a price.
 - `alias_moved`: a pointer id (`mistral-large-latest`) began to serve another model
   (`model_aliases`): dated the day of the move, on the model it now serves, `field` the alias and
   `detail` naming both models. Never a price change.
@@ -35,7 +37,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from pipelines.listings import BATCH, CARRIED_FORWARD, SYNC
+from pipelines.listings import BATCH, CARRIED_FORWARD, PUBLISHED, SYNC
 
 PRICE_CUT = "price_cut"
 PRICE_INCREASE = "price_increase"
@@ -44,7 +46,8 @@ BATCH_CHANGE = "batch_change"
 CACHE_CHANGE = "cache_change"
 DEPRECATED = "deprecated"
 ALIAS_MOVED = "alias_moved"
-EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE, DEPRECATED, ALIAS_MOVED)
+SCHEDULED = "scheduled"
+EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE, DEPRECATED, ALIAS_MOVED, SCHEDULED)
 
 EVENT_COLUMNS = ["event_id", "ticker", "mode", "kind", "field", "before", "after", "pct_change",
                  "effective_date", "source", "source_version", "source_url", "provenance", "reverted", "detail"]
@@ -207,18 +210,34 @@ def flag_reverted(events: pd.DataFrame) -> pd.Series:
     return flagged.reindex(events.index, fill_value=False)
 
 
+def _scheduled(scheduled: pd.DataFrame | None) -> list[pd.DataFrame]:
+    if scheduled is None or scheduled.empty:
+        return []
+    points = scheduled.rename(columns={"effective_date": "date"}).assign(provenance=PUBLISHED)
+    frames = []
+    for field, rows in points.groupby("field", sort=True):
+        frame = _rows(rows, SCHEDULED, field, rows["before"], rows["after"])
+        frame["detail"] = [f"announced by {source} {version} (published {announced}); takes effect {day}"
+                           for source, version, announced, day in zip(rows["source"], rows["source_version"],
+                                                                      rows["announced_on"], rows["date"], strict=True)]
+        frames.append(frame)
+    return frames
+
+
 def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
-                 model_aliases: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Every price event in the history up to `as_of`, sorted by date, ticker, mode and field.
+                 model_aliases: pd.DataFrame | None = None, scheduled: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every price event in the history up to `as_of`, and every change announced after it,
+    sorted by date, ticker, mode and field.
 
     `price_history` is the daily history table (one row per ticker, mode and day); `models` gives
-    each ticker's status, `first_seen` and `deprecated_on`; `model_aliases` the pointers' spans.
+    each ticker's status, `first_seen` and `deprecated_on`; `model_aliases` the pointers' spans;
+    `scheduled` the `scheduled_changes` table.
     """
     points = observed_points(price_history, as_of)
     if points.empty:
         return _empty()
     frames = [*_first_points(points, models), *_change_events(points), *_deprecations(points, models, as_of),
-              *_alias_moves(model_aliases, as_of)]
+              *_alias_moves(model_aliases, as_of), *_scheduled(scheduled)]
     frames = [frame for frame in frames if not frame.empty]
     if not frames:
         return _empty()

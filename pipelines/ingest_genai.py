@@ -144,9 +144,36 @@ def dated_listings(provider: Provider, model: ModelInfo, dating: ReleaseDating) 
 
 
 def batch_variant(model: ModelInfo, at: datetime) -> PriceVariant | None:
-    """The batch variant in force at `at` (a model can list one that starts later)."""
+    """The batch variant in force at `at` (a model can list one that starts later; the first
+    listed wins, as in genai-prices' own lookup)."""
     return next((v for v in model.price_variants or [] if v.when == BATCH_CONTEXT
                  and (v.constraint is None or v.constraint.active(at))), None)
+
+
+def _batch_listing(provider: Provider, model: ModelInfo, day: date, at: datetime, provenance: str,
+                   dating: ReleaseDating, note: str | None = None) -> Listing | None:
+    """The batch price in force at `at`, stating only the fields its variant lists; None where
+    no variant lists its own input and output price (it states no batch price)."""
+    variant = batch_variant(model, at)
+    listed = variant.prices.__dict__ if variant else {}
+    stated = {FIELDS[k] for k, v in listed.items() if v is not None and k in FIELDS}
+    if not {"input", "output"} <= stated:
+        return None
+    return _listing(provider, model, BATCH, day, model.get_prices(at, BATCH_CONTEXT), provenance, dating, note,
+                    stated=stated)
+
+
+def scheduled_batch_listings(provider: Provider, model: ModelInfo, as_of: date,
+                             dating: ReleaseDating) -> list[Listing]:
+    """Batch prices announced for a date after `as_of` (a batch variant that starts later, or a
+    dated price change the batch variant follows): one `published` listing per such date."""
+    starts = [c.constraint.start_date for c in (model.prices if isinstance(model.prices, list) else [])
+              if isinstance(c.constraint, StartDateConstraint)]
+    starts += [v.constraint.start_date for v in model.price_variants or []
+               if v.when == BATCH_CONTEXT and isinstance(v.constraint, StartDateConstraint)]
+    listings = (_batch_listing(provider, model, day, _midday(day), PUBLISHED, dating)
+                for day in sorted({d for d in starts if d > as_of}))
+    return [listing for listing in listings if listing is not None]
 
 
 # The rates DeepSeek's peak windows change; the rest of a time-priced statement is the same in both.
@@ -219,13 +246,9 @@ def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: 
         day, note = since, None
     out = [replace(_listing(provider, model, SYNC, day, standard, CURRENT, dating, note), peak=peak)]
     variant = batch_variant(model, at)
-    listed = variant.prices.__dict__ if variant else {}
-    stated = {FIELDS[k] for k, v in listed.items() if v is not None and k in FIELDS}
-    if {"input", "output"} <= stated:  # a variant without its own input and output states no batch price
-        start = getattr(variant.constraint, "start_date", None)
-        out.append(_listing(provider, model, BATCH, max(day, start or day), model.get_prices(at, BATCH_CONTEXT),
-                            CURRENT, dating, stated=stated))
-    return out
+    start = getattr(variant.constraint, "start_date", None) if variant else None
+    batch = _batch_listing(provider, model, max(day, start or day), at, CURRENT, dating)
+    return out + ([batch] if batch else [])
 
 
 def genai_listings(providers: list[Provider], as_of: date, dating: ReleaseDating,
@@ -236,6 +259,7 @@ def genai_listings(providers: list[Provider], as_of: date, dating: ReleaseDating
     for provider in providers:
         for model in provider.models:
             out += dated_listings(provider, model, dating)
+            out += scheduled_batch_listings(provider, model, as_of, dating)
             out += current_listings(provider, model, as_of, dating,
                                     (peak_days or {}).get((provider.id, model.id), DAILY))
     return out

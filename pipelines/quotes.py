@@ -97,21 +97,26 @@ class ForwardQuote:
     decay_factor: float | None
     cost_p05: float | None  # the 90% band of the cost at the horizon
     cost_p95: float | None
+    scheduled_factor: float = 1.0  # β announced for the horizon over β today (`pipelines.scheduled`)
 
 
-def forward_quote(spot_cost: float, beta: float, process: Mapping[str, float | None], months: float) -> ForwardQuote:
-    """The cost carried to `months` under the fitted process; None where the process is not known."""
+def forward_quote(spot_cost: float, beta: float, process: Mapping[str, float | None], months: float,
+                  scheduled_factor: float = 1.0) -> ForwardQuote:
+    """The cost carried to `months` under the fitted process, from the level a source has
+    announced for then (`scheduled_factor`, 1 where none); None where the process is not known."""
     if not 0 < months <= 12 or not math.isfinite(months):
         raise ValueError(f"months must be in (0, 12], got {months!r}")
     theta = process.get("theta")
     if is_missing(theta):
-        return ForwardQuote(months, None, None, None, None, None, None)
+        return ForwardQuote(months, None, None, None, None, None, None, scheduled_factor)
     factor = float(decay_factor(theta, months))
+    level = spot_cost * scheduled_factor
     low = high = None
     if not any(is_missing(process.get(field)) for field in MODEL_FIELDS):
         low, high = ratio_quantiles(pd.DataFrame([dict(process)]), months)[0]
-        low, high = spot_cost * float(low), spot_cost * float(high)
-    return ForwardQuote(months, spot_cost * factor, beta * factor, float(theta), factor, low, high)
+        low, high = level * float(low), level * float(high)
+    return ForwardQuote(months, level * factor, beta * scheduled_factor * factor, float(theta), factor, low, high,
+                        scheduled_factor)
 
 
 def cost_lines(cost: TaskCost) -> list[dict]:
@@ -183,7 +188,7 @@ class Ranking:
 
 def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | None = None,
          months: float | None = None, book: PriceBook | None = None, include_retired: bool = False,
-         period: str | None = None, at: datetime | None = None) -> Ranking:
+         period: str | None = None, at: datetime | None = None, scheduled: np.ndarray | None = None) -> Ranking:
     """The text models of a spots frame that can serve the profile, cheapest first (ties by
     ticker), and those left out, with their first reason: out of scope (`scope_reasons`) first,
     then unable to serve it (`unfit_reasons`).
@@ -191,6 +196,7 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     `theta` (the mode's θ per row) and `book` (`PriceBook.of(spots, rate_columns(mode))`) may be
     passed in by a caller that keeps them; the forward cost needs both `theta` and `months`.
     Models priced by the hour are priced in `period`, or at time `at`, else in their standard period.
+    `scheduled` is each row's announced level at `months` over today's (`scheduled.level_ratios`).
     """
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
@@ -206,7 +212,8 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     order = np.array(sorted((i for i, found in enumerate(reasons) if not found), key=lambda i: (cost[i], tickers[i])),
                      dtype=int)
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
-    forward = costs.spot_cost * decay_factor(theta, months) if months is not None else np.full(len(spots), np.nan)
+    level = costs.spot_cost if scheduled is None else costs.spot_cost * scheduled
+    forward = level * decay_factor(theta, months) if months is not None else np.full(len(spots), np.nan)
     out = [(tickers[i], found[0], describe_scope(found[0], spots["input_modalities"].iat[i],
                                                  spots["output_modalities"].iat[i]) if found[0] in SCOPE_REASONS
             else describe(found[0], profile, mode, windows[i]))

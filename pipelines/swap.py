@@ -5,7 +5,8 @@ output tokens of each monthly fixing. Symbols, t in months:
 
     float(t)   = β_t·(kappa + n_think·r_think/n_out)       the task's cost per million output tokens
                = spot_cost·10⁶/n_out · β_t/β_0              (`floating_rate`, from `pipelines.pricing`)
-    E[float(t)] = float(0)·exp(−θt)                          (the process's expected price, `pipelines.dynamics`)
+    E[float(t)] = float(0)·L(t)·exp(−θt)                     (the process's expected price, `pipelines.dynamics`,
+                                                             from the level L a source announces, `pipelines.scheduled`)
     fixings    t_i = 1, …, n (n = tenor in months), N_i = notional_tokens/n output tokens each,
                dated as_of + round(t_i·30.4375) days
     DF_i       = exp(−r·t_i/12)                              r the annual rate, continuously compounded
@@ -29,14 +30,15 @@ Greeks of npv(K), in USD:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 
 import numpy as np
 
 from pipelines.dynamics import DAYS_PER_MONTH, decay_factor
 from pipelines.pricing import PER_MILLION, Rates, task_cost
+from pipelines.scheduled import horizon_date
 
 TENORS = {"1M": 1, "3M": 3, "6M": 6}
 PV01_STEP = 0.01  # $/M of fixed rate
@@ -80,7 +82,7 @@ def fixing_notionals(notional_tokens: float, months: np.ndarray) -> np.ndarray:
 
 def fixing_dates(as_of: date, months: Sequence[float]) -> list[date]:
     """as_of + round(t_i·30.4375) days."""
-    return [as_of + timedelta(days=round(float(m) * DAYS_PER_MONTH)) for m in months]
+    return [horizon_date(as_of, m) for m in months]
 
 
 def discount_factors(months: np.ndarray, annual_rate: float) -> np.ndarray:
@@ -88,9 +90,9 @@ def discount_factors(months: np.ndarray, annual_rate: float) -> np.ndarray:
     return np.exp(-_finite("discount_rate", annual_rate) * np.asarray(months, dtype=float) / 12.0)
 
 
-def expected_floating_rates(float0: float, theta: float, months: np.ndarray) -> np.ndarray:
-    """E[float(t_i)] = float(0)·exp(−θt_i)."""
-    return _finite("floating rate", float0, 0.0) * decay_factor(_finite("theta", theta), months)
+def expected_floating_rates(float0: float, theta: float, months: np.ndarray, levels=1.0) -> np.ndarray:
+    """E[float(t_i)] = float(0)·L_i·exp(−θt_i), L_i the announced level at the fixing (1 where none)."""
+    return _finite("floating rate", float0, 0.0) * levels * decay_factor(_finite("theta", theta), months)
 
 
 def fair_fixed_rate(dfs: np.ndarray, notionals: np.ndarray, expected: np.ndarray) -> float:
@@ -109,9 +111,10 @@ def notional_usd(notionals: np.ndarray, expected: np.ndarray) -> float:
     return float(np.sum(notionals * expected) * PER_MILLION)
 
 
-def delta(dfs: np.ndarray, notionals: np.ndarray, theta: float, months: np.ndarray, multiplier: float) -> float:
-    """∂npv/∂β = Σ DF·N·exp(−θt)·m·10⁻⁶ (USD per $/M of β)."""
-    return float(np.sum(dfs * notionals * decay_factor(theta, months)) * multiplier * PER_MILLION)
+def delta(dfs: np.ndarray, notionals: np.ndarray, theta: float, months: np.ndarray, multiplier: float,
+          levels=1.0) -> float:
+    """∂npv/∂β = Σ DF·N·L·exp(−θt)·m·10⁻⁶ (USD per $/M of β)."""
+    return float(np.sum(dfs * notionals * levels * decay_factor(theta, months)) * multiplier * PER_MILLION)
 
 
 def vega() -> float:
@@ -120,13 +123,14 @@ def vega() -> float:
 
 
 def theta_greek(float0: float, theta: float, months: np.ndarray, notionals: np.ndarray, fixed_rate: float,
-                annual_rate: float) -> float:
-    """npv one day later minus npv today, β and the fixing dates unchanged (USD per day)."""
+                annual_rate: float, levels=1.0) -> float:
+    """npv one day later minus npv today, β and the fixing dates (so the announced levels) unchanged
+    (USD per day)."""
     later = months - ONE_DAY
-    tomorrow = npv(discount_factors(later, annual_rate), notionals, expected_floating_rates(float0, theta, later),
-                   fixed_rate)
-    today = npv(discount_factors(months, annual_rate), notionals, expected_floating_rates(float0, theta, months),
-                fixed_rate)
+    tomorrow = npv(discount_factors(later, annual_rate), notionals,
+                   expected_floating_rates(float0, theta, later, levels), fixed_rate)
+    today = npv(discount_factors(months, annual_rate), notionals,
+                expected_floating_rates(float0, theta, months, levels), fixed_rate)
     return tomorrow - today
 
 
@@ -164,13 +168,15 @@ class SwapQuote:
 
 def price_swap(rates: Rates, theta: float, n_in: float, n_out: float, eta: float, n_think: float,
                tenor_months: int, notional_tokens: float, discount_rate: float, as_of: date,
-               fixed_rate: float | None = None) -> SwapQuote:
-    """The whole quote of module docstring; greeks at the given fixed rate, else at the fair one."""
+               fixed_rate: float | None = None, levels: Callable[[np.ndarray], np.ndarray] | None = None) -> SwapQuote:
+    """The whole quote of module docstring; greeks at the given fixed rate, else at the fair one.
+    `levels(months)` gives the announced level at each fixing (`scheduled.level_ratios`)."""
     months = fixing_months(tenor_months)
+    level = 1.0 if levels is None else np.asarray(levels(months), dtype=float)
     notionals = fixing_notionals(notional_tokens, months)
     dfs = discount_factors(months, discount_rate)
     float0 = floating_rate(rates, n_in, n_out, eta, n_think)
-    expected = expected_floating_rates(float0, theta, months)
+    expected = expected_floating_rates(float0, theta, months, level)
     fair = fair_fixed_rate(dfs, notionals, expected)
     given = None if fixed_rate is None else _finite("fixed_rate", fixed_rate)
     contract = fair if given is None else given
@@ -187,9 +193,9 @@ def price_swap(rates: Rates, theta: float, n_in: float, n_out: float, eta: float
         notional_usd=notional_usd(notionals, expected),
         tenor_months=int(tenor_months),
         discount_rate=float(discount_rate),
-        delta=None if multiplier is None else delta(dfs, notionals, theta, months, multiplier),
+        delta=None if multiplier is None else delta(dfs, notionals, theta, months, multiplier, level),
         vega=vega(),
-        theta_greek=theta_greek(float0, theta, months, notionals, contract, discount_rate),
+        theta_greek=theta_greek(float0, theta, months, notionals, contract, discount_rate, level),
         pv01=pv01(dfs, notionals),
         schedule=schedule,
     )

@@ -1,7 +1,7 @@
 """The analytics tables of a real snapshot: forwards against the simulator, the backtest's
 honesty about time, and the accuracy figures against the predictions they summarise."""
 
-from datetime import date
+from datetime import date, timedelta
 
 import numpy as np
 import pandas as pd
@@ -50,9 +50,23 @@ def test_monte_carlo_mean_matches_the_published_forward_within_three_standard_er
             assert abs(paths[:, j].mean() - forward) <= 3 * standard_error + 1e-12, (ticker, mode, tenor)
 
 
-def test_forward_is_spot_times_the_decay_factor_at_every_tenor(store):
+def test_forward_is_the_known_level_times_the_decay_factor_at_every_tenor(store):
+    """The level is the spot, or the output price a source announced for a day on or before the
+    tenor's date (snapshot date + round(months·30.4375) days)."""
     curves = store.read_table("forward_curves")
-    np.testing.assert_allclose(curves["beta_forward"], curves["spot"] * np.exp(-curves["theta"] * curves["months"]),
+    changes = store.read_table("scheduled_changes")
+    announced = changes[changes["field"] == "output"]
+    as_of = date(2026, 11, 22)
+
+    def level(row):
+        day = as_of + timedelta(days=round(row["months"] * 30.4375))
+        due = announced[(announced["ticker"] == row["ticker"]) & (announced["mode"] == row["mode"])
+                        & (announced["effective_date"] <= day)]
+        return due.sort_values("effective_date")["after"].iloc[-1] if len(due) else row["spot"]
+
+    levels = curves.apply(level, axis=1)
+    assert (levels != curves["spot"]).sum() >= 20  # the announced Gemini prices move some curves
+    np.testing.assert_allclose(curves["beta_forward"], levels * np.exp(-curves["theta"] * curves["months"]),
                                rtol=1e-12)
     assert curves.groupby(["ticker", "mode"]).size().eq(len(TENORS)).all()
     assert (curves["p05"] <= curves["p95"]).all()

@@ -206,6 +206,14 @@ PRICE_DISPUTES = _schema(
     chosen_asserted_on=(_DATE, False), rule=(_STR, False), reason=(_STR, False),
 )
 
+# Every change of a price field that a source announces for a date after the snapshot, against
+# the value in force before it (pipelines/scheduled.py); announced_on: the source's publication.
+SCHEDULED_CHANGES = _schema(
+    ticker=(_STR, False), mode=(_STR, False), effective_date=(_DATE, False), field=(_STR, False), before=_F64,
+    after=(_F64, False), pct_change=_F64, source=(_STR, False), source_version=(_STR, False), source_url=_STR,
+    announced_on=_DATE,
+)
+
 SCHEMAS: dict[str, pa.Schema] = {
     "genai_prices": SOURCE_LISTING,
     "model_prices": SOURCE_LISTING,
@@ -218,6 +226,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "price_history": PRICE_HISTORY,
     "price_disputes": PRICE_DISPUTES,
     "spots": SPOTS,
+    "scheduled_changes": SCHEDULED_CHANGES,
     "greeks": GREEKS,
     "forward_curves": FORWARD_CURVES,
     "ici": ICI,

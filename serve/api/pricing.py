@@ -10,7 +10,7 @@ model's rates and θ) is kept in the snapshot's cache.
 from __future__ import annotations
 
 from dataclasses import asdict
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -36,6 +36,7 @@ from pipelines.quotes import (
     rank,
     unfit_reasons,
 )
+from pipelines.scheduled import level_ratios, scheduled_beta
 from pipelines.spots import rate_columns
 from pipelines.tasks import task_table
 from serve.api.market import record_of, ticker_of
@@ -133,6 +134,8 @@ class ForwardOut(msgspec.Struct):
     decay_factor: float | None
     cost_p05: float | None
     cost_p95: float | None
+    scheduled_factor: Annotated[float, msgspec.Meta(description="The output price a source has announced for the "
+                                                                "horizon over today's (1 where none)")]
 
 
 class CostLine(msgspec.Struct, kw_only=True):
@@ -317,8 +320,9 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
     }
     if months is not None:
         process = process_of(record_of(snapshot, "greeks", resolved.ticker), mode)
-        forward = forward_quote(cost.spot_cost, cost.beta_used, process, months)
-        data["forward"] = asdict(forward)
+        factor = float(level_ratios(snapshot.table("scheduled_changes"), resolved.ticker, mode,
+                                    spot[f"beta_{mode}"], date.fromisoformat(snapshot.as_of), [months])[0])
+        data["forward"] = asdict(forward_quote(cost.spot_cost, cost.beta_used, process, months, factor))
     if cost.cache_value is not None:
         value = cost.cache_value
         data["cache_value"] = {"cost_without_cache": value.cost_without_cache, "savings": value.savings,
@@ -381,7 +385,14 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     # A model named in `models` was asked for: it ranks even if retired (marked by its status).
     include_retired = body.include_retired or body.models is not None
     period, at = _when(body)
-    ranking = rank(spots, profile, mode, theta, body.horizon_months, book, include_retired, period, at)
+    scheduled = None
+    if body.horizon_months is not None:
+        beta = spots[f"beta_{mode}"].to_numpy(dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scheduled = np.where(beta > 0, scheduled_beta(spots, snapshot.table("scheduled_changes"), mode,
+                                                          date.fromisoformat(snapshot.as_of), body.horizon_months)
+                                 / beta, 1.0)
+    ranking = rank(spots, profile, mode, theta, body.horizon_months, book, include_retired, period, at, scheduled)
     figures = {column: column_values(pd.Series(values)) for column, values in ranking.figures().items()}
     columns = [c for c in RANK_COLUMNS if c != "forward_cost" or body.horizon_months is not None]
     models = [{c: labels[c][row] if c in labels else figures[c][place] for c in columns}

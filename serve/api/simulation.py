@@ -35,6 +35,7 @@ from pipelines.budget import (
 from pipelines.dynamics import JUMP_THRESHOLD, Process, decay_factor
 from pipelines.montecarlo import simulate_ratios
 from pipelines.pricing import Rates, task_cost
+from pipelines.scheduled import level_ratios
 from pipelines.spots import rate_columns
 from pipelines.swap import TENORS, price_swap
 from pipelines.tasks import TASK_TYPES, TaskProfile, task_profile
@@ -296,8 +297,15 @@ class _Priced:
         self.beta: float = float(row[f"beta_{chosen}"])
         self.theta: float = float(process["theta"])
         self.rates = Rates.from_row(row, columns=rate_columns(chosen))
+        self._snapshot = snapshot
         self.process = Process(jump_rate=float(process["jump_rate"]), jump_mean=float(process["jump_mean"]),
                                jump_std=float(process["jump_std"]), sigma=float(process["sigma"]))
+
+
+    def levels(self, months) -> np.ndarray:
+        """The price announced for each horizon over today's (`scheduled.level_ratios`)."""
+        return level_ratios(self._snapshot.table("scheduled_changes"), self.ticker, self.mode, self.beta,
+                            date.fromisoformat(self._snapshot.as_of), months)
 
 
 def _profile_out(profile: TaskProfile | ProfileIn) -> TaskProfileOut:
@@ -331,7 +339,8 @@ async def swap(request: Request, data: SwapRequest) -> SwapResponse:
     rate = settings_of(request).discount_rate
     try:
         quote = price_swap(priced.rates, priced.theta, profile.n_in, profile.n_out, profile.eta, profile.n_think,
-                           TENORS[tenor_key], notional, rate, date.fromisoformat(snapshot.as_of), fixed)
+                           TENORS[tenor_key], notional, rate, date.fromisoformat(snapshot.as_of), fixed,
+                           priced.levels)
     except ValueError as error:
         raise invalid("body", str(error)) from None
     return _reply(snapshot, SwapResponse, SwapData(
@@ -371,7 +380,8 @@ def monte_carlo(
 
     The response follows the query's camelCase (`taskCategory`, `horizonMonths`, `spotCost`, …).
     `cost` and `beta` summarise the simulated task cost (USD) and output price ($/M) at the horizon;
-    `forwardCost` is the analytic expected cost spot_cost·exp(−θt), which `cost.mean` estimates
+    `forwardCost` is the analytic expected cost spot_cost·L(t)·exp(−θt) (L the price a source has
+    announced for the horizon over today's, 1 where none), which `cost.mean` estimates
     within `meanStandardError`. `histogram` has 20 equal bins of the cost. `probabilityOfChange` is
     the simulated share of paths whose price moved by at least `changeThreshold` in log terms (the
     methodology's size of a price change: the diffusion alone moves every path by a hair), beside
@@ -388,7 +398,8 @@ def monte_carlo(
     priced = _Priced(snapshot, ticker.lstrip("/"), mode, "ticker")
     cost_today = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
     grid = np.arange(1, horizon + 1, dtype=float)
-    ratios = simulate_ratios(priced.process, grid, count, seed)
+    levels = priced.levels(grid)
+    ratios = simulate_ratios(priced.process, grid, count, seed) * levels
     at_horizon = ratios[:, -1]
     costs, betas = cost_today * at_horizon, priced.beta * at_horizon
     fan = percentiles(priced.beta * ratios, FAN_BANDS)
@@ -396,7 +407,7 @@ def monte_carlo(
     data = MonteCarloData(
         ticker=priced.ticker, modelId=priced.model_id, mode=priced.mode, taskCategory=task, horizonMonths=horizon,
         paths=count, seed=seed, spotCost=cost_today, spotBeta=priced.beta, theta=priced.theta,
-        forwardCost=float(cost_today * decay_factor(priced.theta, horizon)),
+        forwardCost=float(cost_today * levels[-1] * decay_factor(priced.theta, horizon)),
         meanStandardError=cost_stats["std"] / count**0.5,
         cost=Stats(**cost_stats), beta=Stats(**summary(betas)),
         histogram=[HistogramBin(**b) for b in histogram(costs, HISTOGRAM_BINS)],
@@ -440,7 +451,8 @@ def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
         priced = _Priced(snapshot, item.model, item.mode, f"{field}.model", f"{field}.mode")
         try:
             workload = Workload(f"{priced.ticker}:{priced.mode}", priced.rates, priced.process, profile.n_in,
-                                profile.n_out, profile.eta, profile.n_think, item.requests_per_month)
+                                profile.n_out, profile.eta, profile.n_think, item.requests_per_month,
+                                tuple(priced.levels(np.arange(1, MAX_HORIZON_MONTHS + 1))))
             cost = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
         except ValueError as error:
             raise invalid(field, str(error)) from None
