@@ -29,6 +29,7 @@ ENDPOINTS = {
     "providers": "POST /v1/providers",
     "disputes": "/v1/disputes",
     "models": "/v1/models",
+    "scheduled": "/v1/scheduled",
 }
 
 
@@ -62,6 +63,7 @@ class Endpoints(msgspec.Struct):
     providers: str
     disputes: str
     models: str
+    scheduled: str
 
 
 class Descriptor(msgspec.Struct):

@@ -17,7 +17,7 @@ from serve.problems import Problem, invalid
 from serve.respond import envelope, envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
-from warehouse.schemas import GREEKS, MODELS, PRICE_DISPUTES, SPOTS
+from warehouse.schemas import GREEKS, MODELS, PRICE_DISPUTES, SCHEDULED_CHANGES, SPOTS
 
 Spot = struct_from_schema("Spot", SPOTS)
 GreekSheet = struct_from_schema("GreekSheet", GREEKS)
@@ -41,6 +41,16 @@ class DisputeList(msgspec.Struct, kw_only=True):
 
 
 DisputesResponse = envelope_type("DisputesResponse", DisputeList)
+ScheduledChange = struct_from_schema("ScheduledChange", SCHEDULED_CHANGES)
+
+
+class ScheduledList(msgspec.Struct, kw_only=True):
+    scheduled_changes: list[ScheduledChange]
+    count: int
+    ticker: str | None
+
+
+ScheduledResponse = envelope_type("ScheduledResponse", ScheduledList)
 
 
 def table_records(snapshot: LoadedSnapshot, table: str) -> list[dict[str, Any]]:
@@ -146,4 +156,23 @@ async def disputes(
                                        "rules": RULES})
 
 
-ROUTES = [list_spots, one_spot, list_greeks, one_greeks, list_models, one_model, disputes]
+@get("/v1/scheduled", summary="Price changes announced for a date after the snapshot", tags=["market"],
+     description="Every price field that a source announces will change on a date after the snapshot: ticker, "
+                 "mode, `effective_date`, field, `before` (the value in force before it), `after`, pct_change, the "
+                 "source and version that announced it and `announced_on` (its publication date). Forwards, Monte "
+                 "Carlo, swaps and budgets start from the announced price from its date. `ticker` takes any name "
+                 "of a model (a batch ticker `X.B` selects its batch changes).")
+async def scheduled(
+    request: Request,
+    ticker: Annotated[str | None, Parameter(description="a ticker, model id or alias")] = None,
+) -> Response[ScheduledResponse]:
+    snapshot = snapshot_of(request)
+    resolved = ticker_of(snapshot, ticker, batch=True) if ticker is not None else None
+    canonical = resolved.ticker if resolved is not None else None
+    mode = "batch" if resolved is not None and resolved.mode == "batch" else None
+    rows = [row for row in table_records(snapshot, "scheduled_changes")
+            if (canonical is None or row["ticker"] == canonical) and (mode is None or row["mode"] == mode)]
+    return _answer(request, snapshot, {"scheduled_changes": rows, "count": len(rows), "ticker": canonical})
+
+
+ROUTES = [list_spots, one_spot, list_greeks, one_greeks, list_models, one_model, disputes, scheduled]

@@ -29,6 +29,16 @@ def test_the_announced_changes_are_published_field_by_field(store):
     assert set(changes["ticker"]) == {"GEMINI-4-ARGON", "GEMINI-3.6-FLASH", "GEMINI-3.7-FLASH", "GEMINI-3.8-FLASH"}
 
 
+def test_the_changes_are_served_per_ticker(client):
+    data = client.get("/v1/scheduled?ticker=gemini-4-argon").json()["data"]
+    assert (data["ticker"], data["count"]) == ("GEMINI-4-ARGON", 6)
+    batch = client.get("/v1/scheduled?ticker=GEMINI-4-ARGON.B").json()["data"]
+    assert {(c["field"], c["before"], c["after"]) for c in batch["scheduled_changes"]} == {
+        ("input", 1.0, 2.0), ("output", 5.0, 10.0), ("cache_read", 0.05, 0.1)}
+    assert client.get("/v1/scheduled").json()["data"]["count"] == 21
+    assert client.get("/v1/scheduled?ticker=NO-SUCH-MODEL").status_code == 404
+
+
 def test_scheduled_events_are_their_own_kind(client):
     events = client.get("/v1/events?kind=scheduled&ticker=GEMINI-4-ARGON").json()["data"]["events"]
     outputs = [e for e in events if e["field"] == "output" and e["mode"] == "sync"]
