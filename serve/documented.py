@@ -53,7 +53,7 @@ DESCRIPTIONS = {
 # The operations that take a model's name (in the path, the query or the body).
 NAME_A_MODEL = {"/v1/spots/{ticker:path}", "/v1/greeks/{ticker:path}", "/v1/forwards/{ticker:path}",
                 "/v1/history/{ticker:path}", "/v1/monte-carlo/{ticker:path}", "/v1/events", "/v1/disputes",
-                "/v1/models/{ticker:path}", "/v1/price", "/v1/compare", "/v1/providers", "/v1/swap",
+                "/v1/scheduled", "/v1/models/{ticker:path}", "/v1/price", "/v1/compare", "/v1/providers", "/v1/swap",
                 "/v1/simulate", "/v1/backtest"}
 NEED_NO_SNAPSHOT = {"/v1/keys", "/v1/keys/usage"}
 HANDLER_ARGUMENTS = {"request", "data"}
