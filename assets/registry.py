@@ -14,7 +14,8 @@ from pipelines.ingest_litellm import litellm_metadata
 from pipelines.ingest_model_prices import removed_models
 from pipelines.model_metadata import enrich_models
 from pipelines.observations import build_observations, rejections
-from pipelines.providers import build_providers
+from pipelines.open_weight import families_from
+from pipelines.providers import build_providers, host_spread
 from pipelines.registry import Rules, build_models
 from pipelines.sources import all_listings, maker_table, ticker_overrides
 
@@ -28,7 +29,8 @@ GROUP = "registry"
     "model_aliases": AssetOut(kinds={"parquet"},
                               description="Which model each pointer id (-latest) served, and from when."),
 })
-def price_observations(genai_prices, model_prices, price_archive, litellm_prices, sources: PriceSources):
+def price_observations(genai_prices, model_prices, price_archive, litellm_prices, sources: PriceSources,
+                       settings: RefreshSettings):
     """Identities reconciled with the sources' own alias knowledge, then every price keyed by ticker."""
     providers, _ = sources.genai_prices()
     resolver = Resolver(maker_table(sources.seed_table("makers")), matcher=genai_matcher(providers))
@@ -36,14 +38,15 @@ def price_observations(genai_prices, model_prices, price_archive, litellm_prices
     curated = curated_aliases(sources.seed_table("model_aliases"))
     listings = all_listings(genai_prices, model_prices, price_archive, litellm_prices)
     return build_observations(listings, resolver, overrides, curated, sources.seed_table("published_tickers"),
-                              rejections(sources.seed_table("rejected_statements")))
+                              rejections(sources.seed_table("rejected_statements")),
+                              families_from(sources.seed_table("open_weight")), settings.as_of_date())
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def models(price_observations, model_aliases, genai_prices, model_prices, sources: PriceSources,
+def models(price_observations, model_aliases, genai_prices, model_prices, providers, sources: PriceSources,
            settings: RefreshSettings):
-    """The registry: one record per ticker (contract §1), with every name it answers to, and what
-    the sources say of its name, limits, modalities and lifecycle."""
+    """The registry: one record per ticker (contract §1), with every name it answers to, what the
+    sources say of its name, limits, modalities and lifecycle, and its hosts' price spread."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
     listings = all_listings(genai_prices, model_prices)
     registry = build_models(price_observations, rules, model_aliases, sources.seed_table("published_tickers"))
@@ -51,9 +54,10 @@ def models(price_observations, model_aliases, genai_prices, model_prices, source
     entries, meta = sources.litellm_prices()
     snapshot, _ = sources.model_prices()
     removed, removed_as_of = removed_models(snapshot)
-    return enrich_models(registry, price_observations, listings, history,
-                         litellm_metadata(entries, date.fromisoformat(meta["released"])),
-                         removed, removed_as_of, rules, settings.as_of_date())
+    enriched = enrich_models(registry, price_observations, listings, history,
+                             litellm_metadata(entries, date.fromisoformat(meta["released"])),
+                             removed, removed_as_of, rules, settings.as_of_date())
+    return enriched.merge(host_spread(providers), on="ticker", how="left", validate="one_to_one")
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -19,6 +19,7 @@ import pandas as pd
 
 from pipelines.ingest_archive import HOST as ARCHIVE_HOST
 from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, same_price
+from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 
 POINT_COLUMNS = [*PRICE_FIELDS, "tiers", "peak", "source", "source_version", "source_url", "provenance"]
 
@@ -38,9 +39,18 @@ AGREEMENT_TOLERANCE = 0.02
 MIN_COMPARISONS = 10
 
 
+def host_priced(observations: pd.DataFrame) -> pd.Series:
+    """Per row: whether its ticker is an open-weight model priced at its hosts' median
+    (`pipelines.open_weight`), whose series is the median's alone: a maker's free offer of it is
+    no price by the token."""
+    tickers = set(observations.loc[observations["source"] == HOST_MEDIAN_SOURCE, "ticker"])
+    return observations["ticker"].isin(tickers)
+
+
 def _in_force(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     known = known[~known["superseded"]]
-    origin = known[known["is_origin"] & (known["mode"] == SYNC)]
+    # A host median is no maker's price: it neither confirms nor refutes the archive's.
+    origin = known[known["is_origin"] & (known["mode"] == SYNC) & ~host_priced(known)]
     archived = known[(known["provider"] == ARCHIVE_HOST) & (known["mode"] == SYNC)]
     return origin, archived
 
@@ -101,9 +111,10 @@ def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) 
     """
     known = observations[observations["effective_date"] <= as_of]
     origin = known[known["is_origin"] & ~known["superseded"]]
-    origin = origin[~regional_variants(origin)]
+    origin = origin[~regional_variants(origin) & (~host_priced(origin) | (origin["source"] == HOST_MEDIAN_SOURCE))]
     _, archived = _in_force(known)
-    archived = archived[archived["ticker"].isin(backfill)]
+    # OpenRouter's price of an open-weight model is one host's, no evidence of the hosts' median.
+    archived = archived[archived["ticker"].isin(backfill) & ~host_priced(archived)]
     first_origin = origin.groupby(["ticker", "mode"])["effective_date"].min().rename("first_origin")
     archived = archived.join(first_origin, on=["ticker", "mode"])
     archived = archived[archived["effective_date"] < archived["first_origin"]].drop(columns="first_origin")

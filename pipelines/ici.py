@@ -9,7 +9,9 @@ The rule, methodology `ici-1.0`, step by step:
    rebalance dates treats its start day as a rebalance date too.
 3. Constituents at rebalance date R: for each maker in MAJOR_MAKERS and each tier in TIERS (the
    registry's tier), the candidates are the maker's tickers of that tier that have a sync price on
-   R and are finished releases: no dash-separated word of the ticker is one of UNFINISHED_WORDS
+   R, are priced by the maker itself (`pricing_basis` maker: an open-weight model priced at its
+   hosts' median is not the maker's price, and is no constituent) and are finished releases: no
+   dash-separated word of the ticker is one of UNFINISHED_WORDS
    (whole words, so `AYA-EXPANSE` is not an experiment). Among them take the model most hosts
    serve; ties go to the newest first sync date in the history, then to the first ticker in
    alphabetical order. A maker with no candidate in a tier contributes nothing for it.
@@ -51,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.listings import BATCH, SYNC
+from pipelines.registry import MAKER
 
 METHODOLOGY_VERSION = "ici-1.0"
 MAJOR_MAKERS = ("openai", "anthropic", "google", "xai", "mistral", "deepseek", "alibaba",
@@ -128,8 +131,9 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
     """The basket fixed at `rebalance_date` (steps 3 to 5), sorted by ticker."""
     sync = price_history[price_history["mode"] == SYNC]
     priced = set(sync.loc[sync["date"] == rebalance_date, "ticker"])
+    basis = models["pricing_basis"] if "pricing_basis" in models else pd.Series(MAKER, index=models.index)
     candidates = models[models["provider"].isin(MAJOR_MAKERS) & models["tier"].isin(TIERS)
-                        & models["ticker"].isin(priced)]
+                        & models["ticker"].isin(priced) & (basis == MAKER)]
     candidates = candidates[~candidates["ticker"].map(is_unfinished).astype(bool)
                             & ~retired_by(candidates, rebalance_date)]
     first_sync = sync[sync["ticker"].isin(candidates["ticker"])].groupby("ticker")["date"].min()

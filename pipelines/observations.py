@@ -17,18 +17,31 @@ Reconciliation, in order:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 
 import numpy as np
 import pandas as pd
 
 from pipelines.aliases import CuratedAlias
-from pipelines.identity import Resolver
+from pipelines.identity import Resolver, split_vendor
 from pipelines.ingest_archive import SOURCE as ARCHIVE_SOURCE
 from pipelines.ingest_genai import SOURCE as GENAI_SOURCE
 from pipelines.ingest_litellm import SOURCE as LITELLM_SOURCE
 from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
-from pipelines.listings import ARCHIVED, CURRENT, FIRST_OBSERVED, PRICE_FIELDS, PUBLISHED, SYNC, same_price
+from pipelines.listings import (
+    ARCHIVED,
+    CURRENT,
+    FIRST_OBSERVED,
+    PRICE_FIELDS,
+    PUBLISHED,
+    SYNC,
+    listings_frame,
+    same_price,
+)
+from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
+from pipelines.open_weight import Family, host_median_listings
 from pipelines.pointers import alias_spans, resolve_pointers
 from pipelines.tickers import TickerRequest, assign_tickers
 
@@ -36,7 +49,7 @@ from pipelines.tickers import TickerRequest, assign_tickers
 # which beats an archived host list. Between sources with the same marker, the one that reads
 # the providers' pages more directly wins.
 PROVENANCE_RANK = {PUBLISHED: 4, CURRENT: 3, FIRST_OBSERVED: 2, ARCHIVED: 1}
-SOURCE_RANK = {GENAI_SOURCE: 3, MODEL_PRICES_SOURCE: 2, ARCHIVE_SOURCE: 1, LITELLM_SOURCE: 0}
+SOURCE_RANK = {GENAI_SOURCE: 3, MODEL_PRICES_SOURCE: 2, ARCHIVE_SOURCE: 1, HOST_MEDIAN_SOURCE: 1, LITELLM_SOURCE: 0}
 CROSS_CHECK_SOURCES = (LITELLM_SOURCE,)
 REJECTED_NOTE_PREFIX = "rejected"
 CROSS_CHECK_NOTE = "cross-check only: an undated map, asserted as of its release; it votes but never sets a price"
@@ -225,13 +238,16 @@ def reject(frame: pd.DataFrame, rejected: list[Rejection]) -> pd.DataFrame:
     return frame
 
 
-def adjudicate(frame: pd.DataFrame, rejected: list[Rejection] = ()) -> pd.DataFrame:
+def adjudicate(frame: pd.DataFrame, rejected: list[Rejection] = (), host_priced: frozenset[str] = frozenset()
+               ) -> pd.DataFrame:
     """Rank the price sources' statements (`mark_superseded`) once the rejected ones are set
-    aside; keep the cross-checks beside them."""
+    aside; keep the cross-checks beside them. For a model priced at its hosts' median
+    (`host_priced` tickers) a cross-check's record of a host's list price is one of the offers
+    the median is taken over, so it stands as the host's price."""
     frame = reject(frame.assign(superseded=False, superseded_by=None), list(rejected))
     out = frame[frame["superseded"]]
     frame = frame[~frame["superseded"]]
-    cross = frame["source"].isin(CROSS_CHECK_SOURCES)
+    cross = frame["source"].isin(CROSS_CHECK_SOURCES) & ~(frame["ticker"].isin(host_priced) & ~frame["is_origin"])
     checks = frame[cross].assign(superseded=True, superseded_by=None,
                                  note=_noted(pd.Series(CROSS_CHECK_NOTE, index=frame.index[cross]),
                                              frame.loc[cross, "note"]))
@@ -243,15 +259,40 @@ def _noted(text: pd.Series, note: pd.Series) -> pd.Series:
     return text + note.astype("object").map(lambda n: f"; {n}" if isinstance(n, str) else "")
 
 
+def learn_open_weight(listings: pd.DataFrame, resolver: Resolver, families: Iterable[Family],
+                      as_of: date | None = None) -> pd.DataFrame:
+    """Teach the resolver each open-weight model its maker does not sell, with every host id that
+    names it, and return the listings with its `host-median` statement added
+    (`pipelines.open_weight`)."""
+    own = listings[listings["source"].isin(ORIGIN_SOURCES) & (listings["mode"] == SYNC) & (listings["output"] > 0)]
+    keys = [resolver.key_of(p, i) for p, i in own[["provider", "source_model_id"]].drop_duplicates().itertuples(
+        index=False)]
+    sold = {key for key, is_maker in keys if key is not None and is_maker}
+
+    def known(provider: str, listed_id: str) -> bool:  # a model its maker sells by the token
+        return resolver.key_of(provider, listed_id)[0] in sold
+
+    statements, names = host_median_listings(listings, resolver.makers, families, known,
+                                             [(key.maker, key.model_id) for key in sold], as_of)
+    for maker, model_id in names:
+        key = resolver.learn(maker, model_id)
+        for listed in names[(maker, model_id)]:
+            resolver.claim(maker, split_vendor(listed)[1], key)
+    return pd.concat([listings, listings_frame(statements)], ignore_index=True) if statements else listings
+
+
 def build_observations(listings: pd.DataFrame, resolver: Resolver, overrides: dict[tuple[str, str], str],
                        curated: list[CuratedAlias] = (), published: pd.DataFrame | None = None,
-                       rejected: list[Rejection] = ()) -> tuple[pd.DataFrame, pd.DataFrame]:
+                       rejected: list[Rejection] = (), families: Iterable[Family] = (),
+                       as_of: date | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The `price_observations` table, and the spans of what each pointer id served.
 
     `overrides` (curated tickers) win over `published` (tickers already published), which win
-    over the derived ones.
+    over the derived ones. `families`: the open-weight families (`open_weight.csv`), priced from
+    their hosts' offers known on `as_of`.
     """
     learn_models(listings, resolver, curated)
+    listings = learn_open_weight(listings, resolver, families, as_of)
     mapped, pointers = map_listings(listings, resolver)
     mapped = priced_models_only(mapped)
     if published is not None:
@@ -265,7 +306,8 @@ def build_observations(listings: pd.DataFrame, resolver: Resolver, overrides: di
     frame["note"] = np.where(frame["_pointer"].notna(),
                              _noted("stated for the alias " + frame["_pointer"].astype(str), frame["note"]),
                              frame["note"].astype("object"))
-    frame = adjudicate(frame, rejected)
+    host_priced = frozenset(frame.loc[frame["source"] == HOST_MEDIAN_SOURCE, "ticker"])
+    frame = adjudicate(frame, rejected, host_priced)
     spans = alias_spans(pointers)
     spans = spans[spans["model_id"].isin(set(mapped["_model"]))]
     spans.insert(2, "ticker", [tickers[(m, i)] for m, i in zip(spans["maker"], spans["model_id"], strict=True)])

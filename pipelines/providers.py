@@ -34,3 +34,16 @@ def build_providers(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
     out = pd.concat([origin, current[~current["is_origin"]]], ignore_index=True)
     return out.sort_values(["ticker", "is_origin", "provider", "mode"], ascending=[True, False, True, True],
                            kind="stable").reset_index(drop=True)[PROVIDER_COLUMNS]
+
+
+HOST_SPREAD_COLUMNS = ["ticker", "host_min_input", "host_max_input", "host_min_output", "host_max_output"]
+
+
+def host_spread(providers: pd.DataFrame) -> pd.DataFrame:
+    """The lowest and highest sync input and output price among each model's hosts (not its
+    maker) in the providers table, one row per ticker that has a host."""
+    hosts = providers[~providers["is_origin"].astype(bool) & (providers["mode"] == "sync") & (providers["output"] > 0)]
+    grouped = hosts.groupby("ticker", sort=True)
+    out = pd.DataFrame({"host_min_input": grouped["input"].min(), "host_max_input": grouped["input"].max(),
+                        "host_min_output": grouped["output"].min(), "host_max_output": grouped["output"].max()})
+    return out.reset_index()[HOST_SPREAD_COLUMNS]

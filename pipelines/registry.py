@@ -17,8 +17,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pipelines.listings import BATCH, SYNC
+from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 from pipelines.tickers import BATCH_SUFFIX, has_snapshot_suffix
 
+# How a model's price is set: its maker's own list price, or the median of its hosts' prices (an
+# open-weight model no maker sells by the token, `pipelines.open_weight`).
+MAKER, HOST_MEDIAN = "maker", "host_median"
 FRONTIER_OUTPUT_FLOOR = 10.0
 EFFICIENT_OUTPUT_CEILING = 1.5
 VERSION_TOKEN = re.compile(r"^[a-z]?\d+(\.\d+)*[a-z]?$")
@@ -148,6 +152,7 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
                 "aliases": sorted(aliases.get(ticker, set()) | extra.get(ticker, set()) | {ticker.lower()}),
                 "first_seen": first_seen[ticker],
                 "host_count": int(hosts.get(ticker, 0)),
+                "pricing_basis": HOST_MEDIAN if latest_sync.loc[ticker, "source"] == HOST_MEDIAN_SOURCE else MAKER,
             }
         )
     return pd.DataFrame.from_records(records)

@@ -19,7 +19,7 @@ TABLE_GRAPH = {
     "litellm_prices": set(),
     "price_observations": {"genai_prices", "model_prices", "price_archive", "litellm_prices"},
     "model_aliases": {"genai_prices", "model_prices", "price_archive", "litellm_prices"},
-    "models": {"price_observations", "model_aliases", "genai_prices", "model_prices"},
+    "models": {"price_observations", "model_aliases", "genai_prices", "model_prices", "providers"},
     "providers": {"price_observations"},
     "price_history": {"price_observations"},
     "price_disputes": {"price_observations", "price_history"},

@@ -83,6 +83,8 @@ def test_registry_records_carry_every_contract_field(store):
 def test_observations_record_source_version_and_a_url_for_dated_entries(store):
     observations = store.read_table("price_observations")
     versions = observations.groupby("source")["source_version"].unique().map(list).to_dict()
+    # A host median names the versions of the sources its hosts' offers come from.
+    assert set(versions.pop("host-median")) <= {"genai-prices 0.2.3", "litellm 1.110.2", "genai-prices 0.2.3, litellm 1.110.2"}
     assert versions == {"genai-prices": ["0.2.3"], "model-prices": ["0.0.5"], "model-price-radar-mcp": ["0.1.0"],
                         "litellm": ["1.110.2"]}
     released = observations.groupby("source")["source_released"].unique().map(sorted).to_dict()

@@ -86,6 +86,13 @@ MODELS = pa.schema(
         # publication date of the source that says it was removed (which gives no date).
         pa.field("retired_by", pa.date32()),
         pa.field("host_count", pa.int64(), nullable=False),
+        # maker (its own list price) or host_median (an open-weight model priced at its hosts' median).
+        pa.field("pricing_basis", pa.string(), nullable=False),
+        # The lowest and highest sync price among the model's hosts today (null without a host).
+        pa.field("host_min_input", pa.float64()),
+        pa.field("host_max_input", pa.float64()),
+        pa.field("host_min_output", pa.float64()),
+        pa.field("host_max_output", pa.float64()),
     ]
 )
 
@@ -221,8 +228,8 @@ SCHEMAS: dict[str, pa.Schema] = {
     "litellm_prices": SOURCE_LISTING,
     "price_observations": PRICE_OBSERVATIONS,
     "model_aliases": MODEL_ALIASES,
-    "models": MODELS,
     "providers": PROVIDERS,
+    "models": MODELS,
     "price_history": PRICE_HISTORY,
     "price_disputes": PRICE_DISPUTES,
     "spots": SPOTS,

@@ -211,7 +211,7 @@ def test_compare_excludes_models_that_cannot_think_or_hold_the_prompt(client, ta
     assert set(reasons) >= set(spots.loc[~spots["is_reasoning"], "ticker"])
     assert all(m["is_reasoning"] for m in thinking["models"]) and "O3" in {m["ticker"] for m in thinking["models"]}
 
-    huge = post(client, "/v1/compare", {"n_in": 10_000_000, "n_out": 100, "include_retired": True})
+    huge = post(client, "/v1/compare", {"n_in": 50_000_000, "n_out": 100, "include_retired": True})
     reasons = {e["ticker"]: e for e in huge["excluded"]}
     assert reasons["SONNET-4"]["reason"] == "context_window" and "200,000" in reasons["SONNET-4"]["detail"]
     known = spots["context_window"].notna()
