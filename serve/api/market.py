@@ -78,6 +78,18 @@ def record_of(snapshot: LoadedSnapshot, table: str, ticker: str) -> dict[str, An
     return snapshot.cache[key][ticker]
 
 
+def _model_rows(snapshot: LoadedSnapshot, table: str, name: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    """The rows of `table` for the model called `name` (a batch ticker `X.B`: its batch rows), or
+    every row without a name; and the model's ticker."""
+    if name is None:
+        return table_records(snapshot, table), None
+    resolved = ticker_of(snapshot, name, batch=True)
+    mode = "batch" if resolved.mode == "batch" else None
+    rows = [row for row in table_records(snapshot, table)
+            if row["ticker"] == resolved.ticker and (mode is None or row["mode"] == mode)]
+    return rows, resolved.ticker
+
+
 def _answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
     return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
 
@@ -146,12 +158,8 @@ async def disputes(
     if field is not None and field not in COMPARED_FIELDS:
         raise invalid("field", f"'{field}' is not a compared field; use one of {', '.join(COMPARED_FIELDS)}")
     snapshot = snapshot_of(request)
-    resolved = ticker_of(snapshot, ticker, batch=True) if ticker is not None else None
-    canonical = resolved.ticker if resolved is not None else None
-    mode = "batch" if resolved is not None and resolved.mode == "batch" else None  # `X.B`: its batch disputes
-    rows = [row for row in table_records(snapshot, "price_disputes")
-            if (canonical is None or row["ticker"] == canonical) and (field is None or row["field"] == field)
-            and (mode is None or row["mode"] == mode)]
+    rows, canonical = _model_rows(snapshot, "price_disputes", ticker)
+    rows = [row for row in rows if field is None or row["field"] == field]
     return _answer(request, snapshot, {"disputes": rows, "count": len(rows), "ticker": canonical, "field": field,
                                        "rules": RULES})
 
@@ -167,11 +175,7 @@ async def scheduled(
     ticker: Annotated[str | None, Parameter(description="a ticker, model id or alias")] = None,
 ) -> Response[ScheduledResponse]:
     snapshot = snapshot_of(request)
-    resolved = ticker_of(snapshot, ticker, batch=True) if ticker is not None else None
-    canonical = resolved.ticker if resolved is not None else None
-    mode = "batch" if resolved is not None and resolved.mode == "batch" else None
-    rows = [row for row in table_records(snapshot, "scheduled_changes")
-            if (canonical is None or row["ticker"] == canonical) and (mode is None or row["mode"] == mode)]
+    rows, canonical = _model_rows(snapshot, "scheduled_changes", ticker)
     return _answer(request, snapshot, {"scheduled_changes": rows, "count": len(rows), "ticker": canonical})
 
 

@@ -131,3 +131,17 @@ def test_period_and_at_together_are_refused(client):
     response = client.post("/v1/price", json={"model": "DEEPSEEK-V4-PRO", "n_in": 1, "n_out": 1, "period": "peak",
                                               "at": MONDAY_PEAK})
     problem(response, 400, "invalid_input", "at")
+
+
+def test_swaps_budgets_and_monte_carlo_include_the_compulsory_fee(client):
+    """The chat task type (1,500 in, 30% cached, 400 out) on Sonar Reasoning, which states no cache
+    price: 1,500·1 + 400·5 $/M + $12 per 1,000 requests = 0.0035 + 0.012 = $0.0155 a request."""
+    swap = client.post("/v1/swap", json={"model": "SONAR-REASONING", "taskType": "chat", "tenor": "1M",
+                                         "notionalTokens": 1_000_000}).json()["data"]
+    assert swap["floatingRate"] == pytest.approx(0.0155 / 400e-6, rel=1e-12)  # 38.75 $/M output tokens
+    budget = client.post("/v1/simulate", json={"items": [{"model": "SONAR-REASONING", "taskType": "chat",
+                                                          "requests_per_month": 1000}], "horizon_months": 1,
+                                               "paths": 1000}).json()["data"]
+    assert budget["workloads"][0]["spot_cost"] == pytest.approx(0.0155, rel=1e-12)
+    paths = client.get("/v1/monte-carlo/SONAR-REASONING?taskCategory=chat&horizonMonths=1&paths=1000").json()["data"]
+    assert paths["spotCost"] == pytest.approx(0.0155, rel=1e-12)
