@@ -20,12 +20,15 @@ import pandas as pd
 from pipelines.ingest_archive import HOST as ARCHIVE_HOST
 from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, same_price
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
+from pipelines.open_weight import host_priced
 
 POINT_COLUMNS = [*PRICE_FIELDS, "tiers", "peak", "source", "source_version", "source_url", "provenance"]
 
 # Fields a point may take from the point before it when its source never states them (every
 # field but the input and output prices, which each statement gives).
 CARRIED_FIELDS = tuple(f for f in PRICE_FIELDS if f not in ("input", "output"))
+# Carried only while the input and output prices stay the same: tiers and peak rates are absolute
+# rates of one price.
 RESTATED_FIELDS = ("tiers", "peak")
 DROPPED = -1.0  # never a price
 # Bedrock's cross-region inference profiles prefix the model id with a geography.
@@ -37,14 +40,6 @@ REGIONAL_PREFIX = r"^(us|eu|apac|global|jp|au|ca|us-gov)\."
 AGREEMENT_FLOOR = 0.9
 AGREEMENT_TOLERANCE = 0.02
 MIN_COMPARISONS = 10
-
-
-def host_priced(observations: pd.DataFrame) -> pd.Series:
-    """Per row: whether its ticker is an open-weight model priced at its hosts' median
-    (`pipelines.open_weight`), whose series is the median's alone: a maker's free offer of it is
-    no price by the token."""
-    tickers = set(observations.loc[observations["source"] == HOST_MEDIAN_SOURCE, "ticker"])
-    return observations["ticker"].isin(tickers)
 
 
 def _in_force(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -134,7 +134,7 @@ def dated_listings(provider: Provider, model: ModelInfo, dating: ReleaseDating) 
     for conditional in model.prices:
         constraint = conditional.constraint
         if isinstance(constraint, TimeOfDateConstraint) or not is_token_priced(conditional.prices):
-            continue  # daily off-peak windows are not price changes
+            continue  # daily peak windows are not price changes (see `peak_pricing`)
         if constraint is None:
             day, note = first_change - timedelta(days=1), f"in force before {first_change}"
         else:

@@ -205,3 +205,10 @@ def host_median_listings(listings: pd.DataFrame, makers: MakerTable, families: I
         if any(statement.source_model_id == model_id and statement.provider == maker for statement in out):
             names[(maker, model_id)] = sorted({o.listed_id for o in offers})
     return out, names
+
+
+def host_priced(observations: pd.DataFrame) -> pd.Series:
+    """Per observation: whether its ticker is an open-weight model priced at its hosts' median,
+    whose series is the median's alone (a maker's free offer of it is no price by the token)."""
+    tickers = set(observations.loc[observations["source"] == SOURCE, "ticker"])
+    return observations["ticker"].isin(tickers)

@@ -62,10 +62,6 @@ class PeakHours:
             per_day += (minutes if minutes > 0 else minutes + 24 * 60) / 60
         return per_day * (5 if self.days == WEEKDAYS else 7)
 
-    def describe(self) -> str:
-        spans = ", ".join(f"{start:%H:%M}–{end:%H:%M}" for start, end in self.windows)
-        return f"{spans} UTC, {'Monday to Friday' if self.days == WEEKDAYS else 'every day'}"
-
 
 @dataclass(frozen=True)
 class PeakPricing:
@@ -87,6 +83,11 @@ class PeakPricing:
 
     def period_at(self, when: datetime) -> str:
         return PEAK if self.hours.contains(when) else OFF_PEAK
+
+    def chosen(self, period: str | None = None, at: datetime | None = None) -> str:
+        """The period a request pays: `period` if asked, else the one time `at` falls in, else
+        the standard period."""
+        return period or (self.period_at(at) if at is not None else self.standard)
 
     def to_json(self) -> str:
         return json.dumps({

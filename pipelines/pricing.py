@@ -21,8 +21,9 @@ write stated as 0 is read as no charge beyond the input (`_stated`).
 Context tiers are a cliff, as the providers bill them: once the prompt has more than a tier's
 `above` tokens, every token of the request pays that tier's rates (fees are never tiered). A model
 priced by the hour (`pipelines.peak`) is priced at the period asked for, or at the period a
-request's time falls in, else at its standard period. The scalar and the vectorised costs share
-one helper (`_lines`), so there is one copy of the formula.
+request's time falls in, else at its standard period; the peak rates replace the base rates, and a
+context tier reached bills the tier's rates (no source prices a model both ways). The scalar and
+the vectorised costs share one helper (`_lines`), so there is one copy of the formula.
 """
 
 from __future__ import annotations
@@ -128,9 +129,7 @@ def parse_tiers(text: str | None, base: Rates) -> tuple[tuple[float, Rates], ...
 def period_of(rates: Rates, period: str | None = None, at: datetime | None = None) -> str | None:
     """The period a request pays: `period` if asked, else the one time `at` falls in, else the
     model's standard period; None for a model not priced by the hour."""
-    if rates.peak is None:
-        return None
-    return period or (rates.peak.period_at(at) if at is not None else rates.peak.standard)
+    return None if rates.peak is None else rates.peak.chosen(period, at)
 
 
 def in_period(rates: Rates, period: str | None = None, at: datetime | None = None) -> Rates:
@@ -446,12 +445,13 @@ class PriceBook:
         the period asked for (or at `at`; else each row's standard period)."""
         out = {field: values.copy() for field, values in self.arrays.items()}
         for i, peak in self.timed:
-            chosen = period or (peak.period_at(at) if at is not None else peak.standard)
-            for field, value in peak.rates(chosen).items():
+            for field, value in peak.rates(peak.chosen(period, at)).items():
                 out[field][i] = value
-        for i, tiered in self.tiered:
-            for field, value in _prices(rates_for_prompt(tiered, n_in)).items():
-                out[field][i] = value
+        for i, tiered in self.tiered:  # a tier reached bills its own rates (the scalar path's cliff)
+            applied = rates_for_prompt(tiered, n_in)
+            if applied is not tiered.flat:
+                for field, value in _prices(applied).items():
+                    out[field][i] = value
         return out
 
 

@@ -5,7 +5,8 @@ The arithmetic is not here: costs come from `pipelines.pricing` (`task_cost` for
 `spot_costs` for a frame of them) and the forward from `pipelines.dynamics`. This module
 decides which models can serve a profile, ranks them, and carries a cost forward.
 
-A forward cost is spot_cost · exp(−θt): the process moves β, and every price of a model (input,
+A forward cost is spot_cost · L(t) · exp(−θt), L(t) the output price a source has announced for t
+over today's (1 where none, `pipelines.scheduled`): the process moves β, and every price of a model (input,
 cache, reasoning, and its fees, which the same price list sets) is taken as a fixed ratio of β,
 so the whole cost scales with it. Its 90% band is the spot cost times the quantiles of β_t/β_0.
 """
@@ -91,8 +92,8 @@ def process_of(greeks_row: Mapping, mode: str) -> dict[str, float | None]:
 @dataclass(frozen=True)
 class ForwardQuote:
     horizon_months: float
-    cost: float | None  # spot_cost · decay_factor, the expected cost at the horizon
-    beta_forward: float | None  # β · decay_factor
+    cost: float | None  # spot_cost · scheduled_factor · decay_factor, the expected cost at the horizon
+    beta_forward: float | None  # β · scheduled_factor · decay_factor
     theta_used: float | None
     decay_factor: float | None
     cost_p05: float | None  # the 90% band of the cost at the horizon

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pipelines.listings import BATCH, SYNC
-from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
+from pipelines.open_weight import host_priced
 from pipelines.tickers import BATCH_SUFFIX, has_snapshot_suffix
 
 # How a model's price is set: its maker's own list price, or the median of its hosts' prices (an
@@ -134,6 +134,7 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
             for old, ticker in published_ticker_targets(published, observations, pointers).items():
                 extra.setdefault(ticker, set()).add(old.lower())
     first_seen = every["effective_date"].min()
+    host_median = set(observations.loc[host_priced(observations), "ticker"])
     hosts = observations[~observations["is_origin"]].groupby("ticker")["provider"].nunique()
     records = []
     for ticker, maker in makers.items():
@@ -152,7 +153,7 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
                 "aliases": sorted(aliases.get(ticker, set()) | extra.get(ticker, set()) | {ticker.lower()}),
                 "first_seen": first_seen[ticker],
                 "host_count": int(hosts.get(ticker, 0)),
-                "pricing_basis": HOST_MEDIAN if latest_sync.loc[ticker, "source"] == HOST_MEDIAN_SOURCE else MAKER,
+                "pricing_basis": HOST_MEDIAN if ticker in host_median else MAKER,
             }
         )
     return pd.DataFrame.from_records(records)

@@ -73,21 +73,19 @@ def horizon_date(as_of: date, months: float) -> date:
     return as_of + timedelta(days=round(float(months) * DAYS_PER_MONTH))
 
 
+def _announced_output(changes: pd.DataFrame, mode: str, day: date) -> pd.Series:
+    """ticker → the last output price announced for `mode` on or before `day`."""
+    due = changes[(changes["mode"] == mode) & (changes["field"] == "output") & (changes["effective_date"] <= day)]
+    latest = due.sort_values("effective_date", kind="stable").drop_duplicates("ticker", keep="last")
+    return latest.set_index("ticker")["after"].astype(float)
+
+
 def scheduled_beta(spots: pd.DataFrame, changes: pd.DataFrame, mode: str, as_of: date, months: float) -> np.ndarray:
     """Each spots row's output price in `mode` in force `months` after `as_of` (today's where
     nothing is scheduled before then)."""
-    column = f"beta_{mode}"
-    beta = spots[column].to_numpy(dtype=float).copy()
-    day = horizon_date(as_of, months)
-    due = changes[(changes["mode"] == mode) & (changes["field"] == "output") & (changes["effective_date"] <= day)]
-    latest = due.sort_values("effective_date", kind="stable").drop_duplicates("ticker", keep="last")
-    row_of = {ticker: i for i, ticker in enumerate(spots["ticker"])}
-    for ticker, after in zip(latest["ticker"], latest["after"], strict=True):
-        if ticker in row_of:
-            beta[row_of[ticker]] = float(after)
-    return beta
-
-
+    announced = spots["ticker"].map(_announced_output(changes, mode, horizon_date(as_of, months)))
+    today = spots[f"beta_{mode}"].to_numpy(dtype=float)
+    return np.where(announced.notna().to_numpy(), announced.to_numpy(dtype=float, na_value=np.nan), today)
 
 
 def level_ratios(changes: pd.DataFrame, ticker: str, mode: str, beta: float, as_of: date,
@@ -96,13 +94,8 @@ def level_ratios(changes: pd.DataFrame, ticker: str, mode: str, beta: float, as_
     scheduled by then): the factor an announced price puts on every forward of the model. The
     forward law moves β and takes every other price as a fixed ratio of it, so the announced
     output price carries the whole cost."""
-    own = changes[(changes["ticker"] == ticker) & (changes["mode"] == mode) & (changes["field"] == "output")]
-    own = own.sort_values("effective_date", kind="stable")
-    out = np.ones(len(np.atleast_1d(months)))
-    if own.empty or not beta > 0:
-        return out
-    for i, horizon in enumerate(np.atleast_1d(months)):
-        due = own[own["effective_date"] <= horizon_date(as_of, float(horizon))]
-        if len(due):
-            out[i] = float(due["after"].iloc[-1]) / beta
-    return out
+    horizons = np.atleast_1d(np.asarray(months, dtype=float))
+    if not beta > 0:
+        return np.ones(len(horizons))
+    frame = pd.DataFrame({"ticker": [ticker], f"beta_{mode}": [float(beta)]})
+    return np.array([scheduled_beta(frame, changes, mode, as_of, m)[0] / beta for m in horizons])

@@ -3,8 +3,9 @@
 The fixed payer pays a fixed rate K ($/M output tokens) and receives the floating rate on the
 output tokens of each monthly fixing. Symbols, t in months:
 
-    float(t)   = β_t·(kappa + n_think·r_think/n_out)       the task's cost per million output tokens
-               = spot_cost·10⁶/n_out · β_t/β_0              (`floating_rate`, from `pipelines.pricing`)
+    float(t)   = spot_cost·10⁶/n_out · β_t/β_0              the task's cost per million output tokens, every
+                                                             billed line and fee included (`floating_rate`,
+                                                             from `pipelines.pricing`)
     E[float(t)] = float(0)·L(t)·exp(−θt)                     (the process's expected price, `pipelines.dynamics`,
                                                              from the level L a source announces, `pipelines.scheduled`)
     fixings    t_i = 1, …, n (n = tenor in months), N_i = notional_tokens/n output tokens each,
@@ -16,9 +17,10 @@ output tokens of each monthly fixing. Symbols, t in months:
 
 Greeks of npv(K), in USD:
 
-- delta = ∂npv/∂β = Σ DF_i·N_i·exp(−θt_i)·m·10⁻⁶ per $/M of β, with m = float(0)/β the exposure
-  multiplier (kappa + n_think·r_think/n_out) of the rates that bill the profile (after any
-  context tier). Every price of a model scales with β, so float(0) is linear in β.
+- delta = ∂npv/∂β = Σ DF_i·N_i·L(t_i)·exp(−θt_i)·m·10⁻⁶ per $/M of β, with m = float(0)/β the
+  exposure multiplier (kappa + n_think·r_think/n_out, plus the other lines over β) of the rates
+  that bill the profile (after any context tier). Every price of a model, fees included, is taken
+  to scale with β, so float(0) is linear in β.
 - vega = ∂npv/∂σ = 0: the diffusion is mean-preserving (its drift −½σ² offsets the convexity of
   exp), so E[float(t)] and hence the npv do not depend on σ. It is published as 0, not omitted.
 - theta_greek = npv(K) one day later minus npv(K) today, β unchanged and the fixing dates
@@ -62,7 +64,8 @@ def floating_rate(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_t
 
 def exposure_multiplier(rates: Rates, n_in: float, n_out: float, eta: float = 0.0,
                         n_think: float = 0.0) -> float | None:
-    """m = float(0)/β = kappa + n_think·r_think/n_out, β the output price that bills the profile; None if β is 0."""
+    """m = float(0)/β (kappa + n_think·r_think/n_out when nothing else is billed), β the output price
+    that bills the profile; None if β is 0."""
     beta = task_cost(rates, n_in, n_out, eta, n_think).beta_used
     return floating_rate(rates, n_in, n_out, eta, n_think) / beta if beta > 0 else None
 

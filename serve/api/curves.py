@@ -20,6 +20,7 @@ from litestar.params import Parameter
 
 from pipelines.backtest import METHODS, TENOR_MONTHS
 from pipelines.events import EVENT_KINDS, recent_events
+from pipelines.listings import PRICE_FIELDS
 from serve.api.market import record_of, table_records, ticker_of
 from serve.deps import settings_of, snapshot_of
 from serve.problems import Problem, invalid
@@ -80,8 +81,15 @@ class PricePoint(msgspec.Struct, kw_only=True):
     input: float | None
     cache_read: float | None
     cache_write: float | None
+    cache_write_1h: float | None
     reasoning: float | None
+    citation: float | None
+    request_fee: float | None
+    web_search_fee: float | None
+    file_search_fee: float | None
+    grounding_fee: float | None
     tiers: str | None
+    peak: str | None
     source: str
     source_version: str
     source_url: str | None
@@ -282,7 +290,7 @@ def _series_positions(snapshot: LoadedSnapshot) -> dict[tuple[str, str], np.ndar
 
 
 def _price_points(rows: pd.DataFrame) -> list[dict[str, Any]]:
-    columns = ["date", "output", "input", "cache_read", "cache_write", "reasoning", "tiers", "source",
+    columns = ["date", "output", *(f for f in PRICE_FIELDS if f != "output"), "tiers", "peak", "source",
                "source_version", "source_url", "provenance", "observed_on"]
     names = ["timestamp", "beta", *columns[2:]]
     return [{name: row[column] for name, column in zip(names, columns, strict=True)}

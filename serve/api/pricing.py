@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from litestar import Request, Response, get, post
 
-from pipelines.listings import BATCH, SYNC
+from pipelines.listings import BATCH, PRICE_FIELDS, SYNC
 from pipelines.pricing import PriceBook, Rates, Usage, check_profile, in_period, period_of, task_cost
 from pipelines.quotes import (
     CONTEXT_WINDOW,
@@ -217,7 +217,15 @@ class ProviderQuote(msgspec.Struct, kw_only=True):
     input: float | None
     output: float | None
     cache_read: float | None
+    cache_write: float | None
+    cache_write_1h: float | None
     reasoning: float | None
+    citation: float | None
+    request_fee: float | None
+    web_search_fee: float | None
+    file_search_fee: float | None
+    grounding_fee: float | None
+    peak: str | None
     effective_date: str
     source: str
     source_version: str
@@ -267,8 +275,13 @@ def _when(body: BilledUsage) -> tuple[str | None, datetime | None]:
     """(period, at) of the request; a time without an offset is UTC."""
     if body.period is not None and body.at is not None:
         raise invalid("at", "send either period or at, not both: at picks the period its time falls in")
-    at = body.at
-    return body.period, None if at is None else at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    if body.at is None:
+        return body.period, None
+    try:
+        return body.period, (body.at if body.at.tzinfo is not None else body.at.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:
+        raise invalid("at", "the time is out of range once converted to UTC; send a time between the years 1 "
+                            "and 9999 in UTC") from None
 
 
 def _resolve_mode(resolved: Resolved, asked: str | None) -> str:
@@ -408,9 +421,8 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     return data
 
 
-PROVIDER_FIELDS = ["provider", "provider_model_id", "is_origin", "spot_cost", "spread_to_origin", "input", "output",
-                   "cache_read", "reasoning", "effective_date", "source", "source_version", "source_url",
-                   "provenance"]
+PROVIDER_FIELDS = ["provider", "provider_model_id", "is_origin", "spot_cost", "spread_to_origin", *PRICE_FIELDS,
+                   "peak", "effective_date", "source", "source_version", "source_url", "provenance"]
 
 
 def _provider_rows(snapshot: LoadedSnapshot, ticker: str, mode: str) -> pd.DataFrame:

@@ -383,7 +383,8 @@ def monte_carlo(
     `forwardCost` is the analytic expected cost spot_cost·L(t)·exp(−θt) (L the price a source has
     announced for the horizon over today's, 1 where none), which `cost.mean` estimates
     within `meanStandardError`. `histogram` has 20 equal bins of the cost. `probabilityOfChange` is
-    the simulated share of paths whose price moved by at least `changeThreshold` in log terms (the
+    the simulated share of paths whose price the process moved by at least `changeThreshold` in log
+    terms (a change a source has announced is not counted: it is known, see `/v1/scheduled`; the
     methodology's size of a price change: the diffusion alone moves every path by a hair), beside
     the model's probability of at least one discrete change, 1 − exp(−λt). `fan` holds the monthly
     mean and percentiles of β to the horizon. Same query, same answer.
@@ -399,7 +400,8 @@ def monte_carlo(
     cost_today = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
     grid = np.arange(1, horizon + 1, dtype=float)
     levels = priced.levels(grid)
-    ratios = simulate_ratios(priced.process, grid, count, seed) * levels
+    moves = simulate_ratios(priced.process, grid, count, seed)  # the process alone: what may change
+    ratios = moves * levels  # from the level a source has announced, where one has
     at_horizon = ratios[:, -1]
     costs, betas = cost_today * at_horizon, priced.beta * at_horizon
     fan = percentiles(priced.beta * ratios, FAN_BANDS)
@@ -411,7 +413,7 @@ def monte_carlo(
         meanStandardError=cost_stats["std"] / count**0.5,
         cost=Stats(**cost_stats), beta=Stats(**summary(betas)),
         histogram=[HistogramBin(**b) for b in histogram(costs, HISTOGRAM_BINS)],
-        probabilityOfChange=changed_share(at_horizon), probabilityOfChangeModel=probability_of_jump(
+        probabilityOfChange=changed_share(moves[:, -1]), probabilityOfChangeModel=probability_of_jump(
             priced.process.jump_rate, horizon),
         changeThreshold=JUMP_THRESHOLD,
         fan=[FanPoint(int(m), float(priced.beta * ratios[:, i].mean()), *(float(v) for v in fan[:, i]))
@@ -428,8 +430,9 @@ def monte_carlo(
 def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
     """Monthly spend of a portfolio of workloads to the horizon, with percentile bands and shares.
 
-    `expected_spend` (per month, per workload and in total) is analytic: requests·spot_cost·exp(−θm)
-    at the end of month m, the forward curve's expectation. The bands p05 … p95 of each month's total
+    `expected_spend` (per month, per workload and in total) is analytic: requests·spot_cost·L(m)·exp(−θm)
+    at the end of month m (L the price announced for then over today's, 1 where none), the forward
+    curve's expectation. The bands p05 … p95 of each month's total
     spend are simulated (`pipelines.budget`): workloads on one model and mode share its price path,
     different models move independently. A workload gives a task type (`taskType` or `task_type`) or
     an explicit `profile` {n_in, n_out, eta, n_think}, not both.

@@ -145,3 +145,19 @@ def test_swaps_budgets_and_monte_carlo_include_the_compulsory_fee(client):
     assert budget["workloads"][0]["spot_cost"] == pytest.approx(0.0155, rel=1e-12)
     paths = client.get("/v1/monte-carlo/SONAR-REASONING?taskCategory=chat&horizonMonths=1&paths=1000").json()["data"]
     assert paths["spotCost"] == pytest.approx(0.0155, rel=1e-12)
+
+
+@pytest.mark.parametrize("at", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
+def test_a_time_out_of_range_in_utc_is_refused(client, at):
+    for path, body in (("/v1/price", {"model": "DEEPSEEK-V4-PRO"}), ("/v1/compare", {}),
+                       ("/v1/providers", {"model": "DEEPSEEK-V4-PRO"})):
+        response = client.post(path, json=body | {"n_in": 1000, "n_out": 100, "at": at})
+        problem(response, 400, "invalid_input", "at")
+
+
+def test_providers_show_every_billed_field(client):
+    data = post(client, "/v1/providers", {"model": "SONAR-REASONING", "n_in": 2000, "n_out": 500})
+    maker = next(p for p in data["providers"] if p["is_origin"])
+    assert (maker["request_fee"], maker["input"], maker["output"]) == (12.0, 1.0, 5.0)
+    deepseek = post(client, "/v1/providers", {"model": "DEEPSEEK-V4-PRO", "n_in": 2000, "n_out": 500})
+    assert json.loads(next(p for p in deepseek["providers"] if p["is_origin"])["peak"])["days"] == "mon-fri"

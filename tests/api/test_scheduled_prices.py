@@ -104,3 +104,10 @@ def test_a_budget_counts_the_announced_price_from_its_month(client, greeks):
     levels = [1.0, 2.0, 2.0]  # month ends 2026-12-22, 2027-01-21, 2027-02-21
     expected = [monthly * level * np.exp(-row["theta"] * m) for m, level in zip((1, 2, 3), levels, strict=True)]
     assert [m["expected_spend"] for m in data["months"]] == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_chance_of_change_does_not_count_the_announced_price(client):
+    data = client.get("/v1/monte-carlo/GEMINI-4-ARGON?taskCategory=chat&horizonMonths=1&paths=20000&seed=3").json()[
+        "data"]
+    # The announced doubling is known, not a change the process may make.
+    assert data["probabilityOfChange"] == pytest.approx(data["probabilityOfChangeModel"], abs=0.01)

@@ -115,3 +115,20 @@ def _tiers_json(r: Rates) -> str | None:
                         **({"cache_read": t.cache_read} if t.cache_read is not None else {}),
                         **({"reasoning": t.reasoning} if t.reasoning is not None else {})}
                        for above, t in r.tiers])
+
+
+def test_peak_hours_and_a_context_tier_price_the_same_by_both_paths():
+    """Peak rates replace the base rates; a tier reached bills the tier's rates (both paths)."""
+    from datetime import time
+
+    from pipelines.peak import PeakHours, PeakPricing
+    from pipelines.pricing import in_period
+    peak = PeakPricing(PeakHours(((time(1), time(4)),)), {"input": 2.0, "output": 8.0}, {"input": 1.0, "output": 4.0})
+    row = {"input": 1.0, "output": 4.0, "tiers": '[{"above":100000,"input":3.0,"output":12.0}]', "peak": peak.to_json()}
+    rates = Rates.from_row(row)
+    book = PriceBook.of(pd.DataFrame([row]))
+    for n_in, period, expected in ((1000, "peak", 1000 * 2 + 100 * 8), (1000, "off_peak", 1000 + 100 * 4),
+                                   (200000, "peak", 200000 * 3 + 100 * 12)):
+        scalar = task_cost(in_period(rates, period), n_in, 100).spot_cost
+        vector = task_costs(book, n_in, 100, period=period).spot_cost[0]
+        assert scalar == vector == pytest.approx(expected * 1e-6, rel=1e-12)
