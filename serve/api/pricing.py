@@ -118,6 +118,13 @@ class TaskProfileOut(msgspec.Struct):
     n_out: float
     n_think: float
     eta: float
+    n_cache_write_5m: float = 0.0
+    n_cache_write_1h: float = 0.0
+    n_citation: float = 0.0
+    n_requests: float = 1.0
+    n_web_searches: float = 0.0
+    n_file_searches: float = 0.0
+    n_grounding: float = 0.0
 
 
 class CacheValueOut(msgspec.Struct):
@@ -309,7 +316,9 @@ def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profil
 
 
 def _task_profile(profile: Profile) -> dict[str, float]:
-    return {"n_in": profile.n_in, "n_out": profile.n_out, "n_think": profile.n_think, "eta": profile.eta}
+    """The profile priced, the billed usage beside its tokens included."""
+    return {"n_in": profile.n_in, "n_out": profile.n_out, "n_think": profile.n_think, "eta": profile.eta,
+            **asdict(profile.usage)}
 
 
 def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:

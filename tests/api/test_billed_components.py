@@ -28,6 +28,7 @@ def test_sonar_reasoning_bills_twelve_dollars_per_thousand_requests_on_its_own_l
     # Ten requests with the same tokens in all pay ten fees.
     ten = post(client, "/v1/price", {"model": "SONAR-REASONING", "n_in": 2000, "n_out": 500, "n_requests": 10})
     assert ten["spot_cost"] == pytest.approx(0.0045 + 0.12, rel=1e-12)
+    assert ten["task_profile"]["n_requests"] == 10  # the answer echoes the usage it priced
 
 
 def test_compare_and_providers_include_the_compulsory_fee(client):

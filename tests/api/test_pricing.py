@@ -53,7 +53,9 @@ def test_price_returns_the_contract_test_vector_for_every_spelling(client, name)
     assert data["kappa"] == pytest.approx(4.45, rel=REL)
     assert data["spot_cost"] == pytest.approx(0.0534, rel=REL)
     assert data["beta_used"] == 15.0
-    assert data["task_profile"] == {"n_in": 30000, "n_out": 800, "n_think": 0, "eta": 0.6}
+    assert data["task_profile"] == {"n_in": 30000, "n_out": 800, "n_think": 0, "eta": 0.6, "n_cache_write_5m": 0,
+                                    "n_cache_write_1h": 0, "n_citation": 0, "n_requests": 1, "n_web_searches": 0,
+                                    "n_file_searches": 0, "n_grounding": 0}
     value = data["cache_value"]
     assert value["cost_without_cache"] == pytest.approx(0.102, rel=REL)
     assert value["savings"] == pytest.approx(0.0486, rel=REL)
