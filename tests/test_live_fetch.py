@@ -116,3 +116,21 @@ def test_raw_copies_are_kept_by_content_and_the_last_good_one_found(tmp_path, up
     blob.write_bytes(b"{}")
     with pytest.raises(ValueError, match="damaged"):
         store.body(first)
+
+
+def test_live_sources_are_off_by_default_and_each_address_is_a_setting(monkeypatch):
+    from assets.live_settings import DEFAULT_URLS, LiveSources, parse_sources
+    monkeypatch.delenv("ORACLE_LIVE_SOURCES", raising=False)
+    monkeypatch.delenv("ORACLE_SOURCE_URL_LITELLM", raising=False)
+    settings = LiveSources()
+    assert settings.enabled() == ()
+    assert settings.url(LITELLM) == DEFAULT_URLS[LITELLM]
+    assert DEFAULT_URLS["genai-prices"].endswith("/data.json")  # the address genai-prices' own updater reads
+    monkeypatch.setenv("ORACLE_LIVE_SOURCES", " openrouter, LiteLLM ")
+    monkeypatch.setenv("ORACLE_SOURCE_URL_LITELLM", "http://127.0.0.1:9/litellm.json")
+    assert settings.enabled() == (LITELLM, OPENROUTER)
+    assert settings.url(LITELLM) == "http://127.0.0.1:9/litellm.json"
+    assert LiveSources(sources="model-prices", urls={LITELLM: "http://mirror/x.json"}).url(LITELLM) == "http://mirror/x.json"
+    with pytest.raises(ValueError, match="unknown source bogus; valid: genai-prices, litellm, openrouter, model-prices"):
+        parse_sources("litellm,bogus")
+    assert settings.policy().retries == 2
