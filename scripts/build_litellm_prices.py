@@ -18,13 +18,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 import sys
 import tempfile
 import zipfile
-from decimal import Decimal
 from pathlib import Path
 
+from pipelines.litellm_map import extract
 from warehouse.seed_files import download_wheel, gzip_bytes, write_seed
 
 PACKAGE = "litellm"
@@ -43,38 +42,6 @@ META_NAME = "litellm_prices.meta.json"
 LICENCE_NAME = "LICENSE.litellm"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "warehouse" / "seed"
-
-# Not models: LiteLLM's documentation of its own schema, and its provider-routing rules.
-NOT_MODELS = ("sample_spec", "fallback_generalizations")
-
-# LiteLLM field (USD per token) → ours (USD per million tokens).
-PER_TOKEN = {
-    "input_cost_per_token": "input",
-    "output_cost_per_token": "output",
-    "cache_read_input_token_cost": "cache_read",
-    "cache_creation_input_token_cost": "cache_write",
-    "cache_creation_input_token_cost_above_1hr": "cache_write_1h",
-    "output_cost_per_reasoning_token": "reasoning",
-    "input_cost_per_token_batches": "batch_input",
-    "output_cost_per_token_batches": "batch_output",
-    "cache_read_input_token_cost_batches": "batch_cache_read",
-    "cache_creation_input_token_cost_batches": "batch_cache_write",
-}
-# Rates a context tier may carry, in LiteLLM's names (the same in `tiered_pricing` ranges).
-TIER_RATES = {
-    "input_cost_per_token": "input",
-    "output_cost_per_token": "output",
-    "cache_read_input_token_cost": "cache_read",
-    "cache_creation_input_token_cost": "cache_write",
-    "output_cost_per_reasoning_token": "reasoning",
-}
-# `input_cost_per_token_above_200k_tokens`, and its `_batches` variant for the batch tiers.
-TIER_KEY = re.compile(r"^(?P<rate>" + "|".join(TIER_RATES) + r")_above_(?P<k>\d+)k_tokens(?P<batch>_batches)?$")
-# Flat fees per request or query, kept in USD as stated (not per token).
-FEE_KEY = re.compile(r"(_cost_per_query|_per_request)$")
-FEE_KEYS_ALSO = ("file_search_cost_per_1k_calls",)
-KEPT_AS_IS = ("litellm_provider", "mode", "alias_of", "max_input_tokens", "max_output_tokens", "max_tokens",
-              "deprecation_date", "supported_modalities", "supported_output_modalities", "supports_reasoning")
 
 ATTRIBUTION = (
     f"Model prices and context windows derived from LiteLLM {VERSION} by Berri AI "
@@ -103,80 +70,6 @@ def check_licence(text: str) -> None:
         raise SystemExit(f"{LICENCE_FILE} is no longer the MIT licence; review before shipping")
     if DATA_FILE.startswith("enterprise/"):
         raise SystemExit(f"{DATA_FILE} is under enterprise/, which has another licence")
-
-
-def per_million(value: object) -> float | None:
-    """USD per token → USD per million tokens, exact to the decimal the file states (3e-06 → 3.0)."""
-    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
-        return None
-    return float(Decimal(value) * 1_000_000)
-
-
-def as_float(value: object) -> object:
-    """A fee as the file states it: numbers to float, dicts of numbers likewise, others dropped."""
-    if isinstance(value, dict):
-        return {k: as_float(v) for k, v in sorted(value.items()) if as_float(v) is not None}
-    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
-        return None
-    return float(value)
-
-
-def tiers(raw: dict) -> tuple[list[dict], list[dict], dict[str, float]]:
-    """(sync tiers, batch tiers, base rates from a `tiered_pricing` first range).
-
-    LiteLLM states context tiers two ways: `<rate>_above_<N>k_tokens` keys, and (for Alibaba and
-    a few others) a `tiered_pricing` list of token ranges, whose first range holds the base rates.
-    """
-    sync: dict[int, dict] = {}
-    batch: dict[int, dict] = {}
-    base: dict[str, float] = {}
-    for field, value in raw.items():
-        match = TIER_KEY.match(field)
-        rate = per_million(value)
-        if match and rate is not None:
-            above = int(match["k"]) * 1000
-            target = batch if match["batch"] else sync
-            target.setdefault(above, {"above": above})[TIER_RATES[match["rate"]]] = rate
-    for band in raw.get("tiered_pricing") or []:
-        if "range" not in band:
-            continue  # search tiers by result count, not by tokens
-        above = int(band["range"][0])
-        rates = {TIER_RATES[f]: per_million(v) for f, v in band.items() if f in TIER_RATES}
-        rates = {k: v for k, v in rates.items() if v is not None}
-        if above == 0:
-            base = rates
-        elif rates:
-            sync.setdefault(above, {"above": above}).update(rates)
-    return [sync[a] for a in sorted(sync)], [batch[a] for a in sorted(batch)], base
-
-
-def compact(key: str, raw: dict) -> dict:
-    """One entry: prices per million tokens, limits, modalities, deprecation and flat fees."""
-    entry: dict = {"key": key}
-    entry.update({field: raw[field] for field in KEPT_AS_IS if raw.get(field) is not None})
-    sync_tiers, batch_tiers, tier_base = tiers(raw)
-    for field, ours in PER_TOKEN.items():
-        rate = per_million(raw.get(field))
-        if rate is not None:
-            entry[ours] = rate
-    for ours, rate in tier_base.items():
-        entry.setdefault(ours, rate)  # base rates stated only as the first `tiered_pricing` range
-    if sync_tiers:
-        entry["tiers"] = sync_tiers
-    if batch_tiers:
-        entry["batch_tiers"] = batch_tiers
-    fees = {f: as_float(v) for f, v in raw.items() if FEE_KEY.search(f) or f in FEE_KEYS_ALSO}
-    fees = {f: v for f, v in fees.items() if v is not None and v != {}}
-    if fees:
-        entry["fees"] = fees
-    return entry
-
-
-def extract(data: bytes) -> list[dict]:
-    """Every model entry of the map, compacted and sorted by key."""
-    prices = json.loads(data, parse_float=Decimal)  # Decimal keeps the literal the file states
-    return [compact(key, raw) for key, raw in sorted(prices.items())
-            if key not in NOT_MODELS and isinstance(raw, dict)]
 
 
 def json_gz(entries: list[dict]) -> bytes:
