@@ -54,30 +54,27 @@ class FetchFailed(Exception):
         self.url, self.reason, self.attempts, self.status = url, reason, attempts, status
 
 
-class _Transient(Exception):
-    def __init__(self, reason: str, status: int | None = None):
+class _Failure(Exception):
+    """One attempt's failure: `transient` ones are worth another attempt."""
+
+    def __init__(self, reason: str, transient: bool, status: int | None = None):
         super().__init__(reason)
-        self.reason, self.status = reason, status
+        self.reason, self.transient, self.status = reason, transient, status
 
 
 def _read(url: str, policy: FetchPolicy) -> tuple[int, bytes]:
+    """One GET: the status and at most one byte more than the cap of the body."""
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=policy.timeout_seconds) as response:  # noqa: S310 (http(s) only)
-            declared = response.headers.get("Content-Length")
-            if declared is not None and declared.isdigit() and int(declared) > policy.max_bytes:
-                raise FetchFailed(url, f"body of {int(declared):,} bytes is over the cap of {policy.max_bytes:,}", 1,
-                                  response.status)
-            body = response.read(policy.max_bytes + 1)
-            return response.status, body
+            return response.status, response.read(policy.max_bytes + 1)
     except urllib.error.HTTPError as error:
-        if error.code >= 500:
-            raise _Transient(f"server error {error.code}", error.code) from None
-        raise FetchFailed(url, f"client error {error.code}", 1, error.code) from None
+        kind = "server" if error.code >= 500 else "client"
+        raise _Failure(f"{kind} error {error.code}", error.code >= 500, error.code) from None
     except TimeoutError as error:
-        raise _Transient(f"timed out after {policy.timeout_seconds:g} s") from error
+        raise _Failure(f"timed out after {policy.timeout_seconds:g} s", True) from error
     except (urllib.error.URLError, ConnectionError, http.client.HTTPException) as error:  # a cut body included
-        raise _Transient(f"connection failed: {getattr(error, 'reason', None) or error!r}") from error
+        raise _Failure(f"connection failed: {getattr(error, 'reason', None) or error!r}", True) from error
 
 
 def fetch(url: str, check: Callable[[object], int], policy: FetchPolicy = FetchPolicy(),
@@ -88,13 +85,11 @@ def fetch(url: str, check: Callable[[object], int], policy: FetchPolicy = FetchP
     for attempt in range(1, policy.retries + 2):
         try:
             status, body = _read(url, policy)
-        except _Transient as transient:
-            if attempt > policy.retries:
-                raise FetchFailed(url, transient.reason, attempt, transient.status) from None
+        except _Failure as failure:
+            if not failure.transient or attempt > policy.retries:
+                raise FetchFailed(url, failure.reason, attempt, failure.status) from None
             sleep(policy.backoff_seconds * 2 ** (attempt - 1))
             continue
-        except FetchFailed as failed:
-            raise FetchFailed(url, failed.reason, attempt, failed.status) from None
         fetched_at = datetime.now(UTC)
         if len(body) > policy.max_bytes:
             raise FetchFailed(url, f"body is over the cap of {policy.max_bytes:,} bytes", attempt, status)

@@ -37,7 +37,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from pipelines.listings import BATCH, CARRIED_FORWARD, PUBLISHED, SYNC
+from pipelines.listings import BATCH, CARRIED_FORWARD, PUBLISHED, SYNC, prices_agree
 
 PRICE_CUT = "price_cut"
 PRICE_INCREASE = "price_increase"
@@ -76,10 +76,7 @@ def changed(before, after):
     """True where both values are known and differ by more than float noise."""
     before = np.asarray(before, dtype="float64")
     after = np.asarray(after, dtype="float64")
-    scale = np.maximum(np.abs(before), np.abs(after))
-    with np.errstate(invalid="ignore"):
-        moved = np.abs(after - before) > RELATIVE_TOLERANCE * scale
-    return moved & ~np.isnan(before) & ~np.isnan(after)
+    return ~prices_agree(before, after, RELATIVE_TOLERANCE) & ~np.isnan(before) & ~np.isnan(after)
 
 
 def _empty() -> pd.DataFrame:

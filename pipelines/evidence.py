@@ -20,7 +20,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from pipelines.listings import SYNC
+from pipelines.listings import SYNC, prices_agree
 from pipelines.observations import CROSS_CHECK_SOURCES, REJECTED_NOTE_PREFIX
 
 COMPARED_FIELDS = ("input", "output", "cache_read", "cache_write")
@@ -55,9 +55,8 @@ def latest_statements(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
 
 
 def _agree(a: pd.Series, b: pd.Series) -> pd.Series:
-    both = a.notna() & b.notna()
-    close = np.isclose(a.fillna(0).to_numpy(float), b.fillna(0).to_numpy(float), rtol=AGREEMENT_RTOL, atol=0)
-    return pd.Series(both.to_numpy() & close, index=a.index)
+    return pd.Series(prices_agree(a.to_numpy(float, na_value=np.nan), b.to_numpy(float, na_value=np.nan),
+                                  AGREEMENT_RTOL), index=a.index)
 
 
 def compared(observations: pd.DataFrame, price_history: pd.DataFrame, as_of: date) -> pd.DataFrame:

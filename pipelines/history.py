@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.ingest_archive import HOST as ARCHIVE_HOST
-from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, same_price
+from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, prices_agree
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 from pipelines.open_weight import host_priced
 
@@ -147,10 +147,10 @@ def carry_unstated(points: pd.DataFrame, keys: tuple[str, ...] = ("ticker", "mod
 
 
 def _same(prices: pd.Series) -> pd.Series:
-    """Whether each point states the same price as the point before it (to PRICE_RTOL)."""
+    """Whether each point states the same price as the point before it (`listings.same_price`)."""
     before = prices.shift()
-    return pd.Series([same_price(a, b) for a, b in zip(prices.tolist(), before.tolist(), strict=True)],
-                     index=prices.index)
+    agree = prices_agree(prices.to_numpy(float, na_value=np.nan), before.to_numpy(float, na_value=np.nan))
+    return pd.Series(agree | (prices.isna() & before.isna()).to_numpy(), index=prices.index)
 
 
 def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:

@@ -131,9 +131,8 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
     """The basket fixed at `rebalance_date` (steps 3 to 5), sorted by ticker."""
     sync = price_history[price_history["mode"] == SYNC]
     priced = set(sync.loc[sync["date"] == rebalance_date, "ticker"])
-    basis = models["pricing_basis"] if "pricing_basis" in models else pd.Series(MAKER, index=models.index)
     candidates = models[models["provider"].isin(MAJOR_MAKERS) & models["tier"].isin(TIERS)
-                        & models["ticker"].isin(priced) & (basis == MAKER)]
+                        & models["ticker"].isin(priced) & (models.get("pricing_basis", MAKER) == MAKER)]
     candidates = candidates[~candidates["ticker"].map(is_unfinished).astype(bool)
                             & ~retired_by(candidates, rebalance_date)]
     first_sync = sync[sync["ticker"].isin(candidates["ticker"])].groupby("ticker")["date"].min()

@@ -38,39 +38,27 @@ TEXT_MODES = ("chat", "completion", "responses")
 # (see provider_id). Names not listed here go through canonical_provider unchanged; qwencloud
 # (a separate Qwen storefront) keeps its own name.
 PROVIDERS = {
-    "openai": "openai",
     "text-completion-openai": "openai",
-    "anthropic": "anthropic",
     "gemini": "google",
     "vertex_ai": "google",
-    "xai": "xai",
-    "mistral": "mistral",
     "codestral": "mistral",
     "text-completion-codestral": "mistral",
-    "deepseek": "deepseek",
     "bedrock": "aws",
     "bedrock_converse": "aws",
     "bedrock_mantle": "aws",  # Bedrock's OpenAI-compatible endpoint
-    "azure": "azure",
     "azure_text": "azure",
     "azure_ai": "azure",  # Azure AI Foundry; genai-prices' azure lists Foundry models too
-    "openrouter": "openrouter",
     "together_ai": "together",
     "fireworks_ai": "fireworks",
-    "perplexity": "perplexity",
-    "cohere": "cohere",
     "cohere_chat": "cohere",
     "dashscope": "alibaba",
     "qwen_ai_platform": "alibaba",  # Alibaba Cloud Model Studio, the same price page as dashscope
-    "moonshot": "moonshotai",
-    "groq": "groq",
     "amazon_nova": "amazon",
     "meta_llama": "meta",
     "github_copilot": "github-copilot",
     "bigmodel": "zhipuai",
     "text-completion-inception": "inception",
     "xiaomi_mimo": "xiaomi",
-    "volcengine": "bytedance",
 }
 
 # Input and output modalities assumed by mode when an entry states none. Other modes (rerank,

@@ -78,6 +78,12 @@ def _listing(provider: str, model: str, mode: str, day: date, rates: dict[str, A
     )
 
 
+def published_on(snapshot: dict[str, Any]) -> date | None:
+    """The day the snapshot was published: the data's own `updated_at` (the package wraps it
+    unchanged)."""
+    return _day(snapshot["updated_at"]) if snapshot.get("updated_at") else None
+
+
 def model_prices_listings(snapshot: dict[str, Any], version: str) -> list[Listing]:
     """Every dated entry of every lab model in sync and batch mode.
 
@@ -85,8 +91,7 @@ def model_prices_listings(snapshot: dict[str, Any], version: str) -> list[Listin
     as a listing of its own (noted), so the disagreement stays visible downstream.
     """
     status = snapshot.get("status", {})
-    # The data's own publication time; the package wraps it unchanged.
-    released = _day(snapshot["updated_at"]) if snapshot.get("updated_at") else None
+    released = published_on(snapshot)
     out: list[Listing] = []
     for provider, models in snapshot["prices"].items():
         for model, modes in models.items():
@@ -114,4 +119,4 @@ def removed_models(snapshot: dict[str, Any]) -> tuple[set[tuple[str, str]], date
     snapshot was published (the status gives no date of its own)."""
     removed = {(canonical_provider(provider), model.lower()) for provider, models in snapshot.get("status", {}).items()
                for model, lifecycle in models.items() if lifecycle == "removed"}
-    return removed, _day(snapshot["updated_at"]) if snapshot.get("updated_at") else None
+    return removed, published_on(snapshot)

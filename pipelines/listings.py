@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field, fields
 from datetime import date
 
+import numpy as np
 import pandas as pd
 
 # Provenance markers, from the contract.
@@ -128,11 +129,19 @@ def tiers_json(tiers: list[Tier]) -> str | None:
 PRICE_RTOL = 1e-9
 
 
+def prices_agree(a, b, rtol: float = PRICE_RTOL) -> np.ndarray:
+    """Elementwise: both known and equal to `rtol` relative to the larger (False where either
+    is missing). The one comparison of two prices; scalars give a 0-d array."""
+    a, b = np.asarray(a, dtype="float64"), np.asarray(b, dtype="float64")
+    with np.errstate(invalid="ignore"):
+        return np.abs(a - b) <= rtol * np.maximum(np.abs(a), np.abs(b))
+
+
 def same_price(a: object, b: object) -> bool:
     """Both missing, or both known and equal to PRICE_RTOL."""
     if a is None or b is None or a != a or b != b:
         return (a is None or a != a) and (b is None or b != b)
-    return abs(float(a) - float(b)) <= PRICE_RTOL * max(abs(float(a)), abs(float(b)))
+    return bool(prices_agree(float(a), float(b)))
 
 
 def positive_or_none(value: object) -> float | None:

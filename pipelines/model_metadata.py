@@ -141,9 +141,8 @@ ACTIVE, DEPRECATED, RETIRED = "active", "deprecated", "retired"
 def _of_own_id(frame: pd.DataFrame, models: pd.DataFrame, provider: str, model: str) -> pd.DataFrame:
     """Rows of `frame` about a model's own id at its maker, with the model's `ticker`: a status
     one of a model's other ids carries (a retired dated snapshot, a beta name) is not the model's."""
-    own = models[["ticker", "provider", "model_id"]].rename(columns={"model_id": "_id", "provider": "_maker"})
-    frame = frame.assign(_maker=frame[provider], _id=frame[model].str.lower())
-    return frame.merge(own, on=["_maker", "_id"], how="inner")
+    return keyed(frame, models[["ticker", "provider", "model_id"]].rename(columns={"model_id": "id"}), provider,
+                 model)
 
 
 def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,

@@ -41,7 +41,7 @@ from pipelines.listings import (
     same_price,
 )
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
-from pipelines.open_weight import Family, host_median_listings
+from pipelines.open_weight import Family, host_median_listings, host_priced
 from pipelines.pointers import alias_spans, resolve_pointers
 from pipelines.tickers import TickerRequest, assign_tickers
 
@@ -54,7 +54,6 @@ CROSS_CHECK_SOURCES = (LITELLM_SOURCE,)
 REJECTED_NOTE_PREFIX = "rejected"
 CROSS_CHECK_NOTE = "cross-check only: an undated map, asserted as of its release; it votes but never sets a price"
 PRICE_COLUMNS = [*PRICE_FIELDS, "tiers", "peak"]
-RATE_COLUMNS = list(PRICE_FIELDS)  # the numeric ones
 ORIGIN_SOURCES = (GENAI_SOURCE, MODEL_PRICES_SOURCE)
 OBSERVATION_COLUMNS = [
     "ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date", *PRICE_COLUMNS,
@@ -218,8 +217,8 @@ def rejections(frame: pd.DataFrame) -> list[Rejection]:
             ["source", "provider", "model_id", "field", "value", "reason"]].itertuples(index=False):
         if not str(reason).strip():
             raise ValueError(f"rejected_statements.csv: {source} {provider}/{model_id} has no reason")
-        if field not in RATE_COLUMNS:
-            raise ValueError(f"rejected_statements.csv: unknown field {field!r}; expected one of {RATE_COLUMNS}")
+        if field not in PRICE_FIELDS:
+            raise ValueError(f"rejected_statements.csv: unknown field {field!r}; expected one of {list(PRICE_FIELDS)}")
         rows.append(Rejection(source, provider, model_id.lower(), field, float(value), reason))
     return rows
 
@@ -238,16 +237,15 @@ def reject(frame: pd.DataFrame, rejected: list[Rejection]) -> pd.DataFrame:
     return frame
 
 
-def adjudicate(frame: pd.DataFrame, rejected: list[Rejection] = (), host_priced: frozenset[str] = frozenset()
-               ) -> pd.DataFrame:
+def adjudicate(frame: pd.DataFrame, rejected: list[Rejection] = ()) -> pd.DataFrame:
     """Rank the price sources' statements (`mark_superseded`) once the rejected ones are set
     aside; keep the cross-checks beside them. For a model priced at its hosts' median
-    (`host_priced` tickers) a cross-check's record of a host's list price is one of the offers
-    the median is taken over, so it stands as the host's price."""
+    (`open_weight.host_priced`) a cross-check's record of a host's list price is one of the
+    offers the median is taken over, so it stands as the host's price."""
     frame = reject(frame.assign(superseded=False, superseded_by=None), list(rejected))
     out = frame[frame["superseded"]]
     frame = frame[~frame["superseded"]]
-    cross = frame["source"].isin(CROSS_CHECK_SOURCES) & ~(frame["ticker"].isin(host_priced) & ~frame["is_origin"])
+    cross = frame["source"].isin(CROSS_CHECK_SOURCES) & ~(host_priced(frame) & ~frame["is_origin"])
     checks = frame[cross].assign(superseded=True, superseded_by=None,
                                  note=_noted(pd.Series(CROSS_CHECK_NOTE, index=frame.index[cross]),
                                              frame.loc[cross, "note"]))
@@ -306,8 +304,7 @@ def build_observations(listings: pd.DataFrame, resolver: Resolver, overrides: di
     frame["note"] = np.where(frame["_pointer"].notna(),
                              _noted("stated for the alias " + frame["_pointer"].astype(str), frame["note"]),
                              frame["note"].astype("object"))
-    host_priced = frozenset(frame.loc[frame["source"] == HOST_MEDIAN_SOURCE, "ticker"])
-    frame = adjudicate(frame, rejected, host_priced)
+    frame = adjudicate(frame, rejected)
     spans = alias_spans(pointers)
     spans = spans[spans["model_id"].isin(set(mapped["_model"]))]
     spans.insert(2, "ticker", [tickers[(m, i)] for m, i in zip(spans["maker"], spans["model_id"], strict=True)])

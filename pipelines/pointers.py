@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.identity import POINTER, normal_form, split_vendor
-from pipelines.listings import SYNC
+from pipelines.listings import SYNC, prices_agree
 
 VERSION_TOKEN = re.compile(r"^(?:v?\d+|\d+x\d+b|\d{4})$")
 PRICE_TOLERANCE = 1e-6
@@ -75,8 +75,7 @@ def is_candidate(pointer: str, model_id: str) -> bool:
 
 
 def _same_price(a_in, a_out, b_in, b_out) -> np.ndarray:
-    return np.isclose(a_in, b_in, rtol=PRICE_TOLERANCE, atol=0) & np.isclose(a_out, b_out, rtol=PRICE_TOLERANCE,
-                                                                            atol=0)
+    return prices_agree(a_in, b_in, PRICE_TOLERANCE) & prices_agree(a_out, b_out, PRICE_TOLERANCE)
 
 
 def resolve_pointers(pointers: pd.DataFrame, mapped: pd.DataFrame, source_match) -> pd.DataFrame:

@@ -39,13 +39,12 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from pipelines.listings import FEES, TOKEN_RATES
+from pipelines.listings import PRICE_FIELDS, TOKEN_RATES
 from pipelines.peak import PeakPricing
 
 PER_MILLION = 1e-6
 PER_THOUSAND = 1e-3
-RATE_FIELDS = TOKEN_RATES  # $/M, may be tiered
-PRICE_FIELDS = TOKEN_RATES + FEES
+RATE_FIELDS = TOKEN_RATES  # $/M, may be tiered; the fees of PRICE_FIELDS never are
 # Where each rate sits in a price_history row; callers with other names pass their own mapping.
 HISTORY_COLUMNS = {name: name for name in (*PRICE_FIELDS, "tiers", "peak")}
 

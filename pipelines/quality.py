@@ -11,15 +11,13 @@ import pandas as pd
 
 from pipelines.listings import PRICE_FIELDS
 
-RATE_COLUMNS = PRICE_FIELDS
-
 
 def negative_or_missing_prices(frame: pd.DataFrame, label: str = "ticker") -> list[str]:
     problems = []
     for column in ("input", "output"):
         missing = frame[frame[column].isna()]
         problems += [f"{row[label]}: {column} missing" for _, row in missing.head(20).iterrows()]
-    for column in RATE_COLUMNS:
+    for column in PRICE_FIELDS:
         negative = frame[frame[column] < 0]
         problems += [f"{row[label]}: {column} negative ({row[column]})" for _, row in negative.head(20).iterrows()]
     return problems

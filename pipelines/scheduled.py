@@ -97,5 +97,5 @@ def level_ratios(changes: pd.DataFrame, ticker: str, mode: str, beta: float, as_
     horizons = np.atleast_1d(np.asarray(months, dtype=float))
     if not beta > 0:
         return np.ones(len(horizons))
-    frame = pd.DataFrame({"ticker": [ticker], f"beta_{mode}": [float(beta)]})
-    return np.array([scheduled_beta(frame, changes, mode, as_of, m)[0] / beta for m in horizons])
+    return np.array([_announced_output(changes, mode, horizon_date(as_of, m)).get(ticker, beta) / beta
+                     for m in horizons])

@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.evidence import EVIDENCE_COLUMNS
-from pipelines.listings import BATCH, SYNC
-from pipelines.listings import PRICE_FIELDS as LISTING_PRICE_FIELDS
+from pipelines.listings import BATCH, PRICE_FIELDS, SYNC
 from pipelines.pricing import Rates, r_batch, r_cache, r_in, r_think
 
 # Identity, from the model registry.
@@ -24,10 +23,9 @@ IDENTITY_COLUMNS = ["ticker", "ticker_batch", "model_id", "display_name", "provi
 # Prices on as_of ($/M, fees $ per 1,000): beta_* is the output price of that mode, tiers_* the
 # context tiers JSON, peak_* the peak and off-peak rates of a model priced by the hour. Batch
 # columns are NaN where the model has no batch series on as_of.
-PRICE_FIELDS = {"output": "beta", **{f: f for f in LISTING_PRICE_FIELDS if f != "output"}, "tiers": "tiers",
-                "peak": "peak"}
-SYNC_PRICE_COLUMNS = [f"{name}_{SYNC}" for name in PRICE_FIELDS.values()]
-BATCH_PRICE_COLUMNS = [f"{name}_{BATCH}" for name in PRICE_FIELDS.values()]
+SPOT_NAMES = {"output": "beta", **{f: f for f in PRICE_FIELDS if f != "output"}, "tiers": "tiers", "peak": "peak"}
+SYNC_PRICE_COLUMNS = [f"{name}_{SYNC}" for name in SPOT_NAMES.values()]
+BATCH_PRICE_COLUMNS = [f"{name}_{BATCH}" for name in SPOT_NAMES.values()]
 # Ratios of the base sync rates (r_in, r_cache, r_think) and batch over sync output price (r_batch).
 RATIO_COLUMNS = ["r_in", "r_cache", "r_think", "r_batch"]
 # The observation behind each mode's price on as_of: which source, which version, which marker,
@@ -42,7 +40,7 @@ SPOT_COLUMNS = (IDENTITY_COLUMNS + SYNC_PRICE_COLUMNS + BATCH_PRICE_COLUMNS + RA
 
 def rate_columns(mode: str) -> dict[str, str]:
     """Where `Rates.from_row` and `pricing.spot_costs` find a mode's rates in a spots frame."""
-    return {field: f"{name}_{mode}" for field, name in PRICE_FIELDS.items()}
+    return {field: f"{name}_{mode}" for field, name in SPOT_NAMES.items()}
 
 
 def _mode_prices(today: pd.DataFrame, mode: str) -> pd.DataFrame:
@@ -50,7 +48,7 @@ def _mode_prices(today: pd.DataFrame, mode: str) -> pd.DataFrame:
     duplicated = rows["ticker"][rows["ticker"].duplicated()]
     if len(duplicated):
         raise ValueError(f"price_history has more than one {mode} row on one date for {sorted(set(duplicated))}")
-    renames = {field: f"{name}_{mode}" for field, name in PRICE_FIELDS.items()}
+    renames = {field: f"{name}_{mode}" for field, name in SPOT_NAMES.items()}
     renames |= {field: f"{field}_{mode}" for field in PROVENANCE_FIELDS}
     return rows[["ticker", *renames]].rename(columns=renames)
 

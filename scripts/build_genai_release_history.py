@@ -31,18 +31,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from warehouse.seed_files import download_wheel, gzip_csv, write_seed
+from warehouse.release_history import GENAI_RELEASE_HISTORY as OUT_FILE
+from warehouse.release_history import GENAI_RELEASE_HISTORY_COLUMNS as COLUMNS
+from warehouse.release_history import GENAI_RELEASE_HISTORY_META as META_FILE
+from warehouse.release_history import PRICE_COLUMNS as PRICE_KEYS
+from warehouse.seed_files import check_wheel, download_wheel, gzip_csv, write_seed
 
 PACKAGE = "genai-prices"
 REPOSITORY = "https://github.com/pydantic/genai-prices"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "warehouse" / "seed"
-OUT_FILE = "genai_release_history.csv.gz"
-META_FILE = "genai_release_history.meta.json"
 LICENCE_FILE = "LICENSE.genai-prices"
-PRICE_KEYS = ("input", "output", "cache_read", "cache_write")
-COLUMNS = ("provider_id", "model_id", "first_version", "first_released", "last_version",
-           "last_released", *PRICE_KEYS, "deprecated", "name", "context_window", "aliases")
 
 
 @dataclass(frozen=True)
@@ -295,9 +294,7 @@ def fetch(release: Release, wheel_dir: Path) -> Path:
     path = wheel_dir / release.wheel
     if not path.exists() and download_wheel(PACKAGE, release.version, wheel_dir, "--quiet") != path:
         raise SystemExit(f"pip did not fetch {release.wheel}")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != release.sha256:
-        raise SystemExit(f"{path}: sha256 {digest}, pinned {release.sha256}")
+    check_wheel(path, release.sha256)
     return path
 
 

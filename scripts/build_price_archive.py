@@ -19,14 +19,14 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from warehouse.seed_files import download_wheel, gzip_csv, write_seed
+from warehouse.seed_files import PRICE_ARCHIVE, download_wheel, gzip_csv, write_seed
+from warehouse.seed_files import PRICE_ARCHIVE_COLUMNS as COLUMNS
 
 PACKAGE = "model-price-radar-mcp"
 VERSION = "0.1.0"
 DATA_FILE = "model_price_radar/data/history.json.gz"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "warehouse" / "seed"
-COLUMNS = ("date", "model_id", "input", "output")
 
 ATTRIBUTION = (
     f"Price history derived from {PACKAGE} {VERSION} by Ali Altunar "
@@ -123,7 +123,7 @@ def build(wheel: Path, out_dir: Path) -> dict:
         "licence": "MIT",
         "attribution": ATTRIBUTION,
     }
-    write_seed(out_dir, {"price_archive.csv.gz": gzip_csv(COLUMNS, rows), f"LICENSE.{PACKAGE}": licence},
+    write_seed(out_dir, {PRICE_ARCHIVE: gzip_csv(COLUMNS, rows), f"LICENSE.{PACKAGE}": licence},
                "price_archive.meta.json", meta, attribution_md(meta))
     return meta
 

@@ -24,6 +24,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pipelines.evidence import AGREEMENT_RTOL, latest_statements  # noqa: E402
+from pipelines.listings import prices_agree  # noqa: E402
 from serve.lookup import ModelLookup  # noqa: E402
 
 SOURCES = ("genai-prices", "model-prices", "litellm")
@@ -43,7 +44,7 @@ def agreement(spots: pd.DataFrame, statements: pd.DataFrame) -> dict[tuple[str, 
         for field, column in FIELDS.items():
             theirs = stated.loc[both["model_ticker"], field].to_numpy(dtype=float)
             ours = both[column].to_numpy(dtype=float)
-            same = np.isclose(ours, theirs, rtol=AGREEMENT_RTOL, atol=0) & ~np.isnan(theirs)
+            same = prices_agree(ours, theirs, AGREEMENT_RTOL)
             out[(source, field)] = (int(same.sum()), int((~np.isnan(theirs)).sum()))
     return out
 

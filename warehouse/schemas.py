@@ -10,7 +10,8 @@ the hour, both periods' rates and the peak windows (pipelines/peak.py).
 
 import pyarrow as pa
 
-# The same fields as pipelines.listings.PRICE_FIELDS (a test checks): token rates, then fees.
+# The same fields as pipelines.listings.PRICE_FIELDS (a frame with a column its schema lacks is
+# refused when written): token rates, then fees.
 PRICE_FIELDS = ("input", "output", "cache_read", "cache_write", "cache_write_1h", "reasoning", "citation",
                 "request_fee", "web_search_fee", "file_search_fee", "grounding_fee")
 TEXT_PRICE_FIELDS = ("tiers", "peak")

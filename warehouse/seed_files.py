@@ -195,6 +195,15 @@ def download_wheel(package: str, version: str, dest: Path, *pip_options: str) ->
     return wheels[0]
 
 
+def check_wheel(path: Path, pinned_sha256: str) -> bytes:
+    """The wheel's bytes, after checking they are the pinned ones (SystemExit otherwise)."""
+    data = Path(path).read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != pinned_sha256:
+        raise SystemExit(f"{path}: sha256 {digest}, pinned {pinned_sha256}")
+    return data
+
+
 def gzip_bytes(data: bytes) -> bytes:
     """Gzip at level 9 with mtime 0 and no file name: the same data gives the same bytes (clean diffs)."""
     return gzip.compress(data, compresslevel=9, mtime=0)

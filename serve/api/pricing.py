@@ -9,7 +9,7 @@ model's rates and θ) is kept in the snapshot's cache.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
@@ -268,9 +268,7 @@ TaskTypesResponse = envelope_type("TaskTypesResponse", list[TaskType])
 def _profile(body: PriceRequest | CompareRequest | ProvidersRequest) -> Profile:
     """The request's profile, checked: cache writes are prompt tokens, so they fit in what the
     prompt does not read from cache."""
-    usage = Usage(n_cache_write_5m=body.n_cache_write_5m, n_cache_write_1h=body.n_cache_write_1h,
-                  n_citation=body.n_citation, n_requests=body.n_requests, n_web_searches=body.n_web_searches,
-                  n_file_searches=body.n_file_searches, n_grounding=body.n_grounding)
+    usage = Usage(**{f.name: getattr(body, f.name) for f in fields(Usage)})
     try:
         check_profile(body.n_in, body.n_out, body.eta, body.n_think, usage)
     except ValueError as error:

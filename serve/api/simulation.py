@@ -301,7 +301,6 @@ class _Priced:
         self.process = Process(jump_rate=float(process["jump_rate"]), jump_mean=float(process["jump_mean"]),
                                jump_std=float(process["jump_std"]), sigma=float(process["sigma"]))
 
-
     def levels(self, months) -> np.ndarray:
         """The price announced for each horizon over today's (`scheduled.level_ratios`)."""
         return level_ratios(self._snapshot.table("scheduled_changes"), self.ticker, self.mode, self.beta,
