@@ -148,15 +148,20 @@ def writes_text(entry: dict) -> bool:
     return not outputs or "text" in outputs
 
 
-def _preferred(entries: list[dict]) -> list[dict]:
-    """Entries in the order that decides between keys naming one model at one provider.
+def key_preference(key: str) -> tuple[int, str]:
+    """The order that decides between keys naming one model at one provider (smallest first).
 
     LiteLLM lists some models under several routes that land on one (provider, id): `deepseek-chat`
     and `deepseek/deepseek-chat`, Vertex's `gemini-2.5-pro` and `gemini/gemini-2.5-pro`, Bedrock's
     `anthropic.claude-…` and `bedrock_mantle/anthropic.claude-…`. The shortest key (LiteLLM's
     default route for the model) comes first, then alphabetical order.
     """
-    return sorted((e for e in entries if e.get("litellm_provider")), key=lambda e: (len(e["key"]), e["key"]))
+    return len(key), key
+
+
+def _preferred(entries: list[dict]) -> list[dict]:
+    """Entries with a provider, in `key_preference` order."""
+    return sorted((e for e in entries if e.get("litellm_provider")), key=lambda e: key_preference(e["key"]))
 
 
 def litellm_listings(entries: list[dict], version: str, released: date) -> list[Listing]:

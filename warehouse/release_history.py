@@ -1,9 +1,14 @@
-"""Reader for warehouse/seed/genai_release_history.csv.gz: dated evidence from genai-prices releases.
+"""Readers for the dated evidence from package releases, shipped in warehouse/seed/.
 
-Each row is a span: consecutive releases of genai-prices that listed a (provider_id, model_id)
-at the same (input, output, cache_read, cache_write) price, with the first and last release's
-version and upload date. Built by scripts/build_genai_release_history.py. Like the other seed
-files it is checked on read: damage raises a ValueError naming the file.
+- genai_release_history.csv.gz: each row is a span: consecutive releases of genai-prices that
+  listed a (provider_id, model_id) at the same (input, output, cache_read, cache_write) price, with
+  the first and last release's version and upload date. Built by
+  scripts/build_genai_release_history.py.
+- release_changes.csv.gz: each row is a change between consecutive releases read of model-prices
+  or LiteLLM: a series first listed, repriced or delisted, with the release's version and upload
+  date. Built by scripts/build_release_changes.py.
+
+Like the other seed files they are checked on read: damage raises a ValueError naming the file.
 """
 
 from __future__ import annotations
@@ -24,6 +29,15 @@ GENAI_RELEASE_HISTORY_COLUMNS = (
     "provider_id", "model_id", "first_version", "first_released", "last_version", "last_released",
     *PRICE_COLUMNS, "deprecated", "name", "context_window", "aliases",
 )
+
+RELEASE_CHANGES = "release_changes.csv.gz"
+RELEASE_CHANGES_META = "release_changes.meta.json"
+RELEASE_CHANGES_COLUMNS = (
+    "source", "provider", "model_id", "mode", "version", "released", "change", *PRICE_COLUMNS,
+)
+RELEASE_CHANGE_SOURCES = ("litellm", "model-prices")
+RELEASE_CHANGE_MODES = ("sync", "batch")
+LISTED, REPRICED, DELISTED = "listed", "price", "delisted"
 
 
 def read_genai_release_history(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
@@ -76,3 +90,52 @@ def read_genai_release_history(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame,
             f"{path}: {len(frame)} rows but {GENAI_RELEASE_HISTORY_META} says {meta['rows']}"
         )
     return frame.reset_index(drop=True), meta
+
+
+def read_release_changes(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
+    """Changes between consecutive releases read of model-prices and LiteLLM, and their provenance.
+
+    Columns: source ("litellm" or "model-prices"), provider and model_id (as the source names them:
+    LiteLLM's litellm_provider and key), mode ("sync" or "batch"), version (str), released
+    (datetime.date, the release's upload day), change ("listed", "price" or "delisted"), input,
+    output, cache_read, cache_write (float64 USD per million tokens; NaN where not stated, always
+    on a delisted row; input and output always stated otherwise). Rows keep the file's order:
+    source, provider, model_id, mode, then release order. The dict is the meta JSON, with each
+    source's releases read. Raises FileNotFoundError if either file is missing and ValueError
+    naming the file if either is damaged.
+    """
+    path = Path(seed_dir) / RELEASE_CHANGES
+    meta = read_release_changes_meta(seed_dir)
+    raw = read_gzip_csv(verified_bytes(path, meta, RELEASE_CHANGES_META), path, RELEASE_CHANGES_COLUMNS)
+
+    for col, allowed in (("source", RELEASE_CHANGE_SOURCES), ("mode", RELEASE_CHANGE_MODES),
+                         ("change", (LISTED, REPRICED, DELISTED))):
+        if not raw[col].isin(allowed).all():
+            raise ValueError(f"{path}: {col} must be one of {allowed}")
+    for col in ("provider", "model_id", "version"):
+        if (raw[col] == "").any():
+            raise ValueError(f"{path}: empty {col}")
+    frame = raw[["source", "provider", "model_id", "mode", "version"]].copy()
+    try:
+        frame["released"] = pd.to_datetime(raw["released"], format="%Y-%m-%d").dt.date
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{path}: bad released ({str(e).splitlines()[0]})") from e
+    frame["change"] = raw["change"]
+    for col in PRICE_COLUMNS:
+        frame[col] = checked_prices(raw, col, path, "a finite number >= 0 or empty",
+                                    lambda text, v: (text == "") | ((v >= 0) & (v < math.inf)))
+    delisted = frame["change"] == DELISTED
+    if frame.loc[delisted, list(PRICE_COLUMNS)].notna().any().any():
+        raise ValueError(f"{path}: a delisted row states a price")
+    if frame.loc[~delisted, ["input", "output"]].isna().any().any():
+        raise ValueError(f"{path}: a listed or repriced row without an input and output price")
+    if frame.duplicated(["source", "provider", "model_id", "mode", "version"]).any():
+        raise ValueError(f"{path}: duplicate (source, provider, model_id, mode, version) rows")
+    if meta.get("rows") != len(frame):
+        raise ValueError(f"{path}: {len(frame)} rows but {RELEASE_CHANGES_META} says {meta.get('rows')}")
+    return frame, meta
+
+
+def read_release_changes_meta(seed_dir: Path = SEED_DIR) -> dict:
+    """Where the change file comes from (the releases read per source, licences), without reading it."""
+    return read_meta(Path(seed_dir) / RELEASE_CHANGES_META)
