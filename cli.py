@@ -1,6 +1,7 @@
 """The `oracle` command: `refresh`, `serve`, `up` and `keys`.
 
     oracle refresh [--warehouse PATH] [--as-of DATE]   build and publish a snapshot
+    oracle refresh --replay DATE [--warehouse PATH]   rebuild DATE's snapshot from the kept live copies
     oracle serve [--host H] [--port P] [--warehouse PATH]   run the HTTP API
     oracle up [--warehouse PATH]   refresh if empty, then the API (8000) and Dagster with its daemon (3000)
     oracle keys create --name N --tier T | keys list | keys revoke KEY_ID   manage API keys
@@ -26,6 +27,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="snapshot folder or fsspec URL (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
     refresh.add_argument("--as-of", default=None,
                          help="snapshot date, YYYY-MM-DD (default: $ORACLE_AS_OF, else today in UTC)")
+    refresh.add_argument("--replay", default=None, metavar="DATE",
+                         help="rebuild the snapshot of DATE from the live sources' kept raw copies alone, "
+                              "fetching nothing (to rebuild or investigate a day)")
     for name, help_text in (("serve", "run the HTTP API"),
                             ("up", "refresh if needed, then run the API and the Dagster UI with its daemon")):
         command = commands.add_parser(name, help=help_text)
@@ -176,8 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "refresh":
         from assets.refresh import refresh
 
+        if args.replay and args.as_of and args.as_of != args.replay:
+            raise SystemExit("oracle refresh: --replay DATE is the snapshot date; give --as-of only with the same date")
         published = refresh(args.warehouse or os.environ.get("ORACLE_WAREHOUSE"),
-                            args.as_of or os.environ.get("ORACLE_AS_OF", ""))
+                            args.replay or args.as_of or os.environ.get("ORACLE_AS_OF", ""),
+                            replay=bool(args.replay))
         return 0 if published else 1
     if args.command == "serve":
         _serve(args.host, args.port, args.warehouse, args.workers)

@@ -2,6 +2,7 @@
 
 from dagster import asset
 
+from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
 from pipelines.backtest import accuracy_table, run_backtest, summarise
 from pipelines.dynamics import fit_processes
@@ -9,6 +10,7 @@ from pipelines.events import build_events
 from pipelines.evidence import compared, spot_evidence
 from pipelines.forwards import build_forward_curves
 from pipelines.greeks import build_greeks, processes_from_greeks
+from pipelines.guard import unconfirmed_moves
 from pipelines.ici import build_ici, build_ici_history
 from pipelines.registry import Rules
 from pipelines.scheduled import build_scheduled_changes
@@ -58,10 +60,13 @@ def ici_history(price_history, models, price_observations, settings: RefreshSett
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def events(price_history, models, model_aliases, scheduled_changes, settings: RefreshSettings):
+def events(price_history, models, model_aliases, scheduled_changes, price_observations, settings: RefreshSettings,
+           live: LiveSources):
     """Every price change in the history, with before, after and provenance; every repoint of an
-    alias; every announced change; changes undone within a month flagged `reverted`."""
-    return build_events(price_history, models, settings.as_of_date(), model_aliases, scheduled_changes)
+    alias; every announced change; every live print held unconfirmed; changes undone within a
+    month flagged `reverted`."""
+    return build_events(price_history, models, settings.as_of_date(), model_aliases, scheduled_changes,
+                        unconfirmed_moves(price_observations, live.max_move))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -18,6 +18,8 @@ import assets.registry
 import assets.sources
 from assets.checks import CHECKS
 from assets.io_manager import ParquetIOManager
+from assets.live import FETCH_ASSETS
+from assets.live_settings import LiveSources
 from assets.publish import record_failure, snapshot
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from warehouse.schemas import SCHEMAS
@@ -43,7 +45,7 @@ def check_tables(table_assets: Sequence[AssetsDefinition], tables: Iterable[str]
 
 TABLE_ASSETS = load_assets_from_modules(TABLE_MODULES)
 check_tables(TABLE_ASSETS, SCHEMAS)
-ASSETS = [*TABLE_ASSETS, snapshot]
+ASSETS = [*TABLE_ASSETS, *FETCH_ASSETS.values(), snapshot]
 
 refresh_job = define_asset_job("refresh", selection=AssetSelection.all(), hooks={record_failure},
                                description="Ingest every source, rebuild every table, check, and publish.")
@@ -58,12 +60,13 @@ daily_refresh = ScheduleDefinition(
 
 
 def build_resources(warehouse: WarehouseResource | None = None, settings: RefreshSettings | None = None,
-                    sources: PriceSources | None = None) -> dict:
+                    sources: PriceSources | None = None, live: LiveSources | None = None) -> dict:
     warehouse = warehouse or WarehouseResource()
     return {
         "warehouse": warehouse,
         "settings": settings or RefreshSettings(),
         "sources": sources or PriceSources(),
+        "live": live or LiveSources(),
         "io_manager": ParquetIOManager(warehouse=warehouse),
     }
 

@@ -51,6 +51,11 @@ class LiveSources(ConfigurableResource):
     retries: int = 2
     backoff_seconds: float = 1.0
     max_bytes: int = 64 * 1024 * 1024
+    # A fetch listing at most (1 − max_drop) of the models of the source's last good fetch is
+    # refused as broken; a live price moving by more than max_move (a share) is held until
+    # confirmed (`pipelines.guard`).
+    max_drop: float = 0.5
+    max_move: float = 0.5
 
     def enabled(self) -> tuple[str, ...]:
         return parse_sources(self.sources or os.environ.get("ORACLE_LIVE_SOURCES", ""))

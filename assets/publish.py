@@ -3,8 +3,10 @@
 import re
 from datetime import UTC, datetime
 
-from dagster import AssetExecutionContext, HookContext, MaterializeResult, asset, failure_hook
+from dagster import AssetExecutionContext, Failure, HookContext, MaterializeResult, asset, failure_hook
 
+from assets.live import FALLBACK, SourceState, active_sources, source_states
+from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from warehouse.runs import RunStatus, publishing, record_run
 from warehouse.schemas import SCHEMAS
@@ -13,11 +15,23 @@ from warehouse.schemas import SCHEMAS
 TABLES = list(SCHEMAS)
 
 
+def live_extra(states: list[SourceState]) -> dict:
+    """The manifest's record of the live sources: each one's state, and why any fell back.
+    Refuses to publish when every live source failed: the day would be the bundled data alone,
+    dressed as a fresh read."""
+    if states and all(state.state == FALLBACK for state in states):
+        raise Failure("every live source failed, so nothing is published: "
+                      + "; ".join(state.describe() for state in states))
+    return {state.source: {"state": state.state, "reason": state.reason, "used": state.used} for state in states}
+
+
 @asset(deps=TABLES, group_name="publish")
 def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, settings: RefreshSettings,
-             sources: PriceSources):
+             sources: PriceSources, live: LiveSources):
     """Publish this run's tables as one snapshot: tables first, the manifest pointer last."""
-    extra = {"as_of": settings.as_of_date().isoformat(), "sources": sources.versions()}
+    day, raw = settings.as_of_date().isoformat(), warehouse.raw()
+    extra = {"as_of": day, "sources": sources.versions(),
+             "live": live_extra(source_states(active_sources(live, settings, raw), raw, day))}
     # Left behind if the process dies while publishing, so the API can say the run was cut short.
     store = warehouse.store()
     record_run(store.storage, publishing(context.run_id, datetime.now(UTC)))

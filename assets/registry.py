@@ -4,10 +4,12 @@ from datetime import date
 
 from dagster import AssetOut, asset, multi_asset
 
+from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
 from pipelines.aliases import curated_aliases, genai_matcher
 from pipelines.evidence import compared
 from pipelines.evidence import price_disputes as price_disputes_of
+from pipelines.guard import hold_unconfirmed
 from pipelines.history import build_price_history
 from pipelines.identity import Resolver
 from pipelines.ingest_litellm import litellm_metadata
@@ -29,17 +31,20 @@ GROUP = "registry"
     "model_aliases": AssetOut(kinds={"parquet"},
                               description="Which model each pointer id (-latest) served, and from when."),
 })
-def price_observations(genai_prices, model_prices, price_archive, litellm_prices, sources: PriceSources,
-                       settings: RefreshSettings):
-    """Identities reconciled with the sources' own alias knowledge, then every price keyed by ticker."""
+def price_observations(genai_prices, model_prices, price_archive, litellm_prices, openrouter_prices,
+                       sources: PriceSources, settings: RefreshSettings, live: LiveSources):
+    """Identities reconciled with the sources' own alias knowledge, then every price keyed by ticker;
+    a live source's unconfirmed big move held (`pipelines.guard`)."""
     providers, _ = sources.genai_prices()
     resolver = Resolver(maker_table(sources.seed_table("makers")), matcher=genai_matcher(providers))
     overrides = ticker_overrides(sources.seed_table("model_overrides"))
     curated = curated_aliases(sources.seed_table("model_aliases"))
-    listings = all_listings(genai_prices, model_prices, price_archive, litellm_prices)
-    return build_observations(listings, resolver, overrides, curated, sources.seed_table("published_tickers"),
-                              rejections(sources.seed_table("rejected_statements")),
-                              families_from(sources.seed_table("open_weight")), settings.as_of_date())
+    listings = all_listings(genai_prices, model_prices, price_archive, litellm_prices, openrouter_prices)
+    observations, aliases = build_observations(
+        listings, resolver, overrides, curated, sources.seed_table("published_tickers"),
+        rejections(sources.seed_table("rejected_statements")), families_from(sources.seed_table("open_weight")),
+        settings.as_of_date())
+    return hold_unconfirmed(observations, live.max_move), aliases
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -16,7 +16,8 @@ import pandas as pd
 from dagster import ConfigurableResource
 from genai_prices import data_snapshot
 
-from warehouse.release_history import read_genai_release_history
+from warehouse.raw_store import RawStore
+from warehouse.release_history import read_genai_release_history, read_release_changes
 from warehouse.seed_files import (
     read_litellm_prices,
     read_litellm_prices_meta,
@@ -38,12 +39,18 @@ class WarehouseResource(ConfigurableResource):
     def store(self) -> SnapshotStore:
         return SnapshotStore(self.root or os.environ.get("ORACLE_WAREHOUSE", DEFAULT_WAREHOUSE), keep=self.keep)
 
+    def raw(self) -> RawStore:
+        """What the live fetches read, kept under the same root (`raw/`)."""
+        return RawStore(self.store().storage)
+
 
 class RefreshSettings(ConfigurableResource):
-    """The snapshot date (`as_of`, ISO; empty means `ORACLE_AS_OF`, else today in UTC) and the
+    """The snapshot date (`as_of`, ISO; empty means `ORACLE_AS_OF`, else today in UTC), whether
+    the run replays the live sources' kept copies of that day instead of fetching, and the
     coverage floors the registry must reach before a snapshot is published."""
 
     as_of: str = ""
+    replay: bool = False  # rebuild from the live sources' kept copies alone, fetching nothing
     min_tickers: int = 150
     min_providers: int = 10
 
@@ -72,6 +79,10 @@ class PriceSources(ConfigurableResource):
 
     def genai_release_history(self) -> tuple[pd.DataFrame, dict[str, Any]]:
         return read_genai_release_history()
+
+    def release_changes(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """The price changes between dated releases of model-prices and LiteLLM (shipped seed file)."""
+        return read_release_changes()
 
     def litellm_prices(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         return read_litellm_prices()

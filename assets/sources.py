@@ -1,41 +1,89 @@
-"""The four source assets: each reads one real source offline and records its name and version."""
+"""The source assets: each reads one real source, its bundled copy and, when it is read live, every
+day's kept copy (`assets.live`), and records its name and version."""
 
+import json
 from datetime import date
 
 from dagster import AssetExecutionContext, asset
 
-from assets.resources import PriceSources, RefreshSettings
+from assets.live import FETCH_ASSETS, daily_copies
+from assets.live_settings import LiveSources
+from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from pipelines.ingest_archive import archive_listings
-from pipelines.ingest_genai import genai_listings
+from pipelines.ingest_genai import genai_listings, providers_from_payload
+from pipelines.ingest_litellm import SOURCE as LITELLM_SOURCE
 from pipelines.ingest_litellm import litellm_listings
+from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
 from pipelines.ingest_model_prices import model_prices_listings
+from pipelines.ingest_openrouter import openrouter_listings
+from pipelines.ingest_releases import genai_span_listings, new_evidence, release_change_listings
 from pipelines.listings import listings_frame
+from pipelines.litellm_map import extract
+from pipelines.live import as_observations
 from pipelines.peak import peak_days
-from pipelines.release_dating import release_dating, releases_of
+from pipelines.release_dating import ReleaseDating, release_dating, releases_of
+from pipelines.upstream_formats import GENAI_PRICES, LITELLM, MODEL_PRICES, OPENROUTER, UPSTREAMS
+from warehouse.raw_store import fetch_table
 
 GROUP = "sources"
 
 
-@asset(group_name=GROUP, kinds={"parquet"})
-def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings):
+@asset(group_name=GROUP, kinds={"parquet"}, deps=list(FETCH_ASSETS.values()))
+def source_fetches(context: AssetExecutionContext, settings: RefreshSettings, warehouse: WarehouseResource):
+    """Every live fetch up to the snapshot day: address, time, status, bytes, content hash, models
+    counted and, for a failed one, why and which copy was used instead."""
+    raw, day = warehouse.raw(), settings.as_of_date().isoformat()
+    records = [r for source in UPSTREAMS for r in raw.records(source) if r.as_of and r.as_of <= day]
+    context.add_output_metadata({"fetches": len(records), "failed": sum(r.outcome != "ok" for r in records)})
+    return fetch_table(records)
+
+
+def _live_metadata(copies) -> dict:
+    return {"live_days": len(copies), "live_newest": copies[-1].fetched_at if copies else "not read live"}
+
+
+@asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[GENAI_PRICES]])
+def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
+                 live: LiveSources, warehouse: WarehouseResource):
     """The genai-prices catalogue: every provider's current prices, dated changes and batch variants;
-    current prices dated by the first release that listed them."""
+    current prices dated by the first release that listed them, and every earlier price a release
+    listed, `archived` on that release's day. Read live, each day's copy adds that day's prices
+    (the newest `current`, earlier ones `archived`)."""
     providers, version = sources.genai_prices()
     spans, meta = sources.genai_release_history()
     dating = release_dating(spans, releases_of(meta), version)
-    context.add_output_metadata({"source": "genai-prices", "source_version": version,
-                                 "source_released": str(dating.released or "not in the release history")})
     as_of = settings.as_of_date()
-    return listings_frame(genai_listings(providers, as_of, dating, peak_days(sources.seed_table("peak_days"), as_of)))
+    days = sources.seed_table("peak_days")
+
+    def parse(body: bytes, day: date, record) -> list:
+        return genai_listings(providers_from_payload(json.loads(body)), day, ReleaseDating(version),
+                              peak_days(days, day))
+
+    copies = daily_copies(GENAI_PRICES, live, settings, warehouse, parse)
+    context.add_output_metadata({"source": "genai-prices", "source_version": version,
+                                 "source_released": str(dating.released or "not in the release history"),
+                                 **_live_metadata(copies)})
+    own = genai_listings(providers, as_of, dating, peak_days(days, as_of))
+    released = new_evidence(genai_span_listings(spans, meta["repository"]), own)
+    return listings_frame(own + released + as_observations(copies))
 
 
-@asset(group_name=GROUP, kinds={"parquet"})
-def model_prices(context: AssetExecutionContext, sources: PriceSources):
-    """The model-prices timeline: dated lab prices with a source URL and basis per entry."""
+@asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[MODEL_PRICES]])
+def model_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
+                 live: LiveSources, warehouse: WarehouseResource):
+    """The model-prices timeline: dated lab prices with a source URL and basis per entry; each price
+    a release listed, `archived` on the release's day; read live, the newest published snapshot's
+    timeline besides."""
     snapshot, version = sources.model_prices()
+    changes, changes_meta = sources.release_changes()
+    copies = daily_copies(MODEL_PRICES, live, settings, warehouse,
+                          lambda body, day, record: model_prices_listings(json.loads(body), version))
     context.add_output_metadata({"source": "model-prices", "source_version": version,
-                                 "data_updated_at": snapshot.get("updated_at", "")})
-    return listings_frame(model_prices_listings(snapshot, version))
+                                 "data_updated_at": snapshot.get("updated_at", ""), **_live_metadata(copies)})
+    own = model_prices_listings(snapshot, version)
+    released = new_evidence(release_change_listings(changes[changes["source"] == MODEL_PRICES_SOURCE], changes_meta),
+                            own)
+    return listings_frame(own + released + as_observations(copies))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
@@ -47,11 +95,31 @@ def price_archive(context: AssetExecutionContext, sources: PriceSources):
     return listings_frame(archive_listings(archive, meta["source_version"]))
 
 
-@asset(group_name=GROUP, kinds={"parquet"})
-def litellm_prices(context: AssetExecutionContext, sources: PriceSources):
-    """LiteLLM's price map (shipped seed file): list prices as of its release, a cross-check and a
-    vote, never a price of its own."""
+@asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[OPENROUTER]])
+def openrouter_prices(context: AssetExecutionContext, settings: RefreshSettings, live: LiveSources,
+                      warehouse: WarehouseResource):
+    """OpenRouter's public models API, read live: the host's list prices, one catalogue per day
+    (empty unless the live source is enabled; its monthly archive is `price_archive`)."""
+    copies = daily_copies(OPENROUTER, live, settings, warehouse,
+                          lambda body, day, record: openrouter_listings(json.loads(body), day, "", record.url))
+    context.add_output_metadata({"source": "openrouter", **_live_metadata(copies)})
+    return listings_frame(as_observations(copies))
+
+
+@asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[LITELLM]])
+def litellm_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
+                   live: LiveSources, warehouse: WarehouseResource):
+    """LiteLLM's price map (shipped seed file; its releases' price changes since 2023, sampled at most
+    a week apart; read live, each day's map besides): list prices as of a release or fetch day, a
+    cross-check and a vote, never a price of its own."""
     entries, meta = sources.litellm_prices()
+    changes, changes_meta = sources.release_changes()
+    copies = daily_copies(LITELLM, live, settings, warehouse,
+                          lambda body, day, record: litellm_listings(extract(body), "", day))
     context.add_output_metadata({"source": meta["source"], "source_version": meta["source_version"],
-                                 "source_released": meta["released"], "file_sha256": meta["file_sha256"]})
-    return listings_frame(litellm_listings(entries, meta["source_version"], date.fromisoformat(meta["released"])))
+                                 "source_released": meta["released"], "file_sha256": meta["file_sha256"],
+                                 **_live_metadata(copies)})
+    bundled = litellm_listings(entries, meta["source_version"], date.fromisoformat(meta["released"]))
+    released = new_evidence(release_change_listings(changes[changes["source"] == LITELLM_SOURCE], changes_meta),
+                            bundled)
+    return listings_frame(bundled + released + as_observations(copies))

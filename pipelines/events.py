@@ -17,6 +17,8 @@ Kinds (contract §7):
   deprecation no source dates has no event (the model's record still says `deprecated`).
 - `scheduled`: a change a source announces for a date after `as_of` (`pipelines.scheduled`),
   one per field, dated the day it takes effect: known, but not yet a price.
+- `unconfirmed`: a live source's big move that nothing has confirmed yet (`pipelines.guard`),
+  one per field, dated the day it was read: recorded, not a price. `detail` says why it is held.
 - `alias_moved`: a pointer id (`mistral-large-latest`) began to serve another model
   (`model_aliases`): dated the day of the move, on the model it now serves, `field` the alias and
   `detail` naming both models. Never a price change.
@@ -47,7 +49,9 @@ CACHE_CHANGE = "cache_change"
 DEPRECATED = "deprecated"
 ALIAS_MOVED = "alias_moved"
 SCHEDULED = "scheduled"
-EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE, DEPRECATED, ALIAS_MOVED, SCHEDULED)
+UNCONFIRMED = "unconfirmed"
+EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE, DEPRECATED, ALIAS_MOVED, SCHEDULED,
+               UNCONFIRMED)
 
 EVENT_COLUMNS = ["event_id", "ticker", "mode", "kind", "field", "before", "after", "pct_change",
                  "effective_date", "source", "source_version", "source_url", "provenance", "reverted", "detail"]
@@ -221,20 +225,33 @@ def _scheduled(scheduled: pd.DataFrame | None) -> list[pd.DataFrame]:
     return frames
 
 
+def _unconfirmed(moves: pd.DataFrame | None) -> list[pd.DataFrame]:
+    if moves is None or moves.empty:
+        return []
+    frames = []
+    for field, rows in moves.groupby("field", sort=True):
+        frame = _rows(rows, UNCONFIRMED, field, rows["before"], rows["after"])
+        frame["detail"] = rows["detail"].to_numpy(object)
+        frames.append(frame)
+    return frames
+
+
 def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
-                 model_aliases: pd.DataFrame | None = None, scheduled: pd.DataFrame | None = None) -> pd.DataFrame:
+                 model_aliases: pd.DataFrame | None = None, scheduled: pd.DataFrame | None = None,
+                 unconfirmed: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every price event in the history up to `as_of`, and every change announced after it,
     sorted by date, ticker, mode and field.
 
     `price_history` is the daily history table (one row per ticker, mode and day); `models` gives
     each ticker's status, `first_seen` and `deprecated_on`; `model_aliases` the pointers' spans;
-    `scheduled` the `scheduled_changes` table.
+    `scheduled` the `scheduled_changes` table; `unconfirmed` the held moves
+    (`pipelines.guard.unconfirmed_moves`).
     """
     points = observed_points(price_history, as_of)
     if points.empty:
         return _empty()
     frames = [*_first_points(points, models), *_change_events(points), *_deprecations(points, models, as_of),
-              *_alias_moves(model_aliases, as_of), *_scheduled(scheduled)]
+              *_alias_moves(model_aliases, as_of), *_scheduled(scheduled), *_unconfirmed(unconfirmed)]
     frames = [frame for frame in frames if not frame.empty]
     if not frames:
         return _empty()
@@ -242,8 +259,11 @@ def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
     events["reverted"] = flag_reverted(events) | events.get("reverted", pd.Series(False, index=events.index)).fillna(
         False).astype(bool)
     events["detail"] = events["detail"] if "detail" in events else None
-    events["event_id"] = [f"{t}:{m}:{f}:{d.isoformat()}" for t, m, f, d in
-                          zip(events["ticker"], events["mode"], events["field"], events["effective_date"], strict=True)]
+    # A held print is no change of the price: its id says so, and never clashes with one.
+    events["event_id"] = [f"{t}:{m}:{f}:{d.isoformat()}" + (f":{UNCONFIRMED}:{s}" if k == UNCONFIRMED else "")
+                          for t, m, f, d, k, s in zip(events["ticker"], events["mode"], events["field"],
+                                                      events["effective_date"], events["kind"], events["source"],
+                                                      strict=True)]
     events = events.sort_values(SORT_KEYS, kind="stable").reset_index(drop=True)
     return events[EVENT_COLUMNS]
 

@@ -20,6 +20,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from pipelines.guard import UNCONFIRMED
 from pipelines.listings import SYNC, prices_agree
 from pipelines.observations import CROSS_CHECK_SOURCES, REJECTED_NOTE_PREFIX
 
@@ -30,6 +31,8 @@ AGREEMENT_RTOL = 1e-6
 RULES = {
     "agrees": "states the chosen value",
     "rejected": "rejected by rejected_statements.csv (the reason is on the row)",
+    "unconfirmed": "held: a live source's big move that no second source or later fetch has confirmed yet "
+                   "(the move is on the row)",
     "later_statement": "the chosen statement is dated later; a newer dated price supersedes an older one",
     "same_date_authority": "dated the same day; the chosen statement ranks higher (a documented price over a "
                            "catalogue, over a first sighting, over an archived list; then the source's rank)",
@@ -69,8 +72,9 @@ def compared(observations: pd.DataFrame, price_history: pd.DataFrame, as_of: dat
 
 def spot_evidence(pairs: pd.DataFrame, tickers: pd.Series) -> pd.DataFrame:
     """The evidence columns of each ticker's sync spot (`EVIDENCE_COLUMNS`), one row per ticker."""
-    # A rejected statement is not evidence either way (it stays in the disputes).
-    sync = pairs[(pairs["mode"] == SYNC) & ~pairs["note"].fillna("").str.startswith(REJECTED_NOTE_PREFIX)]
+    # A rejected or held statement is not evidence either way (it stays in the disputes).
+    not_evidence = pairs["note"].fillna("").str.startswith((REJECTED_NOTE_PREFIX, UNCONFIRMED))
+    sync = pairs[(pairs["mode"] == SYNC) & ~not_evidence]
     agrees = _agree(sync["input"], sync["chosen_input"]) & _agree(sync["output"], sync["chosen_output"])
     sync = sync.assign(_agrees=agrees, _published=sync["source_released"].fillna(sync["effective_date"]))
     by_ticker = dict(tuple(sync.groupby("ticker", sort=False)))
@@ -102,7 +106,7 @@ def price_disputes(pairs: pd.DataFrame) -> pd.DataFrame:
             "chosen_asserted_on": rows["chosen_asserted_on"], "rule": _rules(rows), "_note": rows["note"],
         }))
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=DISPUTE_COLUMNS[:-1])
-    out["reason"] = out["rule"].map(RULES).where(out["rule"] != "rejected", out.get("_note"))
+    out["reason"] = out["rule"].map(RULES).where(~out["rule"].isin(["rejected", UNCONFIRMED]), out.get("_note"))
     order = {field: i for i, field in enumerate(COMPARED_FIELDS)}
     out = out.assign(_field=out["field"].map(order)).sort_values(
         ["ticker", "mode", "_field", "source"], kind="stable")
@@ -110,11 +114,11 @@ def price_disputes(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rules(rows: pd.DataFrame) -> list[str]:
-    rejected = rows["note"].fillna("").str.startswith(REJECTED_NOTE_PREFIX)
+    note = rows["note"].fillna("")
     day, chosen_day = rows["effective_date"], rows["chosen_asserted_on"]
     return np.select(
-        [rows["_agrees"], rejected, rows["source"].isin(CROSS_CHECK_SOURCES),
-         day < chosen_day, day == chosen_day],
-        ["agrees", "rejected", "cross_check", "later_statement", "same_date_authority"],
+        [rows["_agrees"], note.str.startswith(REJECTED_NOTE_PREFIX), note.str.startswith(UNCONFIRMED),
+         rows["source"].isin(CROSS_CHECK_SOURCES), day < chosen_day, day == chosen_day],
+        ["agrees", "rejected", UNCONFIRMED, "cross_check", "later_statement", "same_date_authority"],
         default="outranked",
     ).tolist()

@@ -21,6 +21,7 @@ from genai_prices.types import (
     StartDateConstraint,
     TieredPrices,
     TimeOfDateConstraint,
+    _providers_from_raw,  # noqa: PLC2701 (the package's own updater reads data.json so)
 )
 
 from pipelines.listings import (
@@ -249,6 +250,12 @@ def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: 
     start = getattr(variant.constraint, "start_date", None) if variant else None
     batch = _batch_listing(provider, model, max(day, start or day), at, CURRENT, dating)
     return out + ([batch] if batch else [])
+
+
+def providers_from_payload(payload: object) -> list[Provider]:
+    """genai-prices' published `data.json` (a list of providers) → its providers, validated by the
+    package's own reader, the one its opt-in updater uses."""
+    return _providers_from_raw(payload)
 
 
 def genai_listings(providers: list[Provider], as_of: date, dating: ReleaseDating,

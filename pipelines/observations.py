@@ -30,6 +30,7 @@ from pipelines.ingest_archive import SOURCE as ARCHIVE_SOURCE
 from pipelines.ingest_genai import SOURCE as GENAI_SOURCE
 from pipelines.ingest_litellm import SOURCE as LITELLM_SOURCE
 from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
+from pipelines.ingest_openrouter import SOURCE as OPENROUTER_SOURCE
 from pipelines.listings import (
     ARCHIVED,
     CURRENT,
@@ -49,7 +50,8 @@ from pipelines.tickers import TickerRequest, assign_tickers
 # which beats an archived host list. Between sources with the same marker, the one that reads
 # the providers' pages more directly wins.
 PROVENANCE_RANK = {PUBLISHED: 4, CURRENT: 3, FIRST_OBSERVED: 2, ARCHIVED: 1}
-SOURCE_RANK = {GENAI_SOURCE: 3, MODEL_PRICES_SOURCE: 2, ARCHIVE_SOURCE: 1, HOST_MEDIAN_SOURCE: 1, LITELLM_SOURCE: 0}
+SOURCE_RANK = {GENAI_SOURCE: 3, MODEL_PRICES_SOURCE: 2, ARCHIVE_SOURCE: 1, OPENROUTER_SOURCE: 1, HOST_MEDIAN_SOURCE: 1,
+               LITELLM_SOURCE: 0}
 CROSS_CHECK_SOURCES = (LITELLM_SOURCE,)
 REJECTED_NOTE_PREFIX = "rejected"
 CROSS_CHECK_NOTE = "cross-check only: an undated map, asserted as of its release; it votes but never sets a price"

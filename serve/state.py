@@ -115,6 +115,11 @@ class SnapshotState:
         if stale:
             reasons.append(f"data is {age.total_seconds() / 3600:.1f} h old, over the "
                            f"{self.stale_after.total_seconds() / 3600:g} h bound")
+        for source, live in sorted(snapshot.manifest.extra.get("live", {}).items()):
+            if live.get("state") == "fallback":
+                used = live.get("used") or "the bundled data"
+                reasons.append(f"live source {source} could not be read ({live.get('reason')}); its prices are "
+                               f"from {used}")
         run = last_run(self.store.storage)
         if run is not None and run.status == "failed":
             reasons.append(f"the last pipeline run failed ({run.detail}); serving the last good snapshot")

@@ -12,13 +12,17 @@ from warehouse.schemas import SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[1]
 
+FETCHES = {"fetch_genai_prices", "fetch_model_prices", "fetch_openrouter", "fetch_litellm"}
+SOURCES = {"genai_prices", "model_prices", "price_archive", "litellm_prices", "openrouter_prices"}
 TABLE_GRAPH = {
-    "genai_prices": set(),
-    "model_prices": set(),
+    "source_fetches": FETCHES,
+    "genai_prices": {"fetch_genai_prices"},
+    "model_prices": {"fetch_model_prices"},
     "price_archive": set(),
-    "litellm_prices": set(),
-    "price_observations": {"genai_prices", "model_prices", "price_archive", "litellm_prices"},
-    "model_aliases": {"genai_prices", "model_prices", "price_archive", "litellm_prices"},
+    "litellm_prices": {"fetch_litellm"},
+    "openrouter_prices": {"fetch_openrouter"},
+    "price_observations": SOURCES,
+    "model_aliases": SOURCES,
     "models": {"price_observations", "model_aliases", "genai_prices", "model_prices", "providers"},
     "providers": {"price_observations"},
     "price_history": {"price_observations"},
@@ -29,14 +33,14 @@ TABLE_GRAPH = {
     "forward_curves": {"greeks", "scheduled_changes"},
     "ici": {"price_history", "models", "price_observations"},
     "ici_history": {"price_history", "models", "price_observations"},
-    "events": {"price_history", "models", "model_aliases", "scheduled_changes"},
+    "events": {"price_history", "models", "model_aliases", "scheduled_changes", "price_observations"},
     "backtest": {"price_observations", "price_history", "models"},
     "backtest_summary": {"backtest"},
     "backtest_families": {"backtest"},
     "accuracy": {"backtest"},
 }
 # The snapshot waits for every declared table, and only for those.
-EXPECTED_GRAPH = {**TABLE_GRAPH, "snapshot": set(SCHEMAS)}
+EXPECTED_GRAPH = {**TABLE_GRAPH, **{fetch: set() for fetch in FETCHES}, "snapshot": set(SCHEMAS)}
 
 
 def test_asset_graph_shape():
@@ -86,7 +90,7 @@ def test_every_table_asset_has_a_schema_and_every_schema_an_asset():
 
 def test_schemas_are_declared_in_pipeline_order():
     order = list(SCHEMAS)
-    late = {name: sorted(parent for parent in TABLE_GRAPH[name] if order.index(parent) > order.index(name))
+    late = {name: sorted(parent for parent in TABLE_GRAPH[name] - FETCHES if order.index(parent) > order.index(name))
             for name in order}
     assert {name: parents for name, parents in late.items() if parents} == {}
 

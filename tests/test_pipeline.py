@@ -5,7 +5,9 @@ from datetime import date
 import pandas as pd
 import pytest
 
+from pipelines.ingest_genai import SOURCE as GENAI
 from tests.conftest import AS_OF
+from warehouse.release_history import read_genai_release_history, read_release_changes_meta
 from warehouse.schemas import SCHEMAS
 
 
@@ -17,9 +19,11 @@ def _history(store, ticker, mode="sync"):
 def test_manifest_names_every_table_with_row_counts_and_sources(store):
     manifest = store.current()
     assert set(manifest.tables) == set(SCHEMAS)
+    live_only = {"source_fetches", "openrouter_prices"}  # empty while no source is read live
     for name, info in manifest.tables.items():
-        assert len(store.read_table(name)) == info.rows > 0
-    assert manifest.extra["as_of"] == AS_OF
+        assert len(store.read_table(name)) == info.rows
+        assert (info.rows == 0) == (name in live_only), name
+    assert manifest.extra["as_of"] == AS_OF and manifest.extra["live"] == {}
     assert manifest.extra["sources"] == {"genai-prices": "0.2.3", "model-prices": "0.0.5",
                                          "model-price-radar-mcp": "0.1.0", "litellm": "1.110.2"}
 
@@ -50,8 +54,14 @@ def test_oldest_archived_points_date_from_2023(store):
     history = store.read_table("price_history")
     archived = history[history["provenance"] == "archived"]
     assert archived["date"].min() == date(2023, 7, 26)
-    assert archived["source"].eq("model-price-radar-mcp").all()
-    assert archived["source_url"].str.startswith("https://web.archive.org/web/2").all()
+    # The web archive's copies of OpenRouter's catalogue, and the dated releases of the price packages.
+    radar = archived["source"].eq("model-price-radar-mcp")
+    assert archived.loc[radar, "source_url"].str.startswith("https://web.archive.org/web/2").all()
+    releases = archived[~radar]
+    assert set(releases["source"]) == {"genai-prices", "model-prices"}
+    assert set(releases["source_url"]) == {"https://github.com/pydantic/genai-prices",
+                                           "https://github.com/wakamex/model-prices"}
+    assert releases["date"].min() == date(2025, 7, 11)  # genai-prices' first release
 
 
 def test_every_provenance_marker_appears_and_none_other(store):
@@ -82,12 +92,22 @@ def test_registry_records_carry_every_contract_field(store):
 
 def test_observations_record_source_version_and_a_url_for_dated_entries(store):
     observations = store.read_table("price_observations")
-    versions = observations.groupby("source")["source_version"].unique().map(list).to_dict()
+    # A dated release's statement names that release and its upload day; the rest, the version in use.
+    releases = {**{(GENAI, r["version"]): r["uploaded"][:10] for r in read_genai_release_history()[1]["release_files"]},
+                **{(source, r["version"]): r["uploaded"][:10]
+                   for source, info in read_release_changes_meta()["sources"].items() for r in info["releases"]}}
+    archived = observations[observations["provenance"].eq("archived")
+                            & observations["source"].isin([GENAI, "model-prices", "litellm"])]
+    assert len(archived) == 194 + 1 + 2835
+    for source, version, released in archived[["source", "source_version", "source_released"]].itertuples(index=False):
+        assert releases[(source, version)] == released.isoformat(), (source, version)
+    rest = observations.drop(archived.index)
+    versions = rest.groupby("source")["source_version"].unique().map(list).to_dict()
     # A host median names the versions of the sources its hosts' offers come from.
     assert set(versions.pop("host-median")) <= {"genai-prices 0.2.3", "litellm 1.110.2", "genai-prices 0.2.3, litellm 1.110.2"}
     assert versions == {"genai-prices": ["0.2.3"], "model-prices": ["0.0.5"], "model-price-radar-mcp": ["0.1.0"],
                         "litellm": ["1.110.2"]}
-    released = observations.groupby("source")["source_released"].unique().map(sorted).to_dict()
+    released = rest.groupby("source")["source_released"].unique().map(sorted).to_dict()
     assert released["genai-prices"] == [date(2026, 11, 10)]  # 0.2.3's upload day
     assert released["model-prices"] == [date(2026, 10, 26)]  # the data's updated_at
     assert released["litellm"] == [date(2026, 11, 20)]

@@ -20,6 +20,8 @@ import os
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
+import pandas as pd
+
 from warehouse.storage import Storage
 
 RAW = "raw"
@@ -38,6 +40,9 @@ class FetchRecord:
     models: int | None = None
     attempts: int = 0
     reason: str = ""
+    as_of: str = ""  # the day the fetch observes: the run's as-of date (ISO), the day its prices are dated
+    run_id: str = ""
+    fallback: str = ""  # for a failed fetch: the time of the good copy used instead, if any
 
 
 def timestamp(moment: datetime) -> str:
@@ -84,8 +89,35 @@ class RawStore:
             raise ValueError(f"raw copy {record.sha256} of {record.source} is damaged: its hash does not match")
         return data
 
+    def on_day(self, source: str, day: str) -> list[FetchRecord]:
+        """Every fetch of `source` that observed `day` (ISO), oldest first."""
+        return [r for r in self.records(source) if r.as_of == day]
+
+    def daily_good(self, source: str, through: str) -> list[FetchRecord]:
+        """The last successful fetch of each day `source` was read on, for days up to `through`
+        (ISO), oldest day first: one catalogue per day, the oracle's own dated archive."""
+        by_day: dict[str, FetchRecord] = {}
+        for record in self.records(source):
+            if record.outcome == OK and record.as_of and record.as_of <= through:
+                by_day[record.as_of] = record  # records come oldest first: the day's last wins
+        return [by_day[day] for day in sorted(by_day)]
+
     def last_good(self, source: str, at_or_before: str | None = None) -> FetchRecord | None:
         """The newest successful fetch of `source` (at or before an ISO time, when given)."""
         good = [r for r in self.records(source) if r.outcome == OK and (at_or_before is None
                                                                      or r.fetched_at <= at_or_before)]
         return good[-1] if good else None
+
+
+FETCH_COLUMNS = ["source", "as_of", "fetched_at", "outcome", "url", "status", "bytes", "sha256", "models", "attempts",
+                 "reason", "fallback", "run_id"]
+
+
+def fetch_table(records: list[FetchRecord]) -> pd.DataFrame:
+    """Fetch records as the `source_fetches` table, by day, source and time."""
+    frame = pd.DataFrame([asdict(r) for r in records], columns=FETCH_COLUMNS)
+    frame["as_of"] = pd.to_datetime(frame["as_of"]).dt.date
+    frame["fetched_at"] = pd.to_datetime(frame["fetched_at"], utc=True)
+    for column in ("status", "models"):
+        frame[column] = frame[column].astype("Int64")
+    return frame.sort_values(["as_of", "source", "fetched_at"], kind="stable").reset_index(drop=True)

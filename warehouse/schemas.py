@@ -222,11 +222,18 @@ SCHEDULED_CHANGES = _schema(
     announced_on=_DATE,
 )
 
+# Every live fetch up to the snapshot day, failed ones included (`warehouse.raw_store`).
+SOURCE_FETCHES = _schema(source=(_STR, False), as_of=(_DATE, False), fetched_at=(pa.timestamp("ms", tz="UTC"), False),
+                         outcome=(_STR, False), url=(_STR, False), status=_I64, bytes=(_I64, False), sha256=_STR,
+                         models=_I64, attempts=(_I64, False), reason=_STR, fallback=_STR, run_id=_STR)
+
 SCHEMAS: dict[str, pa.Schema] = {
+    "source_fetches": SOURCE_FETCHES,
     "genai_prices": SOURCE_LISTING,
     "model_prices": SOURCE_LISTING,
     "price_archive": SOURCE_LISTING,
     "litellm_prices": SOURCE_LISTING,
+    "openrouter_prices": SOURCE_LISTING,
     "price_observations": PRICE_OBSERVATIONS,
     "model_aliases": MODEL_ALIASES,
     "providers": PROVIDERS,

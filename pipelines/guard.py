@@ -1,0 +1,123 @@
+"""A guard against bad prints: a live source's big move is held until something confirms it.
+
+A live catalogue can print a wrong price (a typo, a unit slip, a half-finished edit). A price a
+live source states (`pipelines.live`) is compared with the last accepted price that source stated
+for the same ticker, provider, listed id and mode. It is a *big move* when input or output moves
+by more than `max_move` (a share; default 0.5, so a halving, or a rise of half again), or to or
+from zero. A big move is accepted when
+- the same source's next day's fetch states it again (it was no slip), or
+- another source's latest statement for the ticker and mode, as of that day, agrees with it
+  (LiteLLM's cross-check votes here too).
+Otherwise the statement is held `unconfirmed`: it stays in the observations, marked superseded
+with a note that starts `unconfirmed`, so the history and the spots pass over it; the disputes
+list it; it is an `unconfirmed` event. The next run re-reads the same copies: a print the next
+day's fetch repeats is accepted then, on the day it was first seen.
+
+A vanished model is never read as a retirement (only a source's explicit status retires a model),
+and a fetch that drops most of a source's models is refused whole (`assets.live`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pipelines.listings import prices_agree
+from pipelines.live import is_live
+from pipelines.observations import REJECTED_NOTE_PREFIX
+
+UNCONFIRMED = "unconfirmed"
+MAX_MOVE = 0.5
+MOVE_FIELDS = ("input", "output")
+AGREEMENT_RTOL = 1e-6
+_KEY = ["ticker", "provider", "provider_model_id", "mode"]
+MOVE_COLUMNS = ["ticker", "mode", "field", "before", "after", "date", "source", "source_version", "source_url",
+                "provenance", "detail"]
+
+
+def moved_fields(before: pd.Series, after: pd.Series, max_move: float) -> list[str]:
+    """The fields of `after` that moved too far from `before` to be taken on one word."""
+    out = []
+    for field in MOVE_FIELDS:
+        old, new = before[field], after[field]
+        if pd.isna(old) or pd.isna(new):
+            continue
+        if (old == 0) != (new == 0) or (old > 0 and abs(new / old - 1) > max_move):
+            out.append(field)
+    return out
+
+
+def _agrees(row: pd.Series, other: pd.Series) -> bool:
+    stated = [f for f in MOVE_FIELDS if pd.notna(row[f]) and pd.notna(other[f])]
+    return bool(stated) and all(prices_agree(row[f], other[f], AGREEMENT_RTOL) for f in stated)
+
+
+def _confirmed_elsewhere(row: pd.Series, others: pd.DataFrame) -> bool:
+    """Another source's latest statement of the ticker and mode, as of the row's day, agrees."""
+    known = others[others["effective_date"] <= row["effective_date"]]
+    latest = known.sort_values("effective_date", kind="stable").groupby("source", sort=False).tail(1)
+    return any(_agrees(row, other) for _, other in latest.iterrows())
+
+
+def _note(before: pd.Series, after: pd.Series, fields: list[str]) -> str:
+    moves = ", ".join(f"{f} {before[f]:.6g} → {after[f]:.6g}" for f in fields)
+    return (f"{UNCONFIRMED}: {moves} on {after['source']} alone; held until a second source or the "
+            f"next fetch confirms it")
+
+
+def hold_unconfirmed(observations: pd.DataFrame, max_move: float = MAX_MOVE) -> pd.DataFrame:
+    """The observations with every unconfirmed big move of a live source held (see the module)."""
+    frame = observations.copy()
+    live = is_live(frame["source_version"]) & ~frame["superseded"]
+    if not live.any():
+        return frame
+    live_sources = set(frame.loc[live, "source"])
+    stated = frame[frame["source"].isin(live_sources) & ~frame["superseded"]]
+    stated = stated.sort_values([*_KEY, "effective_date", "authority"], kind="stable")
+    voters = frame[~frame["note"].fillna("").str.startswith((REJECTED_NOTE_PREFIX, UNCONFIRMED))]
+    held: dict[int, str] = {}
+    for (ticker, _, _, mode), rows in stated.groupby(_KEY, sort=False):
+        for source, series in rows.groupby("source", sort=False):
+            if len(series) < 2 or not live.loc[series.index].any():
+                continue
+            accepted = series.iloc[0]
+            for position in range(1, len(series)):
+                row = series.iloc[position]
+                fields = moved_fields(accepted, row, max_move) if live.loc[row.name] else []
+                if fields:
+                    following = series.iloc[position + 1] if position + 1 < len(series) else None
+                    others = voters[(voters["ticker"] == ticker) & (voters["mode"] == mode)
+                                    & (voters["source"] != source)]
+                    if not ((following is not None and _agrees(row, following))
+                            or _confirmed_elsewhere(row, others)):
+                        held[row.name] = _note(accepted, row, fields)
+                        continue
+                accepted = row
+    if held:
+        index = list(held)
+        frame.loc[index, "superseded"] = True
+        frame.loc[index, "note"] = [held[i] for i in index]
+    return frame
+
+
+def unconfirmed(observations: pd.DataFrame) -> pd.DataFrame:
+    """The held statements, one row per statement."""
+    return observations[observations["note"].fillna("").str.startswith(UNCONFIRMED)]
+
+
+def unconfirmed_moves(observations: pd.DataFrame, max_move: float = MAX_MOVE) -> pd.DataFrame:
+    """One row per held statement and moved field: before (the source's last accepted price, which
+    the scan compared it with), after, the day and the statement's source columns and note."""
+    rows = []
+    accepted = observations[~observations["superseded"]]
+    for _, row in unconfirmed(observations).iterrows():
+        same = (accepted[[*_KEY, "source"]] == row[[*_KEY, "source"]].to_numpy()).all(axis=1)
+        earlier = accepted[same & (accepted["effective_date"] < row["effective_date"])]
+        if earlier.empty:
+            continue
+        before = earlier.sort_values(["effective_date", "authority"], kind="stable").iloc[-1]
+        for field in moved_fields(before, row, max_move):
+            rows.append({"ticker": row["ticker"], "mode": row["mode"], "field": field, "before": before[field],
+                         "after": row[field], "date": row["effective_date"], "source": row["source"],
+                         "source_version": row["source_version"], "source_url": row["source_url"],
+                         "provenance": row["provenance"], "detail": row["note"]})
+    return pd.DataFrame(rows, columns=MOVE_COLUMNS)

@@ -1,0 +1,112 @@
+"""The live path's pure parts: a day's copy as observations, OpenRouter's API read, the guard
+against bad prints, and which release-dated statements are new evidence."""
+
+from datetime import date
+
+import pandas as pd
+import pytest
+
+from pipelines.guard import UNCONFIRMED, hold_unconfirmed, moved_fields, unconfirmed_moves
+from pipelines.ingest_openrouter import openrouter_listings
+from pipelines.ingest_releases import new_evidence
+from pipelines.listings import ARCHIVED, CURRENT, PUBLISHED, SYNC, Listing
+from pipelines.live import DailyCopy, as_observations, is_live, live_version
+
+D1, D2, D3 = date(2026, 11, 21), date(2026, 11, 22), date(2026, 11, 23)
+URL = "http://mirror.example/data.json"
+
+
+def listing(day, price_in, price_out, provenance=CURRENT, model="m", source="genai-prices", version="0.2.3"):
+    return Listing(provider="acme", source_model_id=model, mode=SYNC, effective_date=day, input=price_in,
+                   output=price_out, source=source, source_version=version, provenance=provenance)
+
+
+def test_each_days_copy_is_dated_that_day_the_newest_current():
+    documented = listing(date(2026, 3, 1), 4.0, 8.0, provenance=PUBLISHED)
+    copies = [DailyCopy(D1, URL, "2026-11-21T06:00:00.000Z", [listing(D1, 2.0, 8.0), documented]),
+              DailyCopy(D2, URL, "2026-11-22T06:00:00.000Z", [listing(D2, 1.0, 8.0), documented])]
+    out = as_observations(copies)
+    assert [(o.effective_date, o.provenance, o.input) for o in out] == [
+        (D1, ARCHIVED, 2.0), (D2, CURRENT, 1.0), (date(2026, 3, 1), PUBLISHED, 4.0)]  # dated changes: newest only
+    assert {o.source_url for o in out[:2]} == {URL} and out[1].source_version == "live 2026-11-22T06:00:00.000Z"
+    assert out[0].note == f"read from {URL} at 2026-11-21T06:00:00.000Z" and out[0].source_released == D1
+    assert is_live(pd.Series([live_version("t"), "0.2.3", None])).tolist() == [True, False, False]
+
+
+def test_openrouter_prices_per_token_become_per_million_and_per_call_per_thousand():
+    payload = {"data": [
+        {"id": "a/priced", "name": "A", "context_length": 8192,
+         "pricing": {"prompt": "0.0000025", "completion": "0.00001", "input_cache_read": "0.00000125",
+                     "request": "0.005", "web_search": "0.01", "image": "0"}},
+        {"id": "openrouter/auto", "pricing": {"prompt": "-1", "completion": "-1"}},  # a router
+        {"id": "b/free:free", "pricing": {"prompt": "0", "completion": "0"}},
+        {"id": "c/odd", "pricing": {"prompt": "n/a", "completion": "0.000001"}},
+    ]}
+    [only] = openrouter_listings(payload, D1, "", URL)
+    assert (only.provider, only.source_model_id, only.effective_date, only.provenance) == ("openrouter", "a/priced",
+                                                                                        D1, CURRENT)
+    assert (only.input, only.output, only.cache_read) == pytest.approx((2.5, 10.0, 1.25), rel=1e-12)
+    assert (only.request_fee, only.web_search_fee) == pytest.approx((5.0, 10.0), rel=1e-12)
+    assert only.cache_write is None and only.context_window == 8192
+
+
+def _observations(rows):
+    """Rows of (source, day, input, output, live) → the columns the guard reads."""
+    frame = pd.DataFrame([{
+        "ticker": "M", "provider": "acme", "provider_model_id": "m", "mode": SYNC, "effective_date": day,
+        "input": price_in, "output": price_out, "source": source, "authority": 30,
+        "source_version": live_version(str(day)) if live else "0.2.3", "source_url": URL, "provenance": CURRENT,
+        "superseded": False, "note": None} for source, day, price_in, price_out, live in rows])
+    return frame
+
+
+def test_moves_over_half_and_to_or_from_zero_are_big():
+    before = pd.Series({"input": 2.0, "output": 8.0})
+    assert moved_fields(before, pd.Series({"input": 0.9, "output": 8.0}), 0.5) == ["input"]  # −55%
+    assert moved_fields(before, pd.Series({"input": 1.0, "output": 12.0}), 0.5) == []  # −50%, +50%: not over
+    assert moved_fields(before, pd.Series({"input": 0.0, "output": 80.0}), 0.5) == ["input", "output"]
+    assert moved_fields(pd.Series({"input": 0.0, "output": 1.0}), pd.Series({"input": 0.1, "output": 1.0}),
+                        0.5) == ["input"]
+
+
+def test_an_unconfirmed_tenfold_print_is_held_and_becomes_an_event_row():
+    frame = _observations([("genai-prices", D1, 2.0, 8.0, True), ("genai-prices", D2, 2.0, 80.0, True)])
+    held = hold_unconfirmed(frame)
+    assert held["superseded"].tolist() == [False, True]
+    assert held.at[1, "note"].startswith(f"{UNCONFIRMED}: output 8 → 80 on genai-prices alone")
+    moves = unconfirmed_moves(held)
+    assert moves[["field", "before", "after", "date"]].values.tolist() == [["output", 8.0, 80.0, D2]]
+
+
+def test_a_big_move_the_next_fetch_repeats_is_accepted_and_one_it_undoes_stays_held():
+    repeated = _observations([("genai-prices", d, 2.0, p, True) for d, p in ((D1, 8.0), (D2, 80.0), (D3, 80.0))])
+    assert not hold_unconfirmed(repeated)["superseded"].any()
+    undone = _observations([("genai-prices", d, 2.0, p, True) for d, p in ((D1, 8.0), (D2, 80.0), (D3, 8.0))])
+    assert hold_unconfirmed(undone)["superseded"].tolist() == [False, True, False]
+
+
+def test_a_second_source_confirms_a_big_move_the_same_day_or_before():
+    cut = [("genai-prices", D1, 10.0, 40.0, True), ("genai-prices", D2, 2.0, 8.0, True)]
+    confirmed = _observations(cut + [("model-prices", D2, 2.0, 8.0, False)])
+    assert not hold_unconfirmed(confirmed)["superseded"].any()
+    too_late = _observations(cut + [("model-prices", D3, 2.0, 8.0, False)])
+    assert hold_unconfirmed(too_late)["superseded"].tolist() == [False, True, False]
+    disagreeing = _observations(cut + [("model-prices", D2, 2.0, 9.0, False)])
+    assert hold_unconfirmed(disagreeing)["superseded"].tolist() == [False, True, False]
+
+
+def test_only_live_statements_are_held():
+    bundled = _observations([("genai-prices", D1, 2.0, 8.0, False), ("genai-prices", D2, 2.0, 80.0, False)])
+    assert hold_unconfirmed(bundled).equals(bundled)
+    # The first live fetch is compared with the source's bundled statement before it.
+    first_live = _observations([("genai-prices", D1, 2.0, 8.0, False), ("genai-prices", D2, 2.0, 80.0, True)])
+    assert hold_unconfirmed(first_live)["superseded"].tolist() == [False, True]
+
+
+def test_release_statements_are_read_only_as_new_evidence_for_listed_models():
+    own = [listing(date(2026, 1, 10), 2.0, 8.0)]
+    released = [listing(date(2025, 7, 11), 3.0, 12.0, ARCHIVED, version="0"),  # an earlier price: kept
+                listing(date(2025, 12, 1), 2.0, 8.0, ARCHIVED, version="0.1"),  # listed before own dating: kept
+                listing(date(2026, 2, 1), 2.0, 8.0, ARCHIVED, version="0.2"),  # already dated earlier: dropped
+                listing(date(2025, 9, 1), 1.0, 1.0, ARCHIVED, model="gone", version="0.1")]  # not listed any more
+    assert [r.source_version for r in new_evidence(released, own)] == ["0", "0.1"]
