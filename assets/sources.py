@@ -15,14 +15,14 @@ from pipelines.ingest_litellm import SOURCE as LITELLM_SOURCE
 from pipelines.ingest_litellm import litellm_listings
 from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
 from pipelines.ingest_model_prices import model_prices_listings
-from pipelines.ingest_openrouter import openrouter_listings
+from pipelines.ingest_openrouter import endpoint_listings, openrouter_listings
 from pipelines.ingest_releases import genai_span_listings, new_evidence, release_change_listings
 from pipelines.listings import listings_frame
 from pipelines.litellm_map import extract
-from pipelines.live import as_observations
+from pipelines.live import DailyCopy, as_observations
 from pipelines.peak import peak_days
 from pipelines.release_dating import ReleaseDating, release_dating, releases_of
-from pipelines.upstream_formats import GENAI_PRICES, LITELLM, MODEL_PRICES, OPENROUTER, UPSTREAMS
+from pipelines.upstream_formats import GENAI_PRICES, LITELLM, MODEL_PRICES, OPENROUTER, OPENROUTER_ENDPOINTS, UPSTREAMS
 from warehouse.raw_store import fetch_table
 
 GROUP = "sources"
@@ -33,13 +33,18 @@ def source_fetches(context: AssetExecutionContext, settings: RefreshSettings, wa
     """Every live fetch up to the snapshot day: address, time, status, bytes, content hash, models
     counted and, for a failed one, why and which copy was used instead."""
     raw, day = warehouse.raw(), settings.as_of_date().isoformat()
-    records = [r for source in UPSTREAMS for r in raw.records(source) if r.as_of and r.as_of <= day]
+    records = [r for source in (*UPSTREAMS, OPENROUTER_ENDPOINTS) for r in raw.records(source)
+               if r.as_of and r.as_of <= day]
     context.add_output_metadata({"fetches": len(records), "failed": sum(r.outcome != "ok" for r in records)})
     return fetch_table(records)
 
 
-def _live_metadata(copies) -> dict:
-    return {"live_days": len(copies), "live_newest": copies[-1].fetched_at if copies else "not read live"}
+def _live(series: list[tuple[list[DailyCopy], bool]]) -> tuple[list, dict]:
+    """Every kept copy's observations, and what the UI shows of them."""
+    newest = max((copies[-1].fetched_at for copies, _ in series), default="not read live")
+    days = len({copy.day for copies, _ in series for copy in copies})
+    observed = [o for copies, current in series for o in as_observations(copies, current)]
+    return observed, {"live_days": days, "live_newest": newest}
 
 
 @asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[GENAI_PRICES]])
@@ -59,13 +64,12 @@ def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings
         return genai_listings(providers_from_payload(json.loads(body)), day, ReleaseDating(version),
                               peak_days(days, day))
 
-    copies = daily_copies(GENAI_PRICES, live, settings, warehouse, parse)
+    observed, shown = _live(daily_copies(GENAI_PRICES, live, settings, warehouse, parse))
     context.add_output_metadata({"source": "genai-prices", "source_version": version,
-                                 "source_released": str(dating.released or "not in the release history"),
-                                 **_live_metadata(copies)})
+                                 "source_released": str(dating.released or "not in the release history"), **shown})
     own = genai_listings(providers, as_of, dating, peak_days(days, as_of))
     released = new_evidence(genai_span_listings(spans, meta["repository"]), own)
-    return listings_frame(own + released + as_observations(copies))
+    return listings_frame(own + released + observed)
 
 
 @asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[MODEL_PRICES]])
@@ -76,14 +80,14 @@ def model_prices(context: AssetExecutionContext, sources: PriceSources, settings
     timeline besides."""
     snapshot, version = sources.model_prices()
     changes, changes_meta = sources.release_changes()
-    copies = daily_copies(MODEL_PRICES, live, settings, warehouse,
-                          lambda body, day, record: model_prices_listings(json.loads(body), version))
+    observed, shown = _live(daily_copies(MODEL_PRICES, live, settings, warehouse,
+                                         lambda body, day, record: model_prices_listings(json.loads(body), version)))
     context.add_output_metadata({"source": "model-prices", "source_version": version,
-                                 "data_updated_at": snapshot.get("updated_at", ""), **_live_metadata(copies)})
+                                 "data_updated_at": snapshot.get("updated_at", ""), **shown})
     own = model_prices_listings(snapshot, version)
     released = new_evidence(release_change_listings(changes[changes["source"] == MODEL_PRICES_SOURCE], changes_meta),
                             own)
-    return listings_frame(own + released + as_observations(copies))
+    return listings_frame(own + released + observed)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
@@ -100,10 +104,13 @@ def openrouter_prices(context: AssetExecutionContext, settings: RefreshSettings,
                       warehouse: WarehouseResource):
     """OpenRouter's public models API, read live: the host's list prices, one catalogue per day
     (empty unless the live source is enabled; its monthly archive is `price_archive`)."""
-    copies = daily_copies(OPENROUTER, live, settings, warehouse,
-                          lambda body, day, record: openrouter_listings(json.loads(body), day, "", record.url))
-    context.add_output_metadata({"source": "openrouter", **_live_metadata(copies)})
-    return listings_frame(as_observations(copies))
+    listed, shown = _live(daily_copies(OPENROUTER, live, settings, warehouse,
+                                       lambda body, day, record: openrouter_listings(json.loads(body), day, "",
+                                                                                     record.url)))
+    hosted, _ = _live(daily_copies(OPENROUTER_ENDPOINTS, live, settings, warehouse,
+                                   lambda body, day, record: endpoint_listings(json.loads(body), day, "", record.url)))
+    context.add_output_metadata({"source": "openrouter", **shown, "host_offers": len(hosted)})
+    return listings_frame(listed + hosted)
 
 
 @asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[LITELLM]])
@@ -114,12 +121,11 @@ def litellm_prices(context: AssetExecutionContext, sources: PriceSources, settin
     cross-check and a vote, never a price of its own."""
     entries, meta = sources.litellm_prices()
     changes, changes_meta = sources.release_changes()
-    copies = daily_copies(LITELLM, live, settings, warehouse,
-                          lambda body, day, record: litellm_listings(extract(body), "", day))
+    observed, shown = _live(daily_copies(LITELLM, live, settings, warehouse,
+                                         lambda body, day, record: litellm_listings(extract(body), "", day)))
     context.add_output_metadata({"source": meta["source"], "source_version": meta["source_version"],
-                                 "source_released": meta["released"], "file_sha256": meta["file_sha256"],
-                                 **_live_metadata(copies)})
+                                 "source_released": meta["released"], "file_sha256": meta["file_sha256"], **shown})
     bundled = litellm_listings(entries, meta["source_version"], date.fromisoformat(meta["released"]))
     released = new_evidence(release_change_listings(changes[changes["source"] == LITELLM_SOURCE], changes_meta),
                             bundled)
-    return listings_frame(bundled + released + as_observations(copies))
+    return listings_frame(bundled + released + observed)

@@ -44,11 +44,12 @@ class DailyCopy:
     listings: list[Listing]
 
 
-def as_observations(copies: list[DailyCopy]) -> list[Listing]:
-    """Every day's copy as statements dated that day, `copies` oldest first."""
+def as_observations(copies: list[DailyCopy], current: bool = True) -> list[Listing]:
+    """Every day's copy as statements dated that day, `copies` oldest first; with `current`
+    False (the source no longer lists what these copies describe), the newest too is archived."""
     out = []
     for position, copy in enumerate(copies):
-        newest = position == len(copies) - 1
+        newest = current and position == len(copies) - 1
         version = live_version(copy.fetched_at)
         for listing in copy.listings:
             if listing.provenance != CURRENT:

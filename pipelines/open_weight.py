@@ -37,6 +37,8 @@ from decimal import Decimal
 import pandas as pd
 
 from pipelines.identity import MakerTable, split_vendor
+from pipelines.ingest_archive import HOST as ROUTER
+from pipelines.ingest_openrouter import SOURCE as LIVE_ROUTER_SOURCE
 from pipelines.listings import CURRENT, SYNC, Listing, canonical_provider
 
 SOURCE = "host-median"
@@ -45,7 +47,9 @@ VARIANT_TOKENS = frozenset({"instruct", "it", "chat", "fp8", "fp16", "bf16", "nv
                             "fast", "instant", "versatile", "specdec"})
 # Where hosts' offers are read: genai-prices first; LiteLLM's map for a host genai-prices does not
 # price the model at (LiteLLM records the hosts' list prices it bills by).
-OFFER_SOURCES = ("genai-prices", "litellm")
+# OpenRouter read live offers its hosts' endpoints; its own list price (provider `openrouter`) is
+# the router's, which resells those hosts, so it is no offer of its own.
+OFFER_SOURCES = ("genai-prices", "litellm", LIVE_ROUTER_SOURCE)
 ROUTES = re.compile(r"^huggingface_")  # Hugging Face's inference router, reselling another host
 HUGGING_FACE_HOSTS = {"fireworks-ai": "fireworks"}
 
@@ -73,6 +77,13 @@ def open_weight_id(listed_id: str) -> tuple[str | None, str, tuple[str, ...]]:
     while len(tokens) > 1 and tokens[-1] in VARIANT_TOKENS:
         variant.insert(0, tokens.pop())
     return vendor, "-".join(tokens), tuple(variant)
+
+
+def family_of(listed_id: str, makers: MakerTable, families: Iterable[Family]) -> Family | None:
+    """The open-weight family a listed id belongs to, if any."""
+    vendor, model_id, _ = open_weight_id(listed_id)
+    maker = makers.maker_of(model_id, vendor)
+    return next((f for f in families if f.maker == maker and f.pattern.search(model_id)), None)
 
 
 def host_of(provider: str) -> str:
@@ -105,18 +116,18 @@ def _offers(listings: pd.DataFrame, makers: MakerTable, families: Iterable[Famil
     families = tuple(families)
     sold: set[tuple[str, str]] = set()
     rows = listings[(listings["mode"] == SYNC) & (listings["provenance"] == CURRENT)
-                    & listings["source"].isin(OFFER_SOURCES) & (listings["output"] > 0) & (listings["input"] >= 0)]
+                    & listings["source"].isin(OFFER_SOURCES) & (listings["output"] > 0) & (listings["input"] >= 0)
+                    & ~((listings["source"] == LIVE_ROUTER_SOURCE) & (listings["provider"] == ROUTER))]
     if as_of is not None:  # an offer stated after the snapshot date is not known on it
         rows = rows[rows["effective_date"] <= as_of]
     found: dict[tuple[str, str], list[HostOffer]] = {}
     for row in rows.to_dict("records"):
         if ":" in re.sub(r":\d+$", "", row["source_model_id"]):
             continue  # `:free` and other offer tags
-        vendor, model_id, variant = open_weight_id(row["source_model_id"])
-        maker = makers.maker_of(model_id, vendor)
-        family = next((f for f in families if f.maker == maker and f.pattern.search(model_id)), None)
-        if family is None or row["provider"] == maker:
+        family = family_of(row["source_model_id"], makers, families)
+        if family is None or row["provider"] == family.maker:
             continue
+        maker, (_, model_id, variant) = family.maker, open_weight_id(row["source_model_id"])
         if known(maker, model_id) or known(row["provider"], row["source_model_id"]):
             sold.add((maker, model_id))
         cache = row["cache_read"]

@@ -22,6 +22,8 @@ from collections.abc import Callable
 
 GENAI_PRICES, LITELLM, OPENROUTER, MODEL_PRICES = "genai-prices", "litellm", "openrouter", "model-prices"
 UPSTREAMS = (GENAI_PRICES, LITELLM, OPENROUTER, MODEL_PRICES)
+# OpenRouter's per-model endpoint lists, read after its models list: kept as a source of their own.
+OPENROUTER_ENDPOINTS = "openrouter-endpoints"
 MODEL_PRICES_SCHEMA = 1
 
 
@@ -64,6 +66,19 @@ def openrouter_models(payload: object) -> int:
                  and "prompt" in pricing and "completion" in pricing,
                  "every model needs a string id and pricing with prompt and completion")
     return len(data)
+
+
+def openrouter_endpoints(payload: object) -> int:
+    """One model's endpoint list: `{"data": {"id", "endpoints": [{"provider_name", "pricing"}]}}`;
+    counts the endpoints (a model no host serves at the moment lists none)."""
+    data = payload.get("data") if isinstance(payload, dict) else None
+    _require(isinstance(data, dict) and isinstance(data.get("id"), str) and isinstance(data.get("endpoints"), list),
+             "expected {\"data\": {\"id\", \"endpoints\": [...]}}")
+    for endpoint in data["endpoints"]:
+        pricing = endpoint.get("pricing") if isinstance(endpoint, dict) else None
+        _require(isinstance(pricing, dict) and "prompt" in pricing and "completion" in pricing,
+                 "every endpoint needs pricing with prompt and completion")
+    return len(data["endpoints"])
 
 
 def model_prices_models(payload: object) -> int:

@@ -22,8 +22,8 @@ from litestar.testing import TestClient
 from assets.live import FETCH_ASSETS
 from assets.live_settings import LiveSources
 from assets.refresh import refresh
-from assets.resources import RefreshSettings, WarehouseResource
-from pipelines.upstream_formats import UPSTREAMS
+from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from pipelines.upstream_formats import OPENROUTER_ENDPOINTS, UPSTREAMS
 from serve.app import create_app
 from tests.api.conftest import api_settings
 from warehouse.raw_store import FAILED, OK, RawStore
@@ -33,6 +33,7 @@ from warehouse.snapshot import SnapshotStore
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "upstreams"
 DAY1, DAY2, DAY3 = "2026-11-21", "2026-11-22", "2026-11-23"
 HAIKU, OPUS = "HAIKU-4.5", "OPUS-4.1"
+LLAMA_ID = "meta-llama/llama-2-13b-chat"  # the one open-weight model of the OpenRouter cut
 FAST = dict(timeout_seconds=0.5, retries=1, backoff_seconds=0.0, max_bytes=200_000)
 
 
@@ -77,6 +78,7 @@ def payloads(genai=None, litellm=None, openrouter=None, model_prices=None) -> di
         "/genai/data.json": body(genai, "genai_prices_data.json"),
         "/litellm/model_prices_and_context_window.json": body(litellm, "litellm_model_prices.json"),
         "/openrouter/api/v1/models": body(openrouter, "openrouter_models.json"),
+        f"/openrouter/api/v1/models/{LLAMA_ID}/endpoints": body(None, "openrouter_endpoints.json"),
     }
     if isinstance(snapshot, bytes):
         digest = hashlib.sha256(snapshot).hexdigest()
@@ -152,11 +154,12 @@ def served(root: Path) -> dict:
 
 def test_day_one_reads_every_upstream_and_keeps_what_it_read(day_one, live_env):
     fetches = table(day_one, "source_fetches")
-    assert sorted(fetches["source"]) == sorted(UPSTREAMS)
+    assert sorted(fetches["source"]) == sorted([*UPSTREAMS, OPENROUTER_ENDPOINTS])
     assert set(fetches["outcome"]) == {OK}
     by_source = fetches.set_index("source")
+    assert by_source.at[OPENROUTER_ENDPOINTS, "url"] == f"{live_env}/openrouter/api/v1/models/{LLAMA_ID}/endpoints"
     assert by_source.at["genai-prices", "url"] == f"{live_env}/genai/data.json"
-    assert by_source.at["genai-prices", "models"] == 4 and by_source.at["openrouter", "models"] == 5
+    assert by_source.at["genai-prices", "models"] == 4 and by_source.at["openrouter", "models"] == 6
     raw = RawStore(day_one)
     for source in UPSTREAMS:
         record = raw.last_good(source)
@@ -166,10 +169,17 @@ def test_day_one_reads_every_upstream_and_keeps_what_it_read(day_one, live_env):
     assert served(day_one)["status"] == "ok"
     # OpenRouter's priced entries are host listings; the router (-1) and the free variant (0) are not.
     openrouter = table(day_one, "openrouter_prices")
-    assert sorted(openrouter["source_model_id"]) == ["gryphe/mythomax-l2-13b", "intel/neural-chat-7b",
-                                                     "jebcarter/psyfighter-13b"]
-    mythomax = openrouter.set_index("source_model_id").loc["gryphe/mythomax-l2-13b"]
+    listed = openrouter[openrouter["provider"] == "openrouter"]
+    assert sorted(listed["source_model_id"]) == ["gryphe/mythomax-l2-13b", "intel/neural-chat-7b",
+                                                 "jebcarter/psyfighter-13b", LLAMA_ID]
+    mythomax = listed.set_index("source_model_id").loc["gryphe/mythomax-l2-13b"]
     assert mythomax["input"] == pytest.approx(0.18, rel=1e-12) and mythomax["provenance"] == "current"
+    # Its endpoint list: each host's cheapest endpoint is that host's offer; the router row is none.
+    hosts = openrouter[openrouter["provider"] != "openrouter"].set_index("provider")
+    assert sorted(hosts.index) == ["deepinfra", "lepton", "together"]
+    assert set(hosts["source_model_id"]) == {LLAMA_ID}
+    assert hosts.loc[["deepinfra", "lepton", "together"], "input"].tolist() == pytest.approx([0.1, 0.3, 0.22],
+                                                                                            rel=1e-12)
 
 
 def test_a_price_cut_between_two_fetches_is_an_event_on_the_day_it_was_seen(warehouse, live_env):
@@ -199,7 +209,7 @@ def test_replay_rebuilds_an_identical_snapshot_from_the_kept_copies(warehouse, l
     assert second.snapshot_id != first.snapshot_id
     assert {n: t.sha256 for n, t in second.tables.items()} == {n: t.sha256 for n, t in first.tables.items()}
     assert second.extra == first.extra
-    assert len(table(warehouse, "source_fetches")) == 8  # no fetch was made or recorded
+    assert len(table(warehouse, "source_fetches")) == 10  # no fetch was made or recorded
 
 
 @pytest.mark.parametrize(("fault", "reason"), [
@@ -279,19 +289,34 @@ def test_the_fetch_assets_show_what_they_read_in_the_dagster_ui(warehouse, live_
     result = materialize(
         list(FETCH_ASSETS.values()), instance=DagsterInstance.ephemeral(),
         resources={"warehouse": WarehouseResource(root=str(warehouse)), "settings": RefreshSettings(as_of=DAY2),
-                   "live": LiveSources(**FAST)})
+                   "live": LiveSources(**FAST), "sources": PriceSources()})
     shown = {source: result.asset_materializations_for_node(asset.op.name)[0].metadata
              for source, asset in FETCH_ASSETS.items()}
     genai = shown["genai-prices"]
     assert genai["bytes"].value == len(routes["/genai/data.json"]) and genai["models"].value == 4
     assert genai["fallback_used"].value is False
     assert genai["fetched_at"].value == RawStore(warehouse).on_day("genai-prices", DAY2)[-1].fetched_at
+    assert shown["openrouter"]["endpoint_lists"].value == 1 and shown["openrouter"]["endpoint_lists_failed"].value == 0
     litellm = shown["litellm"]
     assert litellm["fallback_used"].value is True and "server error 500" in litellm["reason"].value
     assert litellm["fallback_copy"].value == RawStore(warehouse).last_good("litellm").fetched_at
     # Off unless enabled: the asset says so and reads nothing.
     off = materialize([FETCH_ASSETS["openrouter"]], instance=DagsterInstance.ephemeral(), resources={
         "warehouse": WarehouseResource(root=str(warehouse)), "settings": RefreshSettings(as_of=DAY3),
-        "live": LiveSources(sources="litellm", **FAST)})
+        "live": LiveSources(sources="litellm", **FAST), "sources": PriceSources()})
     assert off.asset_materializations_for_node("fetch_openrouter")[0].metadata["read"].value == "not enabled"
     assert RawStore(warehouse).on_day("openrouter", DAY3) == []
+
+
+def test_a_failed_endpoint_list_keeps_its_hosts_last_good_offers(warehouse, live_env):
+    routes = payloads()
+    routes[f"/openrouter/api/v1/models/{LLAMA_ID}/endpoints"] = 500
+    assert run(warehouse, DAY2, routes)
+    record = RawStore(warehouse).on_day(OPENROUTER_ENDPOINTS, DAY2)[-1]
+    assert record.outcome == FAILED and "server error 500" in record.reason
+    hosts = table(warehouse, "openrouter_prices")
+    hosts = hosts[hosts["provider"] != "openrouter"]
+    assert sorted(hosts["provider"]) == ["deepinfra", "lepton", "together"]  # day 1's copy, still current
+    assert set(hosts["effective_date"]) == {pd.Timestamp(DAY1).date()} and set(hosts["provenance"]) == {"current"}
+    reason = served(warehouse)["status_reason"]
+    assert "openrouter-endpoints" in reason and "1 of 1 endpoint lists failed" in reason

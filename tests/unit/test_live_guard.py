@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from pipelines.guard import UNCONFIRMED, hold_unconfirmed, moved_fields, unconfirmed_moves
-from pipelines.ingest_openrouter import openrouter_listings
+from pipelines.ingest_openrouter import endpoint_listings, openrouter_listings
 from pipelines.ingest_releases import new_evidence
 from pipelines.listings import ARCHIVED, CURRENT, PUBLISHED, SYNC, Listing
 from pipelines.live import DailyCopy, as_observations, is_live, live_version
@@ -110,3 +110,18 @@ def test_release_statements_are_read_only_as_new_evidence_for_listed_models():
                 listing(date(2026, 2, 1), 2.0, 8.0, ARCHIVED, version="0.2"),  # already dated earlier: dropped
                 listing(date(2025, 9, 1), 1.0, 1.0, ARCHIVED, model="gone", version="0.1")]  # not listed any more
     assert [r.source_version for r in new_evidence(released, own)] == ["0", "0.1"]
+
+
+def test_an_endpoint_list_gives_each_hosts_cheapest_endpoint():
+    payload = {"data": {"id": "meta-llama/llama-3.1-8b-instruct", "name": "Llama", "endpoints": [
+        {"provider_name": "DeepInfra", "tag": "deepinfra/bf16", "pricing": {"prompt": "0.00000003", "completion": "0.00000005"}},
+        {"provider_name": "DeepInfra", "tag": "deepinfra/fp8", "pricing": {"prompt": "0.00000002", "completion": "0.00000005"}},
+        {"provider_name": "Together AI", "pricing": {"prompt": "0.00000018", "completion": "0.00000018"}},
+        {"provider_name": "Some Host", "tag": "somehost", "pricing": {"prompt": "0", "completion": "0"}},  # free
+        {"provider_name": "OpenRouter", "tag": "openrouter", "pricing": {"prompt": "0.1", "completion": "0.1"}},
+    ]}}
+    offers = endpoint_listings(payload, D1, "", URL)
+    assert [(o.provider, o.source_model_id) for o in offers] == [
+        ("deepinfra", "meta-llama/llama-3.1-8b-instruct"), ("together-ai", "meta-llama/llama-3.1-8b-instruct")]
+    assert (offers[0].input, offers[0].output) == pytest.approx((0.02, 0.05), rel=1e-12)
+    assert all(o.source == "openrouter" and o.provenance == CURRENT and o.effective_date == D1 for o in offers)
