@@ -1,5 +1,6 @@
 """Analytics assets: spots, the Greek sheet, forward curves, the index, events and the backtest."""
 
+import pandas as pd
 from dagster import asset
 
 from assets.live_settings import LiveSources
@@ -10,7 +11,7 @@ from pipelines.events import build_events
 from pipelines.evidence import compared, spot_evidence
 from pipelines.forwards import build_forward_curves
 from pipelines.greeks import build_greeks, processes_from_greeks
-from pipelines.guard import unconfirmed_moves
+from pipelines.guard import unconfirmed_moves, vanished
 from pipelines.ici import build_ici, build_ici_history
 from pipelines.registry import Rules
 from pipelines.scheduled import build_scheduled_changes
@@ -65,8 +66,9 @@ def events(price_history, models, model_aliases, scheduled_changes, price_observ
     """Every price change in the history, with before, after and provenance; every repoint of an
     alias; every announced change; every live print held unconfirmed; changes undone within a
     month flagged `reverted`."""
+    held = [f for f in (unconfirmed_moves(price_observations, live.max_move), vanished(price_observations)) if len(f)]
     return build_events(price_history, models, settings.as_of_date(), model_aliases, scheduled_changes,
-                        unconfirmed_moves(price_observations, live.max_move))
+                        pd.concat(held, ignore_index=True) if held else None)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -13,15 +13,17 @@ with a note that starts `unconfirmed`, so the history and the spots pass over it
 list it; it is an `unconfirmed` event. The next run re-reads the same copies: a print the next
 day's fetch repeats is accepted then, on the day it was first seen.
 
-A vanished model is never read as a retirement (only a source's explicit status retires a model),
-and a fetch that drops most of a source's models is refused whole (`assets.live`).
+A model that vanishes from a live source is never read as a retirement (only a source's explicit
+status retires a model): it keeps its last price, and the disappearance is an `unconfirmed` event
+(`vanished`) until the next fetch confirms it. A fetch that drops most of a source's models is
+refused whole (`assets.live`).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from pipelines.listings import prices_agree
+from pipelines.listings import ARCHIVED, CURRENT, prices_agree
 from pipelines.live import is_live
 from pipelines.observations import REJECTED_NOTE_PREFIX
 
@@ -120,4 +122,36 @@ def unconfirmed_moves(observations: pd.DataFrame, max_move: float = MAX_MOVE) ->
                          "after": row[field], "date": row["effective_date"], "source": row["source"],
                          "source_version": row["source_version"], "source_url": row["source_url"],
                          "provenance": row["provenance"], "detail": row["note"]})
+    return pd.DataFrame(rows, columns=MOVE_COLUMNS)
+
+
+LISTED = "listed"  # the field of a disappearance: the model is no longer in the source's catalogue
+
+
+def vanished(observations: pd.DataFrame) -> pd.DataFrame:
+    """One row per model a live source stopped listing, unconfirmed: gone from the source's
+    catalogue on a day it was read, and either that is the newest day read or the model came back
+    later (a next fetch that still lacks it confirms it gone, which retires nothing: only a
+    source's explicit status does). `before` is the last output price listed; `after` is empty."""
+    live = observations[is_live(observations["source_version"])
+                        & observations["provenance"].isin([CURRENT, ARCHIVED])]
+    rows = []
+    for source, stated in live.groupby("source", sort=True):
+        days = sorted(stated["effective_date"].unique())
+        listed = {day: group for day, group in stated.groupby("effective_date")}
+        keys = {day: set(map(tuple, group[_KEY].to_numpy().tolist())) for day, group in listed.items()}
+        for position in range(1, len(days)):
+            day, previous = days[position], days[position - 1]
+            later = set().union(*(keys[d] for d in days[position + 1:]))
+            newest = position == len(days) - 1
+            for key in sorted(keys[previous] - keys[day]):
+                if not newest and key not in later:
+                    continue
+                last = listed[previous][(listed[previous][_KEY] == list(key)).all(axis=1)].iloc[-1]
+                rows.append({"ticker": key[0], "mode": key[3], "field": LISTED, "before": last["output"],
+                             "after": float("nan"), "date": day, "source": source,
+                             "source_version": last["source_version"], "source_url": last["source_url"],
+                             "provenance": last["provenance"],
+                             "detail": f"{UNCONFIRMED}: {key[2]} is no longer listed by {source} on {day} (it was "
+                                       f"on {previous}); its last price stands, and nothing is retired for it"})
     return pd.DataFrame(rows, columns=MOVE_COLUMNS)

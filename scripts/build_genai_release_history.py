@@ -24,10 +24,8 @@ import json
 import math
 import subprocess
 import sys
-import tempfile
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -35,25 +33,13 @@ from warehouse.release_history import GENAI_RELEASE_HISTORY as OUT_FILE
 from warehouse.release_history import GENAI_RELEASE_HISTORY_COLUMNS as COLUMNS
 from warehouse.release_history import GENAI_RELEASE_HISTORY_META as META_FILE
 from warehouse.release_history import PRICE_COLUMNS as PRICE_KEYS
-from warehouse.seed_files import check_wheel, download_wheel, gzip_csv, write_seed
+from warehouse.seed_files import Release, check_wheel, download_wheel, gzip_csv, in_wheel_dir, write_seed
 
 PACKAGE = "genai-prices"
 REPOSITORY = "https://github.com/pydantic/genai-prices"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "warehouse" / "seed"
 LICENCE_FILE = "LICENSE.genai-prices"
-
-
-@dataclass(frozen=True)
-class Release:
-    version: str
-    wheel: str
-    sha256: str
-    uploaded: str  # upload time on the package index, UTC, ISO 8601
-
-    @property
-    def released(self) -> str:
-        return self.uploaded[:10]
 
 
 # Every wheel of genai-prices up to and including 0.2.3, in release order (version order and
@@ -469,12 +455,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep wheels here and reuse those already present (default: a temp dir)")
     parser.add_argument("--jobs", type=int, default=4, help="wheels loaded in parallel")
     args = parser.parse_args(argv)
-    if args.wheel_dir:
-        args.wheel_dir.mkdir(parents=True, exist_ok=True)
-        meta = build(args.wheel_dir, args.out, args.jobs)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            meta = build(Path(tmp), args.out, args.jobs)
+    meta = in_wheel_dir(args.wheel_dir, lambda wheels: build(wheels, args.out, args.jobs))
     repeated = sum(f["repeated_ids"] for f in meta["release_files"])
     print(f"{meta['rows']} spans from {meta['releases']} releases "
           f"({meta['first_version']}..{meta['last_version']}), {repeated} repeated ids skipped")

@@ -42,12 +42,10 @@ import hashlib
 import io
 import json
 import sys
-import tempfile
 import urllib.parse
 import urllib.request
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
@@ -62,7 +60,7 @@ from warehouse.release_history import PRICE_COLUMNS as PRICE_KEYS
 from warehouse.release_history import RELEASE_CHANGES as OUT_FILE
 from warehouse.release_history import RELEASE_CHANGES_COLUMNS as COLUMNS
 from warehouse.release_history import RELEASE_CHANGES_META as META_FILE
-from warehouse.seed_files import check_wheel, download_wheel, gzip_csv, write_seed
+from warehouse.seed_files import Release, check_wheel, download_wheel, gzip_csv, in_wheel_dir, write_seed
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "warehouse" / "seed"
@@ -79,20 +77,6 @@ LITELLM_FILE = "litellm/model_prices_and_context_window_backup.json"
 LITELLM_FIRST, LITELLM_LAST = "0.11.1", "1.110.2"
 RELEASE_LIST = "https://pypi.org/pypi/{package}/json"
 BLOCK = 1 << 16  # bytes per range request at least: the end record and a small central directory in one
-
-
-@dataclass(frozen=True)
-class Release:
-    version: str
-    wheel: str
-    sha256: str
-    uploaded: str  # upload time on the package index, UTC, ISO 8601
-    url: str = ""  # LiteLLM only: model-prices wheels come through pip
-    size: int = 0
-
-    @property
-    def released(self) -> str:
-        return self.uploaded[:10]
 
 
 # Every wheel of model-prices, in release order. 0.0.1 and 0.0.2 ship `model_prices/data/prices.json`
@@ -422,12 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=8, help="LiteLLM wheels read in parallel")
     args = parser.parse_args(argv)
     started = datetime.now()
-    if args.wheel_dir:
-        args.wheel_dir.mkdir(parents=True, exist_ok=True)
-        meta = build(args.wheel_dir, args.out, args.jobs)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            meta = build(Path(tmp), args.out, args.jobs)
+    meta = in_wheel_dir(args.wheel_dir, lambda wheels: build(wheels, args.out, args.jobs))
     cost = meta["sources"][LITELLM]["download"]
     print(f"{meta['rows']} rows: {json.dumps(meta['rows_by_source'])}")
     print(f"model-prices: {len(meta['sources'][MODEL_PRICES]['releases'])} releases, "

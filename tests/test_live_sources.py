@@ -320,3 +320,18 @@ def test_a_failed_endpoint_list_keeps_its_hosts_last_good_offers(warehouse, live
     assert set(hosts["effective_date"]) == {pd.Timestamp(DAY1).date()} and set(hosts["provenance"]) == {"current"}
     reason = served(warehouse)["status_reason"]
     assert "openrouter-endpoints" in reason and "1 of 1 endpoint lists failed" in reason
+
+
+def test_a_model_one_source_stops_listing_is_recorded_not_retired(warehouse, day_one, live_env):
+    fewer = _load("genai_prices_data.json")
+    fewer[0]["models"] = [m for m in fewer[0]["models"] if m["id"] != "claude-3-opus-latest"]
+    assert run(warehouse, DAY2, payloads(genai=fewer))  # 3 of 4 models: not a broken fetch
+    observations = table(warehouse, "price_observations")
+    ticker = observations.loc[observations["provider_model_id"] == "claude-3-opus-latest", "ticker"].iloc[0]
+    events = table(warehouse, "events")
+    gone = events[(events["kind"] == "unconfirmed") & (events["ticker"] == ticker)]
+    assert gone[["field", "before"]].values.tolist() == [["listed", 75.0]]
+    assert gone.iloc[0]["effective_date"] == pd.Timestamp(DAY2).date()
+    status = table(warehouse, "models").set_index("ticker")["status"]
+    assert status.equals(table(day_one, "models").set_index("ticker")["status"])
+    assert spot(warehouse, ticker)["beta_sync"] == spot(day_one, ticker)["beta_sync"]

@@ -17,10 +17,42 @@ import json
 import math
 import subprocess
 import sys
+import tempfile
 import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pandas as pd
+
+T = TypeVar("T")
+
+
+def in_wheel_dir(wheel_dir: Path | None, build: Callable[[Path], T]) -> T:
+    """Run `build` with a folder for downloaded wheels: `wheel_dir` (kept, so a rerun reuses its
+    wheels), else a temporary one."""
+    if wheel_dir:
+        wheel_dir.mkdir(parents=True, exist_ok=True)
+        return build(wheel_dir)
+    with tempfile.TemporaryDirectory() as tmp:
+        return build(Path(tmp))
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release of a price package as the scripts that read release histories pin it."""
+
+    version: str
+    wheel: str
+    sha256: str
+    uploaded: str  # upload time on the package index, UTC, ISO 8601
+    url: str = ""  # where the wheel is read from, where not through pip
+    size: int = 0  # the wheel's size in bytes, where read by ranges
+
+    @property
+    def released(self) -> str:
+        return self.uploaded[:10]
 
 SEED_DIR = Path(__file__).parent / "seed"
 

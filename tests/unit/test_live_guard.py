@@ -6,7 +6,7 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from pipelines.guard import UNCONFIRMED, hold_unconfirmed, moved_fields, unconfirmed_moves
+from pipelines.guard import LISTED, UNCONFIRMED, hold_unconfirmed, moved_fields, unconfirmed_moves, vanished
 from pipelines.ingest_openrouter import endpoint_listings, openrouter_listings
 from pipelines.ingest_releases import new_evidence
 from pipelines.listings import ARCHIVED, CURRENT, PUBLISHED, SYNC, Listing
@@ -125,3 +125,19 @@ def test_an_endpoint_list_gives_each_hosts_cheapest_endpoint():
         ("deepinfra", "meta-llama/llama-3.1-8b-instruct"), ("together-ai", "meta-llama/llama-3.1-8b-instruct")]
     assert (offers[0].input, offers[0].output) == pytest.approx((0.02, 0.05), rel=1e-12)
     assert all(o.source == "openrouter" and o.provenance == CURRENT and o.effective_date == D1 for o in offers)
+
+
+def test_a_model_a_live_source_stops_listing_is_an_unconfirmed_disappearance():
+    def day_rows(day, models):
+        return [{"ticker": m.upper(), "provider": "acme", "provider_model_id": m, "mode": SYNC, "effective_date": day,
+                 "input": 1.0, "output": 4.0, "source": "genai-prices", "source_version": live_version(str(day)),
+                 "source_url": URL, "provenance": ARCHIVED, "superseded": False, "note": None} for m in models]
+    frame = pd.DataFrame(day_rows(D1, ["a", "b", "c"]) + day_rows(D2, ["a", "c"]) + day_rows(D3, ["a", "b"]))
+    gone = vanished(frame)
+    # b left on D2 and came back (a slip); c left on D3, the newest day: both unconfirmed.
+    assert gone[["ticker", "field", "before", "date"]].values.tolist() == [
+        ["B", LISTED, 4.0, D2], ["C", LISTED, 4.0, D3]]
+    assert "no longer listed by genai-prices" in gone.iloc[0]["detail"]
+    # Confirmed gone by a later fetch: no event (and nothing retired).
+    confirmed = pd.DataFrame(day_rows(D1, ["a", "c"]) + day_rows(D2, ["a"]) + day_rows(D3, ["a"]))
+    assert vanished(confirmed).empty
