@@ -12,6 +12,7 @@ import json
 import shutil
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pandas as pd
@@ -29,6 +30,7 @@ from tests.api.conftest import api_settings
 from warehouse.raw_store import FAILED, OK, RawStore
 from warehouse.runs import last_run
 from warehouse.snapshot import SnapshotStore
+from warehouse.storage import Storage
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "upstreams"
 DAY1, DAY2, DAY3 = "2026-11-21", "2026-11-22", "2026-11-23"
@@ -118,7 +120,7 @@ def live_env(upstream):
     patch.undo()
 
 
-def run(root: Path, day: str, routes: dict | None = None, replay: bool = False) -> bool:
+def run(root: Path | str, day: str, routes: dict | None = None, replay: bool = False) -> bool:
     if routes is not None:
         Upstreams.routes = routes
     return refresh(str(root), day, write=lambda line: None, replay=replay, live=LiveSources(**FAST))
@@ -335,3 +337,19 @@ def test_a_model_one_source_stops_listing_is_recorded_not_retired(warehouse, day
     status = table(warehouse, "models").set_index("ticker")["status"]
     assert status.equals(table(day_one, "models").set_index("ticker")["status"])
     assert spot(warehouse, ticker)["beta_sync"] == spot(day_one, ticker)["beta_sync"]
+
+
+def test_raw_copies_live_on_the_same_storage_as_the_snapshots_an_fsspec_url(live_env):
+    url = f"memory://oracle-{uuid.uuid4().hex}/snapshots"
+    try:
+        assert run(url, DAY1, payloads())
+        raw = RawStore(url)
+        for source in UPSTREAMS:
+            record = raw.last_good(source)
+            assert record.as_of == DAY1 and hashlib.sha256(raw.body(record)).hexdigest() == record.sha256
+        genai = raw.last_good("genai-prices")
+        assert Storage(url).exists(Storage(url).join("raw", "genai-prices", "blobs", f"{genai.sha256}.json"))
+        assert len(SnapshotStore(url).read_table("source_fetches")) == 5
+    finally:
+        storage = Storage(url)
+        storage.remove(storage.root)
