@@ -56,6 +56,8 @@ class LiveSources(ConfigurableResource):
     # confirmed (`pipelines.guard`).
     max_drop: float = 0.5
     max_move: float = 0.5
+    # Fetch for a run whose as-of day is not today (a mirror serving a past day's files; tests).
+    past_days: bool = False
 
     def enabled(self) -> tuple[str, ...]:
         return parse_sources(self.sources or os.environ.get("ORACLE_LIVE_SOURCES", ""))

@@ -1,27 +1,25 @@
 """The source assets: each reads one real source, its bundled copy and, when it is read live, every
 day's kept copy (`assets.live`), and records its name and version."""
 
-import json
 from datetime import date
 
 from dagster import AssetExecutionContext, asset
 
 from assets.live import FETCH_ASSETS, daily_copies
+from assets.live_read import parsers
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from pipelines.ingest_archive import archive_listings
-from pipelines.ingest_genai import genai_listings, providers_from_payload
+from pipelines.ingest_genai import genai_listings
 from pipelines.ingest_litellm import SOURCE as LITELLM_SOURCE
 from pipelines.ingest_litellm import litellm_listings
 from pipelines.ingest_model_prices import SOURCE as MODEL_PRICES_SOURCE
 from pipelines.ingest_model_prices import model_prices_listings
-from pipelines.ingest_openrouter import endpoint_listings, openrouter_listings
 from pipelines.ingest_releases import genai_span_listings, new_evidence, release_change_listings
-from pipelines.listings import listings_frame
-from pipelines.litellm_map import extract
-from pipelines.live import DailyCopy, as_observations
+from pipelines.listings import Listing, listings_frame
+from pipelines.live import as_observations
 from pipelines.peak import peak_days
-from pipelines.release_dating import ReleaseDating, release_dating, releases_of
+from pipelines.release_dating import release_dating, releases_of
 from pipelines.upstream_formats import GENAI_PRICES, LITELLM, MODEL_PRICES, OPENROUTER, OPENROUTER_ENDPOINTS, UPSTREAMS
 from warehouse.raw_store import fetch_table
 
@@ -39,12 +37,18 @@ def source_fetches(context: AssetExecutionContext, settings: RefreshSettings, wa
     return fetch_table(records)
 
 
-def _live(series: list[tuple[list[DailyCopy], bool]]) -> tuple[list, dict]:
-    """Every kept copy's observations, and what the UI shows of them."""
-    newest = max((copies[-1].fetched_at for copies, _ in series), default="not read live")
-    days = len({copy.day for copies, _ in series for copy in copies})
+def _read_live(context: AssetExecutionContext, source: str, sources: PriceSources, settings: RefreshSettings,
+               live: LiveSources, warehouse: WarehouseResource) -> tuple[list[Listing], dict]:
+    """Every kept copy of a live source as observations, and what the UI shows of them; a copy that
+    can no longer be read is skipped with a warning."""
+    series, unreadable = daily_copies(source, live, settings, warehouse, parsers(sources)[source])
+    for problem in unreadable:
+        context.log.warning(f"{source}: a kept copy could not be read and is left out: {problem}")
     observed = [o for copies, current in series for o in as_observations(copies, current)]
-    return observed, {"live_days": days, "live_newest": newest}
+    shown = {"live_days": len({copy.day for copies, _ in series for copy in copies}),
+             "live_newest": max((copies[-1].fetched_at for copies, _ in series), default="not read live"),
+             "live_unreadable_copies": len(unreadable)}
+    return observed, shown
 
 
 @asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[GENAI_PRICES]])
@@ -58,16 +62,10 @@ def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings
     spans, meta = sources.genai_release_history()
     dating = release_dating(spans, releases_of(meta), version)
     as_of = settings.as_of_date()
-    days = sources.seed_table("peak_days")
-
-    def parse(body: bytes, day: date, record) -> list:
-        return genai_listings(providers_from_payload(json.loads(body)), day, ReleaseDating(version),
-                              peak_days(days, day))
-
-    observed, shown = _live(daily_copies(GENAI_PRICES, live, settings, warehouse, parse))
+    observed, shown = _read_live(context, GENAI_PRICES, sources, settings, live, warehouse)
     context.add_output_metadata({"source": "genai-prices", "source_version": version,
                                  "source_released": str(dating.released or "not in the release history"), **shown})
-    own = genai_listings(providers, as_of, dating, peak_days(days, as_of))
+    own = genai_listings(providers, as_of, dating, peak_days(sources.seed_table("peak_days"), as_of))
     released = new_evidence(genai_span_listings(spans, meta["repository"]), own)
     return listings_frame(own + released + observed)
 
@@ -80,8 +78,7 @@ def model_prices(context: AssetExecutionContext, sources: PriceSources, settings
     timeline besides."""
     snapshot, version = sources.model_prices()
     changes, changes_meta = sources.release_changes()
-    observed, shown = _live(daily_copies(MODEL_PRICES, live, settings, warehouse,
-                                         lambda body, day, record: model_prices_listings(json.loads(body), version)))
+    observed, shown = _read_live(context, MODEL_PRICES, sources, settings, live, warehouse)
     context.add_output_metadata({"source": "model-prices", "source_version": version,
                                  "data_updated_at": snapshot.get("updated_at", ""), **shown})
     own = model_prices_listings(snapshot, version)
@@ -100,15 +97,13 @@ def price_archive(context: AssetExecutionContext, sources: PriceSources):
 
 
 @asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[OPENROUTER]])
-def openrouter_prices(context: AssetExecutionContext, settings: RefreshSettings, live: LiveSources,
-                      warehouse: WarehouseResource):
-    """OpenRouter's public models API, read live: the host's list prices, one catalogue per day
-    (empty unless the live source is enabled; its monthly archive is `price_archive`)."""
-    listed, shown = _live(daily_copies(OPENROUTER, live, settings, warehouse,
-                                       lambda body, day, record: openrouter_listings(json.loads(body), day, "",
-                                                                                     record.url)))
-    hosted, _ = _live(daily_copies(OPENROUTER_ENDPOINTS, live, settings, warehouse,
-                                   lambda body, day, record: endpoint_listings(json.loads(body), day, "", record.url)))
+def openrouter_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
+                      live: LiveSources, warehouse: WarehouseResource):
+    """OpenRouter's public models API and its open-weight models' endpoint lists, read live: its
+    list prices and its hosts' offers, one catalogue per day (empty unless the live source is
+    enabled; its monthly archive is `price_archive`)."""
+    listed, shown = _read_live(context, OPENROUTER, sources, settings, live, warehouse)
+    hosted, _ = _read_live(context, OPENROUTER_ENDPOINTS, sources, settings, live, warehouse)
     context.add_output_metadata({"source": "openrouter", **shown, "host_offers": len(hosted)})
     return listings_frame(listed + hosted)
 
@@ -121,8 +116,7 @@ def litellm_prices(context: AssetExecutionContext, sources: PriceSources, settin
     cross-check and a vote, never a price of its own."""
     entries, meta = sources.litellm_prices()
     changes, changes_meta = sources.release_changes()
-    observed, shown = _live(daily_copies(LITELLM, live, settings, warehouse,
-                                         lambda body, day, record: litellm_listings(extract(body), "", day)))
+    observed, shown = _read_live(context, LITELLM, sources, settings, live, warehouse)
     context.add_output_metadata({"source": meta["source"], "source_version": meta["source_version"],
                                  "source_released": meta["released"], "file_sha256": meta["file_sha256"], **shown})
     bundled = litellm_listings(entries, meta["source_version"], date.fromisoformat(meta["released"]))

@@ -21,11 +21,10 @@ import numpy as np
 import pandas as pd
 
 from pipelines.guard import UNCONFIRMED
-from pipelines.listings import SYNC, prices_agree
+from pipelines.listings import AGREEMENT_RTOL, SYNC, prices_agree
 from pipelines.observations import CROSS_CHECK_SOURCES, REJECTED_NOTE_PREFIX
 
 COMPARED_FIELDS = ("input", "output", "cache_read", "cache_write")
-AGREEMENT_RTOL = 1e-6
 
 # The rule on each row of `price_disputes`: why this source's value is, or is not, the price.
 RULES = {

@@ -5,9 +5,12 @@ live source states (`pipelines.live`) is compared with the last accepted price t
 for the same ticker, provider, listed id and mode. It is a *big move* when input or output moves
 by more than `max_move` (a share; default 0.5, so a halving, or a rise of half again), or to or
 from zero. A big move is accepted when
-- the same source's next day's fetch states it again (it was no slip), or
-- another source's latest statement for the ticker and mode, as of that day, agrees with it
-  (LiteLLM's cross-check votes here too).
+- a later fetch of the same source states it again (it was no slip): for a catalogue price, the
+  source's next statement, from another fetch, agrees; for a dated statement (a documented
+  change, model-prices' timeline), it was first read on a day before the fetch it comes from
+  (`pipelines.live` dates it so); or
+- another source's latest statement of the same provider's price for the ticker and mode, as of
+  that day, agrees with it (LiteLLM's cross-check votes here too).
 Otherwise the statement is held `unconfirmed`: it stays in the observations, marked superseded
 with a note that starts `unconfirmed`, so the history and the spots pass over it; the disputes
 list it; it is an `unconfirmed` event. The next run re-reads the same copies: a print the next
@@ -23,17 +26,25 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pipelines.listings import ARCHIVED, CURRENT, prices_agree
-from pipelines.live import is_live
+from pipelines.listings import AGREEMENT_RTOL, ARCHIVED, CURRENT, prices_agree
+from pipelines.live import is_live, read_on
 from pipelines.observations import REJECTED_NOTE_PREFIX
 
 UNCONFIRMED = "unconfirmed"
 MAX_MOVE = 0.5
 MOVE_FIELDS = ("input", "output")
-AGREEMENT_RTOL = 1e-6
 _KEY = ["ticker", "provider", "provider_model_id", "mode"]
 MOVE_COLUMNS = ["ticker", "mode", "field", "before", "after", "date", "source", "source_version", "source_url",
                 "provenance", "detail"]
+
+
+def broken_fetch(models: int, last_good: int | None, last_refused: int | None, max_drop: float) -> str | None:
+    """Why a fetch counting `models` is refused as broken, or None: it lists at most (1 − max_drop)
+    of the models of the source's last good fetch (`last_good`), unless the fetch before it was
+    refused with the same count (two fetches in a row agree: the source did shrink)."""
+    if not last_good or models > last_good * (1 - max_drop) or models == last_refused:
+        return None
+    return f"lists {models} models against {last_good} in the last good fetch: a broken fetch, not a mass retirement"
 
 
 def moved_fields(before: pd.Series, after: pd.Series, max_move: float) -> list[str]:
@@ -54,10 +65,19 @@ def _agrees(row: pd.Series, other: pd.Series) -> bool:
 
 
 def _confirmed_elsewhere(row: pd.Series, others: pd.DataFrame) -> bool:
-    """Another source's latest statement of the ticker and mode, as of the row's day, agrees."""
-    known = others[others["effective_date"] <= row["effective_date"]]
-    latest = known.sort_values("effective_date", kind="stable").groupby("source", sort=False).tail(1)
+    """Another source's latest statement of the same provider's price, as of the row's day, agrees
+    (any of a source's statements on its latest day: it may list the model under two ids)."""
+    known = others[(others["provider"] == row["provider"]) & (others["effective_date"] <= row["effective_date"])]
+    latest = known[known["effective_date"] == known.groupby("source")["effective_date"].transform("max")]
     return any(_agrees(row, other) for _, other in latest.iterrows())
+
+
+def _read_again(row: pd.Series, following: pd.Series | None) -> bool:
+    """A later fetch of the row's source states it again (see the module)."""
+    if row["provenance"] not in (CURRENT, ARCHIVED):  # a dated statement: first read before this fetch?
+        return pd.notna(row["source_released"]) and row["source_released"] < read_on(row["source_version"])
+    return (following is not None and following["source_version"] != row["source_version"]
+            and _agrees(row, following))
 
 
 def _note(before: pd.Series, after: pd.Series, fields: list[str]) -> str:
@@ -89,8 +109,7 @@ def hold_unconfirmed(observations: pd.DataFrame, max_move: float = MAX_MOVE) -> 
                     following = series.iloc[position + 1] if position + 1 < len(series) else None
                     others = voters[(voters["ticker"] == ticker) & (voters["mode"] == mode)
                                     & (voters["source"] != source)]
-                    if not ((following is not None and _agrees(row, following))
-                            or _confirmed_elsewhere(row, others)):
+                    if not (_read_again(row, following) or _confirmed_elsewhere(row, others)):
                         held[row.name] = _note(accepted, row, fields)
                         continue
                 accepted = row
@@ -136,7 +155,9 @@ def vanished(observations: pd.DataFrame) -> pd.DataFrame:
     live = observations[is_live(observations["source_version"])
                         & observations["provenance"].isin([CURRENT, ARCHIVED])]
     rows = []
-    for source, stated in live.groupby("source", sort=True):
+    # Per address: OpenRouter's endpoint lists are one copy per model, and a list that failed to
+    # load is not a model gone.
+    for (source, _), stated in live.groupby(["source", "source_url"], sort=True):
         days = sorted(stated["effective_date"].unique())
         listed = {day: group for day, group in stated.groupby("effective_date")}
         keys = {day: set(map(tuple, group[_KEY].to_numpy().tolist())) for day, group in listed.items()}

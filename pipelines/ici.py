@@ -17,8 +17,9 @@ The rule, methodology `ici-1.0`, step by step:
    alphabetical order. A maker with no candidate in a tier contributes nothing for it.
 4. Hosts serving a model at R = the number of distinct providers that are not its maker
    (`is_origin` false) with a non-superseded price observation of it dated on or before R. Before
-   the current catalogue only the archived OpenRouter list records hosts, so early counts are 0
-   or 1 and early weights are close to equal.
+   the current catalogue, hosts are recorded by the archived OpenRouter list and, from 2025-07-11,
+   by genai-prices' dated releases; before that, early counts are 0 or 1 and early weights are
+   close to equal.
 5. Weights: raw = 1 + hosts; normalised to sum 1; then capped at CAP per constituent, the excess
    redistributed pro rata (to raw weight) over the uncapped ones, repeated until none exceeds
    CAP. With fewer than 1/CAP constituents (n·CAP < 1) no capped weighting sums to 1, and all

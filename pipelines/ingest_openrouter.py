@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from pipelines.ingest_archive import HOST
-from pipelines.listings import CURRENT, SYNC, Listing, canonical_provider, positive_or_none
+from pipelines.listings import CURRENT, SYNC, Listing, canonical_provider
 
 SOURCE = "openrouter"
 PER_TOKEN = {"prompt": "input", "completion": "output", "input_cache_read": "cache_read",
@@ -24,11 +25,14 @@ PER_TOKEN = {"prompt": "input", "completion": "output", "input_cache_read": "cac
 PER_CALL = {"request": "request_fee", "web_search": "web_search_fee"}
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any) -> Decimal | None:
+    """A stated price, exact to the decimal stated; None for a negative (a router's `-1`),
+    non-finite or non-numeric one, which is no statement of a price."""
     try:
-        return positive_or_none(value)
-    except (TypeError, ValueError):
-        return None  # a price the API states as something other than a number is no statement
+        number = Decimal(str(value)) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+    except InvalidOperation:
+        return None
+    return number if number is not None and number.is_finite() and number >= 0 else None
 
 
 def _rates(pricing: dict[str, Any]) -> dict[str, float | None]:
@@ -36,10 +40,10 @@ def _rates(pricing: dict[str, Any]) -> dict[str, float | None]:
     rates = {}
     for key, field in PER_TOKEN.items():
         value = _number(pricing.get(key))
-        rates[field] = None if value is None else value * 1e6
+        rates[field] = None if value is None else float(value * 1_000_000)
     for key, field in PER_CALL.items():
         value = _number(pricing.get(key))
-        rates[field] = value * 1e3 if value else None  # no fee is the default, not a statement
+        rates[field] = float(value * 1_000) if value else None  # no fee is the default, not a statement
     return rates
 
 

@@ -8,6 +8,7 @@ downstream never needs to know which package a row came from.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, fields
 from datetime import date
 
@@ -129,6 +130,10 @@ def tiers_json(tiers: list[Tier]) -> str | None:
 PRICE_RTOL = 1e-9
 
 
+# Two sources' statements of one price agree to this relative tolerance (sources round differently).
+AGREEMENT_RTOL = 1e-6
+
+
 def prices_agree(a, b, rtol: float = PRICE_RTOL) -> np.ndarray:
     """Elementwise: both known and equal to `rtol` relative to the larger (False where either
     is missing). The one comparison of two prices; scalars give a 0-d array."""
@@ -149,4 +154,4 @@ def positive_or_none(value: object) -> float | None:
     if value is None:
         return None
     number = float(value)
-    return number if number == number and number >= 0 else None
+    return number if math.isfinite(number) and number >= 0 else None

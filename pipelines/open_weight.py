@@ -139,9 +139,14 @@ def _offers(listings: pd.DataFrame, makers: MakerTable, families: Iterable[Famil
 
 
 def _cheapest_per_host(offers: list[HostOffer]) -> list[HostOffer]:
-    """Each host once: its cheapest offer in the first of OFFER_SOURCES that prices it there."""
+    """Each host once: its cheapest offer in the first of OFFER_SOURCES that prices it there,
+    where a source stated one listed id more than once (a catalogue read on several days), its
+    newest statement."""
+    newest: dict[tuple[str, str, str], HostOffer] = {}
+    for offer in sorted(offers, key=lambda o: o.effective_date):
+        newest[(offer.host, offer.source, offer.listed_id)] = offer
     by_host: dict[str, HostOffer] = {}
-    for offer in sorted(offers, key=lambda o: (OFFER_SOURCES.index(o.source), o.output, o.input, o.provider,
+    for offer in sorted(newest.values(), key=lambda o: (OFFER_SOURCES.index(o.source), o.output, o.input, o.provider,
                                                o.listed_id)):
         by_host.setdefault(offer.host, offer)
     return sorted(by_host.values(), key=lambda o: o.host)

@@ -94,5 +94,5 @@ def model_prices_models(payload: object) -> int:
 
 CHECKS: dict[str, Callable[[object], int]] = {
     GENAI_PRICES: genai_prices_models, LITELLM: litellm_models, OPENROUTER: openrouter_models,
-    MODEL_PRICES: model_prices_models,
+    MODEL_PRICES: model_prices_models, OPENROUTER_ENDPOINTS: openrouter_endpoints,
 }

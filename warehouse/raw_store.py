@@ -5,7 +5,8 @@ Under the warehouse root (a local folder or any fsspec URL, `warehouse.storage`)
 
     raw/<source>/blobs/<sha256>.json          the body, named by its content (one copy however
                                               many fetches return it)
-    raw/<source>/fetches/<time>-<outcome>.json one record per fetch: address, time, status,
+    raw/<source>/fetches/<time>-<outcome>-<address hash>.json
+                                              one record per fetch: address, time, status,
                                               bytes, sha256, models counted, attempts, outcome
                                               and the reason a failed one failed
 
@@ -66,7 +67,9 @@ class RawStore:
             if not self.storage.exists(blob):
                 self.storage.write_bytes(blob, body)
         self.storage.makedirs(self._folder(record.source, "fetches"))
-        name = f"{record.fetched_at.replace(':', '')}-{record.outcome}.json"
+        # The address's hash too: two fetches can end in the same millisecond (a mirror's quick 404s).
+        address = hashlib.sha256(record.url.encode()).hexdigest()[:12]
+        name = f"{record.fetched_at.replace(':', '')}-{record.outcome}-{address}.json"
         self.storage.write_bytes(self.storage.join(RAW, record.source, "fetches", name),
                                  json.dumps(asdict(record), sort_keys=True, indent=1).encode())
         return record

@@ -6,11 +6,19 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from pipelines.guard import LISTED, UNCONFIRMED, hold_unconfirmed, moved_fields, unconfirmed_moves, vanished
+from pipelines.guard import (
+    LISTED,
+    UNCONFIRMED,
+    broken_fetch,
+    hold_unconfirmed,
+    moved_fields,
+    unconfirmed_moves,
+    vanished,
+)
 from pipelines.ingest_openrouter import endpoint_listings, openrouter_listings
 from pipelines.ingest_releases import new_evidence
 from pipelines.listings import ARCHIVED, CURRENT, PUBLISHED, SYNC, Listing
-from pipelines.live import DailyCopy, as_observations, is_live, live_version
+from pipelines.live import DailyCopy, as_observations, is_live, live_version, read_on
 
 D1, D2, D3 = date(2026, 11, 21), date(2026, 11, 22), date(2026, 11, 23)
 URL = "http://mirror.example/data.json"
@@ -28,9 +36,10 @@ def test_each_days_copy_is_dated_that_day_the_newest_current():
     out = as_observations(copies)
     assert [(o.effective_date, o.provenance, o.input) for o in out] == [
         (D1, ARCHIVED, 2.0), (D2, CURRENT, 1.0), (date(2026, 3, 1), PUBLISHED, 4.0)]  # dated changes: newest only
-    assert {o.source_url for o in out[:2]} == {URL} and out[1].source_version == "live 2026-11-22T06:00:00.000Z"
+    assert {o.source_url for o in out[:2]} == {URL}
+    assert out[1].source_version == "live 2026-11-22 2026-11-22T06:00:00.000Z" and read_on(out[1].source_version) == D2
     assert out[0].note == f"read from {URL} at 2026-11-21T06:00:00.000Z" and out[0].source_released == D1
-    assert is_live(pd.Series([live_version("t"), "0.2.3", None])).tolist() == [True, False, False]
+    assert is_live(pd.Series([live_version(D1, "t"), "0.2.3", None])).tolist() == [True, False, False]
 
 
 def test_openrouter_prices_per_token_become_per_million_and_per_call_per_thousand():
@@ -50,13 +59,14 @@ def test_openrouter_prices_per_token_become_per_million_and_per_call_per_thousan
     assert only.cache_write is None and only.context_window == 8192
 
 
-def _observations(rows):
-    """Rows of (source, day, input, output, live) → the columns the guard reads."""
+def _observations(rows, provider="acme"):
+    """Rows of (source, day, input, output, live) → the columns the guard reads: each live row
+    read on its own day (its own fetch)."""
     frame = pd.DataFrame([{
-        "ticker": "M", "provider": "acme", "provider_model_id": "m", "mode": SYNC, "effective_date": day,
+        "ticker": "M", "provider": provider, "provider_model_id": "m", "mode": SYNC, "effective_date": day,
         "input": price_in, "output": price_out, "source": source, "authority": 30,
-        "source_version": live_version(str(day)) if live else "0.2.3", "source_url": URL, "provenance": CURRENT,
-        "superseded": False, "note": None} for source, day, price_in, price_out, live in rows])
+        "source_version": live_version(day, "t") if live else "0.2.3", "source_url": URL, "provenance": CURRENT,
+        "source_released": day, "superseded": False, "note": None} for source, day, price_in, price_out, live in rows])
     return frame
 
 
@@ -130,7 +140,7 @@ def test_an_endpoint_list_gives_each_hosts_cheapest_endpoint():
 def test_a_model_a_live_source_stops_listing_is_an_unconfirmed_disappearance():
     def day_rows(day, models):
         return [{"ticker": m.upper(), "provider": "acme", "provider_model_id": m, "mode": SYNC, "effective_date": day,
-                 "input": 1.0, "output": 4.0, "source": "genai-prices", "source_version": live_version(str(day)),
+                 "input": 1.0, "output": 4.0, "source": "genai-prices", "source_version": live_version(day, "t"),
                  "source_url": URL, "provenance": ARCHIVED, "superseded": False, "note": None} for m in models]
     frame = pd.DataFrame(day_rows(D1, ["a", "b", "c"]) + day_rows(D2, ["a", "c"]) + day_rows(D3, ["a", "b"]))
     gone = vanished(frame)
@@ -141,3 +151,33 @@ def test_a_model_a_live_source_stops_listing_is_an_unconfirmed_disappearance():
     # Confirmed gone by a later fetch: no event (and nothing retired).
     confirmed = pd.DataFrame(day_rows(D1, ["a", "c"]) + day_rows(D2, ["a"]) + day_rows(D3, ["a"]))
     assert vanished(confirmed).empty
+
+
+def test_confirmation_comes_from_another_fetch_or_the_same_providers_price_elsewhere():
+    cut = [("genai-prices", D1, 10.0, 40.0, True), ("genai-prices", D2, 2.0, 8.0, True)]
+    # The same fetch stating the move twice (a dated change and today's price) is one word, not two.
+    same_fetch = _observations(cut + [("genai-prices", D2, 2.0, 8.0, True)])
+    same_fetch.loc[2, ["effective_date", "provenance", "source_released"]] = [D3, CURRENT, D2]
+    same_fetch.loc[2, "source_version"] = same_fetch.loc[1, "source_version"]
+    assert hold_unconfirmed(same_fetch)["superseded"].tolist() == [False, True, True]
+    # Another source agreeing about another provider's price confirms nothing.
+    elsewhere = pd.concat([_observations(cut), _observations([("litellm", D2, 2.0, 8.0, False)], provider="azure")],
+                          ignore_index=True)
+    assert hold_unconfirmed(elsewhere)["superseded"].tolist() == [False, True, False]
+
+
+def test_a_dated_statement_read_again_on_a_later_day_is_confirmed():
+    frame = _observations([("model-prices", D1, 10.0, 40.0, True), ("model-prices", D2, 2.0, 8.0, True)])
+    frame["provenance"] = PUBLISHED
+    frame["source_version"] = live_version(D3, "t")  # both from the newest fetch, of D3
+    frame["source_released"] = [D1, D2]  # first read on D1 and D2: read again on D3
+    assert not hold_unconfirmed(frame)["superseded"].any()
+    frame["source_released"] = [D1, D3]  # the cut first read on D3: nothing has read it again
+    assert hold_unconfirmed(frame)["superseded"].tolist() == [False, True]
+
+
+def test_a_fetch_that_drops_most_models_is_broken_unless_the_next_one_agrees():
+    assert broken_fetch(2, 4, None, 0.5) == ("lists 2 models against 4 in the last good fetch: a broken fetch, "
+                                             "not a mass retirement")
+    assert broken_fetch(3, 4, None, 0.5) is None and broken_fetch(2, None, None, 0.5) is None
+    assert broken_fetch(2, 4, 2, 0.5) is None  # refused once with the same count: the source did shrink
