@@ -2,6 +2,7 @@
 
     oracle refresh [--warehouse PATH] [--as-of DATE]   build and publish a snapshot
     oracle refresh --replay DATE [--warehouse PATH]   rebuild DATE's snapshot from the kept live copies
+    oracle refresh --clean [...]   first remove what failed or killed refreshes left staged
     oracle serve [--host H] [--port P] [--warehouse PATH]   run the HTTP API
     oracle up [--warehouse PATH]   refresh if empty, then the API (8000) and Dagster with its daemon (3000)
     oracle keys create --name N --tier T | keys list | keys revoke KEY_ID   manage API keys
@@ -27,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="snapshot folder or fsspec URL (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
     refresh.add_argument("--as-of", default=None,
                          help="snapshot date, YYYY-MM-DD (default: $ORACLE_AS_OF, else today in UTC)")
+    refresh.add_argument("--clean", action="store_true",
+                         help="first remove every staging folder that no running refresh owns (what failed or "
+                              "killed runs left behind), then refresh")
     refresh.add_argument("--replay", default=None, metavar="DATE",
                          help="rebuild the snapshot of DATE from the live sources' kept raw copies alone, "
                               "fetching nothing (to rebuild or investigate a day)")
@@ -116,15 +120,16 @@ def _serve(host: str, port: int, warehouse: str | None, workers: int = 1) -> Non
     import uvicorn
 
     from serve.app import create_app
+    from serve.http_protocol import SERVER_OPTIONS
     from serve.settings import Settings
 
     if workers <= 1:
-        uvicorn.run(create_app(Settings.from_env(warehouse=warehouse)), host=host, port=port, log_level="info")
+        uvicorn.run(create_app(Settings.from_env(warehouse=warehouse)), host=host, port=port, **SERVER_OPTIONS)
         return
     # Each worker process builds its own app from the environment, so the settings travel there.
     if warehouse:
         os.environ["ORACLE_WAREHOUSE"] = warehouse
-    uvicorn.run("serve.app:app_from_env", factory=True, host=host, port=port, workers=workers, log_level="info")
+    uvicorn.run("serve.app:app_from_env", factory=True, host=host, port=port, workers=workers, **SERVER_OPTIONS)
 
 
 def _up(args) -> int:
@@ -182,6 +187,15 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.replay and args.as_of and args.as_of != args.replay:
             raise SystemExit("oracle refresh: --replay DATE is the snapshot date; give --as-of only with the same date")
+        if args.clean:
+            from datetime import UTC, datetime
+
+            from assets.resources import WarehouseResource
+            from warehouse.runs import clean
+
+            removed = clean(WarehouseResource(root=args.warehouse or "").store(), datetime.now(UTC))
+            print(f"Removed {len(removed)} staging folder{'s' * (len(removed) != 1)} no running refresh owns"
+                  + (f": {', '.join(removed)}" if removed else ""))
         published = refresh(args.warehouse or os.environ.get("ORACLE_WAREHOUSE"),
                             args.replay or args.as_of or os.environ.get("ORACLE_AS_OF", ""),
                             replay=bool(args.replay))

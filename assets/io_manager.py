@@ -1,14 +1,19 @@
 """The Parquet IO manager: each asset's frame becomes a table staged for the run's snapshot.
 
-Tables are staged under the run until the `snapshot` asset publishes them together. An input
+Tables are staged under the run until the `snapshot` asset publishes them together. The first
+one staged records the run as `running` and clears what runs that died left behind
+(`warehouse.runs.start_run`). An input
 not produced in this run (a partial re-run) is read from the published snapshot.
 """
 
+
+from datetime import UTC, datetime
 
 import pandas as pd
 from dagster import ConfigurableIOManager, InputContext, OutputContext, ResourceDependency
 
 from assets.resources import WarehouseResource
+from warehouse.runs import start_run
 
 
 class ParquetIOManager(ConfigurableIOManager):
@@ -16,7 +21,11 @@ class ParquetIOManager(ConfigurableIOManager):
 
     def handle_output(self, context: OutputContext, obj: pd.DataFrame) -> None:
         name = context.asset_key.path[-1]
-        path, rows = self.warehouse.store().write_table(context.run_id, name, obj)
+        store = self.warehouse.store()
+        removed = start_run(store, context.run_id, datetime.now(UTC))  # once per run: a trace if it is killed
+        if removed:
+            context.log.info(f"removed the staging folders of runs no longer at work: {', '.join(removed)}")
+        path, rows = store.write_table(context.run_id, name, obj)
         context.add_output_metadata({"rows": rows, "path": str(path)})
 
     def load_input(self, context: InputContext) -> pd.DataFrame:

@@ -55,8 +55,10 @@ def without_paths(text: str) -> str:
 
 @failure_hook(required_resource_keys={"warehouse"})
 def record_failure(context: HookContext):
-    """A failed step (a source, a table or a blocking check) marks the run failed, with why; the
-    published snapshot is untouched, and the API reports itself degraded."""
+    """A failed step (a source, a table or a blocking check) marks the run failed, with why, and
+    removes what it staged; the published snapshot is untouched, and the API reports itself
+    degraded."""
     detail = without_paths(f"{context.op.name} failed: {context.op_exception}")[:500]
-    record_run(context.resources.warehouse.store().storage,
-               RunStatus("failed", datetime.now(UTC), detail, context.run_id))
+    store = context.resources.warehouse.store()
+    record_run(store.storage, RunStatus("failed", datetime.now(UTC), detail, context.run_id))
+    store.discard(context.run_id)  # never published; steps still at work may stage more, which the next run removes

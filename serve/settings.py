@@ -31,7 +31,10 @@ class Settings:
     enterprise_requests_per_hour: int = 100_000
     # `internal` has no limit in practice; the number keeps the RateLimit headers numeric.
     internal_requests_per_hour: int = 10**12
-    key_creations_per_hour: int = 10
+    key_creations_per_hour: int = 10  # successful creations per client address
+    # Requests with a key that is not recognised (or revoked), per client address: past this,
+    # 429 instead of 401, so guessing keys costs an attacker time, not the server.
+    failed_auths_per_hour: int = 60
     # Comma-separated addresses of proxies whose X-Forwarded-For is believed.
     trusted_proxies: str = ""
     # Comma-separated origins whose pages may call the API from a browser ("*": any). Empty, the

@@ -4,8 +4,11 @@ Each request asks for `current()`. On a local disk that costs one `stat` of the 
 on an object store (an fsspec URL) the pointer is read at most every `REMOTE_POLL_SECONDS`, since
 each look is a network round trip. When the pointer changed, the new manifest is read and a new
 `LoadedSnapshot` replaces the old in one assignment, so a request sees one snapshot or the other,
-never a mix. Tables are read lazily and cached per snapshot. If the pointer cannot be read, the
-last good snapshot keeps serving.
+never a mix. A snapshot is switched to only once every table has been read and checked against
+its manifest (checksum, rows; `SnapshotStore.read_verified`), so a damaged or missing file is found
+before any request reads it. If the pointer cannot be read, or the snapshot it names fails the
+check, the last good snapshot keeps serving and the reason is kept for `/` and `/health`; with no
+good snapshot at all, there is nothing to serve.
 """
 
 from __future__ import annotations
@@ -21,15 +24,15 @@ import pandas as pd
 
 from serve.lookup import ModelLookup
 from warehouse.runs import last_run
-from warehouse.snapshot import POINTER, Manifest, SnapshotStore
+from warehouse.snapshot import POINTER, Manifest, SnapshotDamaged, SnapshotStore
 
 REMOTE_POLL_SECONDS = 5.0
 
 
 class LoadedSnapshot:
-    def __init__(self, store: SnapshotStore, manifest: Manifest):
+    def __init__(self, store: SnapshotStore, manifest: Manifest, tables: dict[str, pd.DataFrame] | None = None):
         self.store, self.manifest = store, manifest
-        self._tables: dict[str, pd.DataFrame] = {}
+        self._tables: dict[str, pd.DataFrame] = dict(tables or {})
         self._lock = threading.Lock()
         self.cache: dict[object, object] = {}  # per-snapshot memo of derived answers
 
@@ -76,6 +79,7 @@ class SnapshotState:
         self.stale_after, self.clock = stale_after, clock
         self._loaded: LoadedSnapshot | None = None
         self._signature: object | None = None
+        self.refused: str | None = None  # why the snapshot the pointer names is not served, if it is not
         self._lock = threading.Lock()
         storage = self.store.storage
         self._pointer = storage.join(POINTER)
@@ -98,20 +102,29 @@ class SnapshotState:
                 if signature != self._signature:
                     try:
                         manifest = self.store.current()
-                    except (OSError, ValueError, KeyError):
-                        manifest = None  # a damaged pointer: keep serving what we have
-                    if manifest is not None:
-                        self._loaded = LoadedSnapshot(self.store, manifest)
-                        self._signature = signature
+                        tables = self.store.read_verified(manifest) if manifest is not None else None
+                    except SnapshotDamaged as damage:  # judged once per pointer; a restart judges again
+                        self._signature, self.refused = signature, str(damage)
+                    except (OSError, ValueError, KeyError) as error:  # unreadable now: tried again next time
+                        self.refused = f"the manifest pointer cannot be read ({type(error).__name__})"
+                    else:
+                        if manifest is not None:
+                            self._loaded, self.refused = LoadedSnapshot(self.store, manifest, tables), None
+                            self._signature = signature
         return self._loaded
 
     def freshness(self) -> Freshness:
         snapshot = self.current()
         if snapshot is None:
-            return Freshness("degraded", "no snapshot has been published yet", None, None, True, 0)
+            reason = (f"no good snapshot to serve: {self.refused}" if self.refused
+                      else "no snapshot has been published yet")
+            return Freshness("degraded", reason, None, None, True, 0)
         age = self.clock() - snapshot.last_update
         stale = age > self.stale_after
         reasons = []
+        if self.refused:
+            reasons.append(f"the newest snapshot is not served ({self.refused}); serving the last good one, "
+                           f"{snapshot.snapshot_id}")
         if stale:
             reasons.append(f"data is {age.total_seconds() / 3600:.1f} h old, over the "
                            f"{self.stale_after.total_seconds() / 3600:g} h bound")
@@ -124,7 +137,7 @@ class SnapshotState:
         if run is not None and run.status == "failed":
             reasons.append(f"the last pipeline run failed ({run.detail}); serving the last good snapshot")
         elif run is not None and run.interrupted(self.clock()):
-            reasons.append(f"the last pipeline run ({run.run_id}) was cut short while publishing, at "
+            reasons.append(f"the last pipeline run ({run.run_id}) was cut short while {run.status}, at "
                            f"{run.finished:%Y-%m-%d %H:%M} UTC; serving the last good snapshot")
         model_count = snapshot.manifest.tables["models"].rows if "models" in snapshot.manifest.tables else 0
         return Freshness("degraded" if reasons else "ok", "; ".join(reasons), snapshot.last_update,

@@ -23,6 +23,7 @@ import warehouse.runs
 import warehouse.storage
 from assets.publish import without_paths
 from assets.resources import PriceSources
+from cli import main
 from serve.app import create_app
 from serve.state import SnapshotState
 from tests.api.conftest import api_settings
@@ -163,3 +164,57 @@ def test_a_refresh_killed_while_publishing(warehouse_copy):
     assert state.freshness().status == "degraded"
     _recovers(warehouse_copy)
 
+
+
+KILLED_MID_RUN = textwrap.dedent("""
+    import os, signal, sys
+    sys.path.insert(0, {root!r})
+    import warehouse.snapshot
+    from assets.refresh import refresh
+
+    real_write = warehouse.snapshot.SnapshotStore.write_table
+    def write_then_die(self, run_id, name, frame):
+        out = real_write(self, run_id, name, frame)
+        if name == "price_observations":  # some tables staged, nothing published
+            os.kill(os.getpid(), signal.SIGKILL)
+        return out
+    warehouse.snapshot.SnapshotStore.write_table = write_then_die
+    refresh({warehouse!r}, {as_of!r}, write=lambda line: None)
+""")
+
+
+def _staged(root: Path) -> list[str]:
+    staging = root / ".staging"
+    return sorted(p.name for p in staging.iterdir()) if staging.exists() else []
+
+
+def test_a_refresh_killed_before_publishing_leaves_a_trace_and_its_leftovers_go_next_run(warehouse_copy):
+    before = _before(warehouse_copy)
+    script = KILLED_MID_RUN.format(root=str(ROOT), warehouse=str(warehouse_copy), as_of=AS_OF)
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, timeout=600)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+    record = last_run(warehouse_copy)
+    assert record.status == "running" and record.pid > 0
+    assert _staged(warehouse_copy) == [record.run_id]  # what it staged is still there
+    _assert_previous_snapshot_serves(warehouse_copy, before, "was cut short while running")
+    # The next run sees the dead run and removes what it left.
+    assert _run(warehouse_copy).success
+    assert _staged(warehouse_copy) == []
+
+
+def test_what_a_failed_run_staged_is_gone_by_the_end_of_the_next_run(warehouse_copy):
+    assert not _run(warehouse_copy, sources=FailingRules()).success
+    failed = last_run(warehouse_copy)
+    assert failed.status == "failed"
+    assert _run(warehouse_copy).success
+    assert failed.run_id not in _staged(warehouse_copy) and _staged(warehouse_copy) == []
+
+
+def test_refresh_clean_removes_leftovers_no_running_refresh_owns(warehouse_copy, capsys):
+    for run in ("old-run-1", "old-run-2"):
+        (warehouse_copy / ".staging" / run).mkdir(parents=True)
+        (warehouse_copy / ".staging" / run / "spots.parquet").write_bytes(b"x" * 1000)
+    assert main(["refresh", "--clean", "--warehouse", str(warehouse_copy), "--as-of", AS_OF]) == 0
+    assert "Removed 2 staging folders no running refresh owns: old-run-1, old-run-2" in capsys.readouterr().out
+    assert _staged(warehouse_copy) == []

@@ -1,8 +1,9 @@
 """The latest pipeline run's outcome, kept beside the warehouse's pointer for the API to report.
 
-A run records `publishing` before its snapshot asset publishes, then `ok` or `failed` with the
-reason. A record left at `publishing` by a process that died is told apart from a run still at
-work by its host and pid (or by its age, for a run on another host).
+A run records `running` when it stages its first table, `publishing` before its snapshot asset
+publishes, then `ok` or `failed` with the reason. A record left at `running` or `publishing` by a
+process that died is told apart from a run still at work by its host and pid (or by its age, for
+a run on another host).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import socket
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from warehouse.snapshot import iso_utc
+from warehouse.snapshot import STALE_STAGING_SECONDS, SnapshotStore, iso_utc
 from warehouse.storage import Storage
 
 RUN_STATUS_FILE = "last_run.json"
-PUBLISHING = "publishing"
+RUNNING, PUBLISHING, FAILED = "running", "publishing", "failed"
 PUBLISH_TIMEOUT = timedelta(minutes=10)  # a publish takes seconds; a record this old was cut short
+RUN_TIMEOUT = timedelta(hours=1)  # a refresh takes minutes; a `running` record this old was cut short
 
 
 @dataclass(frozen=True)
@@ -38,11 +40,12 @@ class RunStatus:
         return json.dumps({"status": self.status, "finished": iso_utc(self.finished), "detail": self.detail,
                            "run_id": self.run_id, "host": self.host, "pid": self.pid}, sort_keys=True)
 
-    def interrupted(self, now: datetime, after: timedelta = PUBLISH_TIMEOUT) -> bool:
-        """A `publishing` record whose process is gone (on this host), or older than `after`."""
-        if self.status != PUBLISHING:
+    def interrupted(self, now: datetime, after: timedelta | None = None) -> bool:
+        """A `running` or `publishing` record whose process is gone (on this host), or older than
+        `after` (by default what such a step can take)."""
+        if self.status not in (RUNNING, PUBLISHING):
             return False
-        if now - self.finished > after:
+        if now - self.finished > (after or (PUBLISH_TIMEOUT if self.status == PUBLISHING else RUN_TIMEOUT)):
             return True
         return self.host == socket.gethostname() and self.pid > 0 and not _alive(self.pid)
 
@@ -55,6 +58,34 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # it exists, under another user
         return True
     return True
+
+
+def running(run_id: str, now: datetime) -> RunStatus:
+    """The record a run leaves from its first staged table, so that one killed before it
+    publishes leaves a trace."""
+    return RunStatus(RUNNING, now, f"run {run_id} is running", run_id, socket.gethostname(), os.getpid())
+
+
+def start_run(store: SnapshotStore, run_id: str, now: datetime) -> list[str]:
+    """Record `run_id` as running (once) and remove what no live run owns: the staging folder of
+    a recorded run that failed or was cut short, and any untouched for an hour. Returns the runs
+    removed."""
+    previous = last_run(store.storage)
+    if previous is not None and previous.run_id == run_id:
+        return []
+    ended = previous is not None and (previous.status == FAILED or previous.interrupted(now))
+    cut_short = {previous.run_id} if ended else set()
+    live = {previous.run_id} if previous is not None and previous.status in (RUNNING, PUBLISHING) else set()
+    record_run(store.storage, running(run_id, now))
+    return store.clean_staging(keep={run_id} | (live - cut_short), older_than=STALE_STAGING_SECONDS,
+                               also=cut_short)
+
+
+def clean(store: SnapshotStore, now: datetime) -> list[str]:
+    """Remove every staging folder but a live recorded run's (`oracle refresh --clean`)."""
+    previous = last_run(store.storage)
+    alive = previous is not None and previous.status in (RUNNING, PUBLISHING) and not previous.interrupted(now)
+    return store.clean_staging(keep={previous.run_id} if alive else set())
 
 
 def publishing(run_id: str, now: datetime) -> RunStatus:

@@ -17,6 +17,7 @@ run queue serialises publishes).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -32,7 +33,13 @@ from warehouse.storage import Storage
 
 POINTER = "manifest.json"
 STAGING = ".staging"
-STALE_STAGING_SECONDS = 24 * 3600
+# A staging folder untouched this long belongs to no running refresh (a refresh of the largest
+# benchmark universe takes minutes): the next run removes it.
+STALE_STAGING_SECONDS = 3600
+
+
+class SnapshotDamaged(ValueError):
+    """A published snapshot whose files do not match its manifest: it is never served."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +160,21 @@ class SnapshotStore:
     def discard(self, run_id: str) -> None:
         self.storage.remove(self._staging_dir(run_id))
 
+    def clean_staging(self, keep: set[str] = frozenset(), older_than: float | None = None,
+                      also: set[str] = frozenset()) -> list[str]:
+        """Remove the staging folders of runs not in `keep`: those in `also`, and the rest when
+        untouched for `older_than` seconds (all of them when None). Returns the runs removed."""
+        storage, removed = self.storage, []
+        if not storage.exists(storage.join(STAGING)):
+            return removed
+        for run, _ in sorted(storage.entries(storage.join(STAGING))):
+            age = storage.age_seconds(storage.join(STAGING, run))
+            stale = older_than is None or (age is not None and age > older_than)
+            if run not in keep and (run in also or stale):
+                storage.remove(storage.join(STAGING, run))
+                removed.append(run)
+        return removed
+
     def publish(
         self, run_id: str, last_update: datetime, tables: Sequence[str], extra: dict | None = None
     ) -> Manifest:
@@ -216,10 +238,7 @@ class SnapshotStore:
         for snapshot_id in self.snapshots()[: -self.keep]:
             if snapshot_id != current_id:
                 storage.remove(storage.join(snapshot_id))
-        for run, _ in storage.entries(storage.join(STAGING)):
-            age = storage.age_seconds(storage.join(STAGING, run))
-            if run != keep_run and age is not None and age > STALE_STAGING_SECONDS:
-                storage.remove(storage.join(STAGING, run))
+        self.clean_staging(keep={keep_run}, older_than=STALE_STAGING_SECONDS)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -244,6 +263,36 @@ class SnapshotStore:
             return self.storage.read_parquet(path).to_pandas()
         except FileNotFoundError as error:
             raise LookupError(f"table {name!r} is gone: its snapshot {manifest.snapshot_id!r} was pruned") from error
+
+    def read_verified(self, manifest: Manifest) -> dict[str, pd.DataFrame]:
+        """Every table of `manifest`, each checked against the manifest before it is trusted: its
+        folder and file names stay inside the warehouse, its bytes match their checksum, it parses
+        and has the rows the manifest records. SnapshotDamaged says what is wrong."""
+        snapshot_id = manifest.snapshot_id
+        try:
+            _check_simple_name(snapshot_id, "snapshot id")
+            for info in manifest.tables.values():
+                _check_simple_name(info.file, "table file")
+        except ValueError as error:
+            raise SnapshotDamaged(f"the manifest names {error}") from None
+        frames = {}
+        for name, info in manifest.tables.items():
+            try:
+                data = self.storage.read_bytes(self.storage.join(snapshot_id, info.file))
+            except FileNotFoundError:
+                raise SnapshotDamaged(f"table {name} of snapshot {snapshot_id} is missing") from None
+            if hashlib.sha256(data).hexdigest() != info.sha256:
+                raise SnapshotDamaged(f"table {name} of snapshot {snapshot_id} does not match its checksum "
+                                      f"({len(data):,} bytes)")
+            try:
+                table = pq.read_table(pa.BufferReader(data))
+            except (pa.ArrowException, OSError) as error:
+                raise SnapshotDamaged(f"table {name} of snapshot {snapshot_id} cannot be read: {error}") from None
+            if table.num_rows != info.rows:
+                raise SnapshotDamaged(f"table {name} of snapshot {snapshot_id} has {table.num_rows:,} rows, "
+                                      f"not the {info.rows:,} its manifest records")
+            frames[name] = table.to_pandas()
+        return frames
 
     def snapshots(self) -> list[str]:
         # Ids start with a fixed-width UTC timestamp, so name order is publication-time order.

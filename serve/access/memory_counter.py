@@ -19,15 +19,16 @@ class MemoryCounterStore:
         self._counts: dict[tuple[str, int, int], int] = {}
         self._next_sweep = math.inf  # the earliest end among the windows held
 
-    def hit(self, bucket: str, window_seconds: int, now: float) -> tuple[int, float]:
+    def hit(self, bucket: str, window_seconds: int, now: float, amount: int = 1) -> tuple[int, float]:
         start, end = window_bounds(window_seconds, now)
         with self._lock:
             if now >= self._next_sweep:
                 self._sweep(now)
             slot = (bucket, window_seconds, start)
-            count = self._counts.get(slot, 0) + 1
-            self._counts[slot] = count
-            self._next_sweep = min(self._next_sweep, end)
+            count = self._counts.get(slot, 0) + amount
+            if amount:  # a look leaves nothing behind
+                self._counts[slot] = count
+                self._next_sweep = min(self._next_sweep, end)
         return count, float(end)
 
     def _sweep(self, now: float) -> None:

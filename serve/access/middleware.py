@@ -89,6 +89,11 @@ class AccessControl:
         if key is not None:
             record = self.keys.find(key)
             if record is None or record.revoked is not None:
+                failed, reset = self.counters.hit(f"authfail:{client}", WINDOW_SECONDS, now)
+                if failed > self.settings.failed_auths_per_hour:
+                    await self._limited(send, "failed authentication", self.settings.failed_auths_per_hour, reset,
+                                        now, {})
+                    return
                 state = "revoked" if record is not None else "not recognised"
                 await _problem(send, 401, "invalid_key", f"the API key presented is {state}; create one with "
                                "POST /v1/keys, or call without a key on the free tier", {})
@@ -97,14 +102,16 @@ class AccessControl:
         tier = record.tier if record else "free"
         creating = scope["method"] == "POST" and scope["path"].rstrip("/") == "/v1/keys"
         if creating:
-            made, reset = self.counters.hit(f"create:{client}", WINDOW_SECONDS, now)
-            if made > self.settings.key_creations_per_hour:
+            # Only a creation that succeeds counts (`_count_creation`): a bad request costs nothing.
+            made, reset = self.counters.hit(f"create:{client}", WINDOW_SECONDS, now, amount=0)
+            if made >= self.settings.key_creations_per_hour:
                 await self._limited(send, "key creation", self.settings.key_creations_per_hour, reset, now, {})
                 return
+            send = self._count_creation(send, client, now)
         if creating and record is None:
             # Without a key, creating one counts only against its own per-address limit: a client
             # over the free tier's limit is told to get a key, so it must still be able to.
-            limit, count = self.settings.key_creations_per_hour, made
+            limit, count = self.settings.key_creations_per_hour, made + 1
         else:
             limit = self.settings.limit_of(tier)
             bucket = f"key:{record.key_id}" if record else f"ip:{client}"
@@ -116,6 +123,15 @@ class AccessControl:
             return
         scope[SCOPE_KEY] = Access(tier, limit, count, reset, client, record)
         await self.app(scope, receive, _with_headers(send, _encoded(rate)))
+
+    def _count_creation(self, send, client: str, now: float):
+        """`send`, counting a key creation against the client's limit once it has succeeded."""
+        async def counted(message):
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
+                self.counters.hit(f"create:{client}", WINDOW_SECONDS, now)
+            await send(message)
+
+        return counted
 
     async def _limited(self, send, what: str, limit: int, reset: float, now: float, rate: dict) -> None:
         wait = max(1, math.ceil(reset - now))

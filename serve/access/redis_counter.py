@@ -21,14 +21,16 @@ class RedisCounterStore:
             raise ImportError(f"a redis:// counter store needs the redis package: {INSTALL_HINT}") from err
         self._client = redis.Redis.from_url(url)  # thread-safe: a pool of connections underneath
 
-    def hit(self, bucket: str, window_seconds: int, now: float) -> tuple[int, float]:
+    def hit(self, bucket: str, window_seconds: int, now: float, amount: int = 1) -> tuple[int, float]:
         start, end = window_bounds(window_seconds, now)
         key = counter_key(bucket, window_seconds, start)
+        if not amount:  # a look leaves nothing behind
+            return int(self._client.get(key) or 0), float(end)
         # MULTI/EXEC, so a counter is never left without its expiry. The expiry is relative rather
         # than the window's end, so a clock that differs between this host and Redis cannot expire
         # a live window early; the key lives at most one window past its own.
         with self._client.pipeline(transaction=True) as pipe:
-            pipe.incr(key)
+            pipe.incrby(key, amount)
             pipe.expire(key, window_seconds)
             count, _ = pipe.execute()
         return int(count), float(end)

@@ -151,6 +151,29 @@ def test_a_client_over_the_free_limit_can_still_create_a_key(app_on, data):
     assert keyed.status_code == 200 and keyed.headers["RateLimit-Limit"] == "30"
 
 
+def test_bad_creation_requests_do_not_use_up_the_creation_limit(app_on, data):
+    with app_on(data) as client:
+        bad = [client.post("/v1/keys", json={"name": ""}, headers=_from("10.0.0.20")).status_code for _ in range(10)]
+        made = [client.post("/v1/keys", json={"name": f"k{i}"}, headers=_from("10.0.0.20")).status_code
+                for i in range(6)]
+    assert bad == [400] * 10 and made == [201] * 5 + [429]
+
+
+def test_guessing_keys_is_limited_per_address(app_on, data):
+    with app_on(data, failed_auths_per_hour=3) as client:
+        guesses = [client.get("/v1/spots/O3", headers={**_from("10.0.0.30"), "X-API-Key": f"ipo_guess-{i}"})
+                   for i in range(5)]
+        elsewhere = client.get("/v1/spots/O3", headers={**_from("10.0.0.31"), "X-API-Key": "ipo_guess"})
+        free = client.get("/v1/spots/O3", headers=_from("10.0.0.30"))  # no key: the free tier is untouched
+        key = _key(client, ip="10.0.0.32")
+        keyed = client.get("/v1/spots/O3", headers={**_from("10.0.0.30"), "X-API-Key": key})
+    assert [r.status_code for r in guesses] == [401, 401, 401, 429, 429]
+    limited = guesses[-1].json()
+    assert limited["code"] == "rate_limited" and "failed authentication" in limited["detail"]
+    assert int(guesses[-1].headers["retry-after"]) >= 1
+    assert elsewhere.status_code == 401 and free.status_code == 200 and keyed.status_code == 200
+
+
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "x" * 65}, {"name": "bad\nname"}, {"name": 5},
                                   {"name": "ok", "tier": "internal"}])
 def test_a_bad_key_name_is_a_400(app_on, data, body):

@@ -151,6 +151,13 @@ def test_windows_roll_over_at_the_boundary(counter):
     assert counter.hit("ip:1", 3600, 7200.5) == (2, 10800.0)
 
 
+def test_a_look_counts_nothing(counter):
+    assert counter.hit("create:1", 3600, 100.0, amount=0) == (0, 3600.0)
+    assert counter.hit("create:1", 3600, 100.0) == (1, 3600.0)
+    assert counter.hit("create:1", 3600, 101.0, amount=0) == (1, 3600.0)
+    assert counter.hit("create:1", 3600, 102.0) == (2, 3600.0)
+
+
 def test_memory_counters_drop_ended_windows():
     counter = MemoryCounterStore()
     counter.hit("ip:1", 3600, 7199.0)
@@ -221,8 +228,8 @@ class _FakePipeline:
     def __exit__(self, *exc):
         return False
 
-    def incr(self, key):
-        self.queued.append(("incr", key))
+    def incrby(self, key, amount):
+        self.queued.append(("incrby", key, amount))
 
     def expire(self, key, seconds):
         self.queued.append(("expire", key, seconds))
@@ -230,9 +237,9 @@ class _FakePipeline:
     def execute(self):
         self.server.calls.append((self.transaction, list(self.queued)))
         results = []
-        for command, key, *_rest in self.queued:
-            if command == "incr":
-                self.server.counts[key] = self.server.counts.get(key, 0) + 1
+        for command, key, *rest in self.queued:
+            if command == "incrby":
+                self.server.counts[key] = self.server.counts.get(key, 0) + rest[0]
                 results.append(self.server.counts[key])
             else:
                 results.append(True)
@@ -245,6 +252,14 @@ class _FakeRedis:
 
     def pipeline(self, transaction):
         return _FakePipeline(self, transaction)
+
+    def get(self, key):
+        self.calls.append((False, [("get", key)]))
+        return self.server_count(key)
+
+    def server_count(self, key):
+        value = self.counts.get(key)
+        return None if value is None else str(value).encode()
 
     def close(self):
         self.closed = True
@@ -260,7 +275,9 @@ def test_redis_counter_keys_and_commands(monkeypatch):
     assert counter.hit("ip:::1", 3600, 7199.9) == (2, 7200.0)
     assert counter.hit("ip:::1", 3600, 7200.0) == (1, 10800.0)
     key = "oracle:rl:ip:::1:3600:3600"
-    assert server.calls[0] == (True, [("incr", key), ("expire", key, 3600)])
+    assert server.calls[0] == (True, [("incrby", key, 1), ("expire", key, 3600)])
+    assert counter.hit("ip:::1", 3600, 7200.0, amount=0) == (1, 10800.0)  # a look: GET, nothing written
+    assert server.calls[-1] == (False, [("get", "oracle:rl:ip:::1:3600:7200")])
     assert redis_counter.counter_key("k:abc", 60, 7200) == "oracle:rl:k:abc:60:7200"
     counter.close()
     assert server.closed

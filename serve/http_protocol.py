@@ -1,0 +1,88 @@
+"""uvicorn's HTTP protocol (httptools), with bounds on what a client may take before its request
+head is whole: at most MAX_HEAD_BYTES of request line and headers (past that, 431 and the
+connection closed, before the rest is read), and at most HEAD_TIMEOUT_SECONDS from the moment
+the server waits for a request (a new connection, or the end of the previous answer) to the end
+of its headers (a client that trickles a header in, or connects and says nothing, is cut off).
+Idle keep-alive connections are uvicorn's own `timeout_keep_alive`.
+
+The head's size is counted on the bytes received while it is incomplete, since the parser holds
+a header's whole value before it reports it: counting there would come after the memory is
+spent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+MAX_HEAD_BYTES = 64 * 1024
+HEAD_TIMEOUT_SECONDS = 10.0
+
+_TOO_LARGE = json.dumps({
+    "type": "about:blank", "title": "Request Header Fields Too Large", "status": 431,
+    "code": "headers_too_large",
+    "detail": f"the request line and headers may take at most {MAX_HEAD_BYTES:,} bytes; send fewer or shorter ones",
+}).encode()
+
+
+class BoundedHttpProtocol(HttpToolsProtocol):
+    head_bytes: int = 0
+    head_complete: bool = False
+    head_timer: asyncio.TimerHandle | None = None
+
+    def _wait_for_head(self) -> None:
+        self.head_bytes, self.head_complete = 0, False
+        self._cancel_head_timer()
+        self.head_timer = self.loop.call_later(HEAD_TIMEOUT_SECONDS, self._head_too_slow)
+
+    def _cancel_head_timer(self) -> None:
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
+
+    def _head_too_slow(self) -> None:
+        self.head_timer = None
+        if not self.head_complete and not self.transport.is_closing():
+            self.transport.close()
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._wait_for_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        waiting = not self.head_complete
+        super().data_received(data)
+        if waiting and not self.head_complete and not self.transport.is_closing():
+            self.head_bytes += len(data)
+            if self.head_bytes > MAX_HEAD_BYTES:
+                self._refuse_head()
+
+    def _refuse_head(self) -> None:
+        self._cancel_head_timer()
+        self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                             b"content-type: application/problem+json\r\n"
+                             b"content-length: " + str(len(_TOO_LARGE)).encode() + b"\r\n"
+                             b"connection: close\r\n\r\n" + _TOO_LARGE)
+        self.transport.close()
+
+    def on_headers_complete(self) -> None:
+        self.head_complete = True
+        self._cancel_head_timer()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._wait_for_head()  # the next request on this connection
+
+
+# How `oracle serve` runs uvicorn. Its own proxy-header handling is off: it would believe
+# `X-Forwarded-For` from loopback before the oracle's rule (`ORACLE_TRUSTED_PROXIES`,
+# serve/access/middleware.py) ever ran.
+SERVER_OPTIONS = {"log_level": "info", "proxy_headers": False, "http": BoundedHttpProtocol}
