@@ -1,4 +1,5 @@
-"""Computed JSON answers sent straight from the request's bytes, for the busiest POST endpoints.
+"""Computed JSON answers sent straight from the request's bytes, for the busiest POST endpoints,
+and one strict decoding of every POST body.
 
 A POST handler in the framework pays for its generic machinery on every request: the headers
 parsed into a mapping, the body read as a stream, converted into the handler's signature, and the
@@ -10,7 +11,8 @@ the app's exception handler like any handler's, so errors look the same.
 
 The framework's handler stays the operation's declaration (its body type and answer shape feed
 the OpenAPI document) and, through `answer`, runs the same functions where this middleware is
-not installed.
+not installed. The other POST endpoints are marked `strict(RequestType)`: their body is checked
+here the same way (JSON only, decoded strictly) before the framework decodes it for the handler.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 import msgspec
 from litestar import Request, Response
@@ -28,6 +31,7 @@ from serve.respond import computed_envelope
 from serve.state import LoadedSnapshot, SnapshotState
 
 DIRECT = "direct_json"  # the key of a route handler's `opt` that marks it
+STRICT = "strict_body"  # the key of a framework handler's `opt` naming its body type, checked here first
 _ERROR_PATH = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 JSON_HEADERS = [(b"content-type", b"application/json")]
 
@@ -41,6 +45,24 @@ class Direct:
 def direct(request_type: type[msgspec.Struct], compute: Callable[[LoadedSnapshot, Any], Any]) -> dict[str, Direct]:
     """The `opt` of a route handler answered by this middleware."""
     return {DIRECT: Direct(request_type, compute)}
+
+
+def strict(request_type: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:
+    """The `opt` of a framework handler whose body this middleware decodes strictly before the
+    handler runs (the framework's own decoding is lenient: it would take "100" for 100)."""
+    return {STRICT: request_type}
+
+
+def require_json(headers) -> None:
+    """A body is JSON: a Content-Type other than application/json (or a +json type) is a 415.
+    No Content-Type at all is read as JSON."""
+    for name, value in headers:
+        if name == b"content-type":
+            media = value.split(b";", 1)[0].strip().lower().decode("latin-1")
+            if media != "application/json" and not media.endswith("+json"):
+                raise Problem(415, "unsupported_media_type", "the body must be JSON, sent with "
+                              f"Content-Type: application/json (got {media or 'none'})")
+            return
 
 
 def decode_strictly(raw: bytes, kind: type[msgspec.Struct]) -> Any:
@@ -86,6 +108,43 @@ async def read_body(receive, limit: int) -> bytes:
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
+_WHOLE_NUMBER = re.compile(r"-?\d{1,18}")
+_INT_QUERIES: dict[int, frozenset[str]] = {}
+
+
+def _int_queries(handler) -> frozenset[str]:
+    """The query parameters a handler declares as integers (worked out once per handler)."""
+    names = _INT_QUERIES.get(id(handler))
+    if names is None:
+        found = set()
+        for name, field in handler.parsed_fn_signature.parameters.items():
+            types = [inner.annotation for inner in field.inner_types] if field.inner_types else [field.annotation]
+            if int in types:
+                found.add(getattr(field.kwarg_definition, "query", None) or name)
+        names = _INT_QUERIES[id(handler)] = frozenset(found)
+    return names
+
+
+def check_query(scope, handler) -> None:
+    """An integer query parameter is written in digits: the framework would read `1e5` as 100000
+    and `100.0` as 100, a guess where the client should hear what it sent wrong."""
+    names = _int_queries(handler)
+    if names and scope.get("query_string"):
+        for name, value in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True):
+            if name in names and not _WHOLE_NUMBER.fullmatch(value):
+                raise invalid(name, f"must be a whole number written in digits, got '{value[:40]}'")
+
+
+def _replay(raw: bytes, receive):
+    """`receive` for an app after the body was read here: the body once, then the connection's own."""
+    pending = [{"type": "http.request", "body": raw, "more_body": False}]
+
+    async def replayed():
+        return pending.pop() if pending else await receive()
+
+    return replayed
+
+
 class DirectAnswers:
     """Middleware: answers the routes marked `direct`; passes every other request on."""
 
@@ -94,11 +153,19 @@ class DirectAnswers:
 
     async def __call__(self, scope, receive, send) -> None:
         handler = scope.get("route_handler")
-        spec = handler.opt.get(DIRECT) if scope["type"] == "http" and handler is not None else None
-        if spec is None or scope["method"] != "POST":
+        if scope["type"] == "http" and handler is not None:
+            check_query(scope, handler)
+        opt = handler.opt if scope["type"] == "http" and handler is not None and scope["method"] == "POST" else {}
+        spec, checked = opt.get(DIRECT), opt.get(STRICT)
+        if spec is None and checked is None:
             await self.app(scope, receive, send)
             return
+        require_json(scope.get("headers", []))
         raw = await read_body(receive, self.max_body_bytes)
+        if spec is None:  # decoded strictly here, then the handler reads the same bytes
+            decode_strictly(raw, checked)
+            await self.app(scope, _replay(raw, receive), send)
+            return
         body = answer(self.snapshots.current(), spec, raw)
         await send({"type": "http.response.start", "status": 200,
                     "headers": [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]})

@@ -15,6 +15,7 @@ from litestar import Request, Response, delete, get, post
 
 from serve.access.middleware import SCOPE_KEY, Access
 from serve.deps import settings_of, state_of
+from serve.direct import strict
 from serve.problems import Problem, invalid
 from serve.respond import envelope, envelope_type, iso_millis
 
@@ -76,7 +77,7 @@ def _presented(request: Request) -> Access:
     return access
 
 
-@post("/v1/keys", status_code=201, summary="Create an API key (shown once)", tags=["keys"])
+@post("/v1/keys", status_code=201, summary="Create an API key (shown once)", tags=["keys"], opt=strict(CreateKey))
 async def create_key(request: Request, data: CreateKey) -> Response[KeyCreatedResponse]:
     if not NAME.match(data.name):
         raise invalid("name", "use 1–64 letters, digits, spaces or - _ . @")

@@ -41,6 +41,7 @@ from pipelines.swap import TENORS, price_swap
 from pipelines.tasks import TASK_TYPES, TaskProfile, task_profile
 from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
+from serve.direct import strict
 from serve.problems import Problem, invalid
 from serve.respond import computed_envelope, envelope_type, snapshot_response
 from serve.state import LoadedSnapshot
@@ -55,7 +56,10 @@ MAX_REQUESTS_PER_MONTH = 1e12
 
 TokenCount = Annotated[float, Meta(ge=0, le=MAX_TOKENS_PER_REQUEST)]
 Notional = Annotated[float, Meta(gt=0, le=MAX_NOTIONAL_TOKENS)]
-FixedRate = Annotated[float, Meta(ge=0)]
+# USD per million output tokens; far above any list price, and small enough that the swap's
+# arithmetic stays finite.
+MAX_FIXED_RATE = 1_000_000.0
+FixedRate = Annotated[float, Meta(ge=0, le=MAX_FIXED_RATE)]
 Horizon = Annotated[int, Meta(ge=1, le=MAX_HORIZON_MONTHS)]
 Seed = Annotated[int, Meta(ge=0, le=SEED_MAX)]
 
@@ -317,7 +321,8 @@ def _reply(snapshot: LoadedSnapshot, response_type: type[Struct], data: Struct) 
 
 # --- Swap ----------------------------------------------------------------------------------------
 
-@post("/v1/swap", status_code=200, summary="Price an inference cost swap", tags=["simulation"])
+@post("/v1/swap", status_code=200, summary="Price an inference cost swap", tags=["simulation"],
+      opt=strict(SwapRequest))
 async def swap(request: Request, data: SwapRequest) -> SwapResponse:
     """Fair fixed rate, npv, notional, greeks and fixing schedule of a swap on one model and task type.
 
@@ -425,7 +430,7 @@ def monte_carlo(
 # --- Budget simulation ---------------------------------------------------------------------------
 
 @post("/v1/simulate", status_code=200, sync_to_thread=True, summary="Budget simulation of a workload portfolio",
-      tags=["simulation"])
+      tags=["simulation"], opt=strict(SimulateRequest))
 def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
     """Monthly spend of a portfolio of workloads to the horizon, with percentile bands and shares.
 

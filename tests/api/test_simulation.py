@@ -229,12 +229,18 @@ def test_swap_unknown_task_type_lists_the_valid_ones(client):
 
 
 @pytest.mark.parametrize("raw", [b'{"model": "SONNET-4", "taskType": "coding", "tenor": "3M", "notionalTokens": NaN}',
-                                 b'{"model": "SONNET-4", "taskType": "coding", "tenor": "3M", "notionalTokens": 1e999}',
                                  b'{"model": "SONNET-4", "taskType": "coding"', b"not json"])
 @pytest.mark.parametrize("path", ["/v1/swap", "/v1/simulate"])
 def test_malformed_json_is_a_400(client, raw, path):
     response = client.post(path, content=raw, headers={"content-type": "application/json"})
     assert_problem(response, 400, "malformed_request", "body")
+
+
+def test_a_number_beyond_a_double_is_a_400_naming_its_field(client):
+    raw = b'{"model": "SONNET-4", "taskType": "coding", "tenor": "3M", "notionalTokens": 1e999}'
+    response = client.post("/v1/swap", content=raw, headers={"content-type": "application/json"})
+    body = assert_problem(response, 400, "invalid_input", "notionalTokens")
+    assert body["errors"] == [{"field": "notionalTokens", "message": "Number out of range"}]
 
 
 @pytest.mark.parametrize(("method", "path", "kwargs"), [
