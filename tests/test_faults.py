@@ -147,13 +147,18 @@ KILLED_IN_PUBLISH = textwrap.dedent("""
 """)
 
 
+def _killed(root: Path, script: str) -> warehouse.runs.RunStatus:
+    """Run a refresh script that kills itself with SIGKILL; the run record it left."""
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    done = subprocess.run([sys.executable, "-c", script.format(root=str(ROOT), warehouse=str(root), as_of=AS_OF)],
+                          cwd=ROOT, env=env, capture_output=True, timeout=600)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+    return last_run(root)
+
+
 def test_a_refresh_killed_while_publishing(warehouse_copy):
     before = _before(warehouse_copy)
-    script = KILLED_IN_PUBLISH.format(root=str(ROOT), warehouse=str(warehouse_copy), as_of=AS_OF)
-    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, timeout=600)
-    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
-    record = last_run(warehouse_copy)
+    record = _killed(warehouse_copy, KILLED_IN_PUBLISH)
     assert record.status == "publishing" and record.pid > 0
     _assert_previous_snapshot_serves(warehouse_copy, before, "was cut short while publishing")
     # A record of another host's run is believed until it is older than a publish can take.
@@ -190,11 +195,7 @@ def _staged(root: Path) -> list[str]:
 
 def test_a_refresh_killed_before_publishing_leaves_a_trace_and_its_leftovers_go_next_run(warehouse_copy):
     before = _before(warehouse_copy)
-    script = KILLED_MID_RUN.format(root=str(ROOT), warehouse=str(warehouse_copy), as_of=AS_OF)
-    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, timeout=600)
-    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
-    record = last_run(warehouse_copy)
+    record = _killed(warehouse_copy, KILLED_MID_RUN)
     assert record.status == "running" and record.pid > 0
     assert _staged(warehouse_copy) == [record.run_id]  # what it staged is still there
     _assert_previous_snapshot_serves(warehouse_copy, before, "was cut short while running")
