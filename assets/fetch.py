@@ -49,9 +49,10 @@ class Fetched:
 class FetchFailed(Exception):
     """A fetch that gave no usable body: `reason` in words, `status` where a server answered."""
 
-    def __init__(self, url: str, reason: str, attempts: int, status: int | None = None):
+    def __init__(self, url: str, reason: str, attempts: int, status: int | None = None, body: bytes | None = None):
         super().__init__(f"{url}: {reason} (after {attempts} attempt{'s' if attempts > 1 else ''})")
         self.url, self.reason, self.attempts, self.status = url, reason, attempts, status
+        self.body = body  # what the server sent, where it was read whole but refused
 
 
 class _Failure(Exception):
@@ -96,6 +97,6 @@ def fetch(url: str, check: Callable[[object], int], policy: FetchPolicy = FetchP
         try:
             models = check(json.loads(body))
         except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
-            raise FetchFailed(url, f"invalid payload: {error}", attempt, status) from None
+            raise FetchFailed(url, f"invalid payload: {error}", attempt, status, body) from None
         return Fetched(url, status, body, fetched_at, attempt, models)
     raise AssertionError("unreachable")  # the loop returns or raises

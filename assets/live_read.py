@@ -84,9 +84,9 @@ def read_upstream(source: str, url: str, policy: FetchPolicy, raw: RawStore, day
     kept = dict(source=source, as_of=day.isoformat(), run_id=run_id, fallback=previous.fetched_at if previous else "")
     try:
         fetched = fetch_upstream(source, url, policy)
-    except FetchFailed as failure:
+    except FetchFailed as failure:  # a body read whole but refused is kept too, to see what came
         return raw.save(FetchRecord(url=failure.url, fetched_at=timestamp(now()), outcome=FAILED, status=failure.status,
-                                    attempts=failure.attempts, reason=failure.reason, **kept))
+                                    attempts=failure.attempts, reason=failure.reason, **kept), failure.body)
     reason = ""
     try:
         parse(fetched.body, day, fetched.url)

@@ -235,6 +235,8 @@ def test_a_failed_fetch_falls_back_to_the_last_good_copy(warehouse, live_env, fa
     assert run(warehouse, DAY2, routes)  # the other sources go on
     record = RawStore(warehouse).on_day("genai-prices", DAY2)[-1]
     assert record.outcome == FAILED and reason in record.reason and record.fallback
+    if isinstance(routes["/genai/data.json"], bytes):  # a body read whole is kept as it came, refused or not
+        assert RawStore(warehouse).body(record) == routes["/genai/data.json"]
     assert spot(warehouse, HAIKU)["input_sync"] == 1.0  # day 1's copy, not the cut nobody read
     descriptor = served(warehouse)
     assert descriptor["status"] == "degraded"
