@@ -106,7 +106,7 @@ class SnapshotState:
                     except SnapshotDamaged as damage:  # judged once per pointer; a restart judges again
                         self._signature, self.refused = signature, str(damage)
                     except (OSError, ValueError, KeyError) as error:  # unreadable now: tried again next time
-                        self.refused = f"the manifest pointer cannot be read ({type(error).__name__})"
+                        self.refused = f"the snapshot could not be read ({type(error).__name__})"
                     else:
                         if manifest is not None:
                             self._loaded, self.refused = LoadedSnapshot(self.store, manifest, tables), None
