@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
+import anyio.to_thread
 import msgspec
 from litestar import Request, Response
 
@@ -40,11 +41,15 @@ JSON_HEADERS = [(b"content-type", b"application/json")]
 class Direct:
     request_type: type[msgspec.Struct]
     compute: Callable[[LoadedSnapshot, Any], Any]  # (snapshot, decoded body) -> the envelope's data
+    # Computed in a worker thread: an answer that takes milliseconds (ranking every model) would
+    # otherwise hold the event loop, and every other request with it, for that long.
+    offload: bool = False
 
 
-def direct(request_type: type[msgspec.Struct], compute: Callable[[LoadedSnapshot, Any], Any]) -> dict[str, Direct]:
+def direct(request_type: type[msgspec.Struct], compute: Callable[[LoadedSnapshot, Any], Any],
+           offload: bool = False) -> dict[str, Direct]:
     """The `opt` of a route handler answered by this middleware."""
-    return {DIRECT: Direct(request_type, compute)}
+    return {DIRECT: Direct(request_type, compute, offload)}
 
 
 def strict(request_type: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:
@@ -166,7 +171,10 @@ class DirectAnswers:
             decode_strictly(raw, checked)
             await self.app(scope, _replay(raw, receive), send)
             return
-        body = answer(self.snapshots.current(), spec, raw)
+        if spec.offload:
+            body = await anyio.to_thread.run_sync(answer, self.snapshots.current(), spec, raw)
+        else:
+            body = answer(self.snapshots.current(), spec, raw)
         await send({"type": "http.response.start", "status": 200,
                     "headers": [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

@@ -468,7 +468,7 @@ async def price(request: Request, data: PriceRequest) -> Response[PriceResponse]
 
 
 @post("/v1/compare", status_code=200, summary="Models ranked by the cost of a task profile", tags=["pricing"],
-      opt=direct(CompareRequest, compare_data))
+      opt=direct(CompareRequest, compare_data, offload=True))
 async def compare(request: Request, data: CompareRequest) -> Response[CompareResponse]:
     return await handler_answer(request)
 
