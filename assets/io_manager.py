@@ -15,6 +15,8 @@ from dagster import ConfigurableIOManager, InputContext, OutputContext, Resource
 from assets.resources import WarehouseResource
 from warehouse.runs import start_run
 
+_STARTED: set[str] = set()  # the runs this process has recorded as running
+
 
 class ParquetIOManager(ConfigurableIOManager):
     warehouse: ResourceDependency[WarehouseResource]
@@ -22,9 +24,11 @@ class ParquetIOManager(ConfigurableIOManager):
     def handle_output(self, context: OutputContext, obj: pd.DataFrame) -> None:
         name = context.asset_key.path[-1]
         store = self.warehouse.store()
-        removed = start_run(store, context.run_id, datetime.now(UTC))  # once per run: a trace if it is killed
-        if removed:
-            context.log.info(f"removed the staging folders of runs no longer at work: {', '.join(removed)}")
+        if context.run_id not in _STARTED:  # once per run and process: a trace if the run is killed
+            _STARTED.add(context.run_id)
+            removed = start_run(store, context.run_id, datetime.now(UTC))
+            if removed:
+                context.log.info(f"removed the staging folders of runs no longer at work: {', '.join(removed)}")
         path, rows = store.write_table(context.run_id, name, obj)
         context.add_output_metadata({"rows": rows, "path": str(path)})
 

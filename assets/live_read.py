@@ -40,14 +40,13 @@ Parse = Callable[[bytes, date, str], list[Listing]]
 
 def parsers(sources: PriceSources) -> dict[str, Parse]:
     """Each live source's parser: (body, the day it observes, the address read) → listings, by the
-    same code that reads the bundled data."""
-    _, genai_version = sources.genai_prices()
-    _, model_prices_version = sources.model_prices()
-    days = sources.seed_table("peak_days")
+    same code that reads the bundled data. Building them reads nothing: every run builds them,
+    and most read no live source."""
     return {
-        GENAI_PRICES: lambda body, day, url: genai_listings(providers_from_payload(json.loads(body)), day,
-                                                            ReleaseDating(genai_version), peak_days(days, day)),
-        MODEL_PRICES: lambda body, day, url: model_prices_listings(json.loads(body), model_prices_version),
+        GENAI_PRICES: lambda body, day, url: genai_listings(
+            providers_from_payload(json.loads(body)), day, ReleaseDating(sources.versions()[GENAI_PRICES]),
+            peak_days(sources.seed_table("peak_days"), day)),
+        MODEL_PRICES: lambda body, day, url: model_prices_listings(json.loads(body), sources.versions()[MODEL_PRICES]),
         LITELLM: lambda body, day, url: litellm_listings(extract(body), "", day),
         OPENROUTER: lambda body, day, url: openrouter_listings(json.loads(body), day, "", url),
         OPENROUTER_ENDPOINTS: lambda body, day, url: endpoint_listings(json.loads(body), day, "", url),

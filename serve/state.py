@@ -30,10 +30,9 @@ REMOTE_POLL_SECONDS = 5.0
 
 
 class LoadedSnapshot:
-    def __init__(self, store: SnapshotStore, manifest: Manifest, tables: dict[str, pd.DataFrame] | None = None):
+    def __init__(self, store: SnapshotStore, manifest: Manifest, tables: dict[str, pd.DataFrame]):
         self.store, self.manifest = store, manifest
-        self._tables: dict[str, pd.DataFrame] = dict(tables or {})
-        self._lock = threading.Lock()
+        self._tables = tables
         self.cache: dict[object, object] = {}  # per-snapshot memo of derived answers
 
     @property
@@ -49,13 +48,9 @@ class LoadedSnapshot:
         return str(self.manifest.extra.get("as_of", self.last_update.date().isoformat()))
 
     def table(self, name: str) -> pd.DataFrame:
-        frame = self._tables.get(name)
+        frame = self._tables.get(name)  # every table was read and checked before the switch
         if frame is None:
-            with self._lock:
-                frame = self._tables.get(name)
-                if frame is None:
-                    frame = self.store.read_table(name, self.manifest)
-                    self._tables[name] = frame
+            raise LookupError(f"table {name!r} is not in snapshot {self.snapshot_id!r}")
         return frame
 
     @cached_property

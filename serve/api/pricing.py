@@ -113,18 +113,10 @@ class ProvidersRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
     mode: Mode | None = None
 
 
-class TaskProfileOut(msgspec.Struct):
-    n_in: float
-    n_out: float
-    n_think: float
-    eta: float
-    n_cache_write_5m: float = 0.0
-    n_cache_write_1h: float = 0.0
-    n_citation: float = 0.0
-    n_requests: float = 1.0
-    n_web_searches: float = 0.0
-    n_file_searches: float = 0.0
-    n_grounding: float = 0.0
+# The profile priced: its tokens, then the billed usage with `Usage`'s own fields and defaults.
+TaskProfileOut = msgspec.defstruct(
+    "TaskProfileOut", [("n_in", float), ("n_out", float), ("n_think", float), ("eta", float),
+                       *((f.name, float, f.default) for f in fields(Usage))], module=__name__)
 
 
 class CacheValueOut(msgspec.Struct):
