@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run   build the warehouse from the bundled data and start the services
 #   make test  run the whole test suite
+# and `make test-fast` runs all but the slow tests, in under 30 s.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -10,7 +11,7 @@ ORACLE_WAREHOUSE ?= $(CURDIR)/warehouse/snapshots
 DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 SERVICE_ENV := ORACLE_WAREHOUSE=$(ORACLE_WAREHOUSE) DAGSTER_HOME=$(DAGSTER_HOME)
 
-.PHONY: install run refresh test lint bench validate clean
+.PHONY: install run refresh test test-fast lint bench validate clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +39,11 @@ validate: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# Every test not marked slow: none builds a snapshot (a full refresh), starts or kills a server
+# process, drives the browser or fuzzes.
+test-fast: install
+	$(BIN)/python -m pytest -m "not slow"
 
 # Benchmarks, run on purpose (never in the tests): in-process pricing and Monte Carlo, HTTP
 # serving against the same stack's ceiling with wrk (Debian's package), and full refreshes of

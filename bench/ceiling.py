@@ -1,4 +1,5 @@
-"""The ceiling app: the oracle's stack (Litestar served by uvicorn) with no oracle work in it.
+"""The ceiling app: the oracle's stack (Litestar served by uvicorn) with no oracle work in it,
+and no access log: the bare stack.
 
 For every endpoint under test there is one bare GET handler and one bare POST handler on the
 same path as the real endpoint, each returning a constant JSON payload precomputed from the real
@@ -64,7 +65,7 @@ def main() -> None:
     parser.add_argument("--payloads")
     args = parser.parse_args()
     app = create_app(CeilingSettings.from_env(payloads=args.payloads))
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", access_log=False)
 
 
 if __name__ == "__main__":

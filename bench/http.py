@@ -2,10 +2,16 @@
 
     python -m bench.http [--warehouse PATH] [--duration SECONDS] [--json OUT]
 
-The real app runs as `oracle serve` does (uvicorn, one worker, default loop and http) with a
-key of the `internal` tier, so rate limits never bite. The ceiling app (`bench/ceiling.py`) is
-Litestar under uvicorn too, serving each endpoint's real response bytes as a constant, so the
-ratio real/ceiling is the share of the stack's capacity left after the oracle's own work.
+The real app runs as `oracle serve` does (uvicorn, one worker, default loop and http, the
+oracle's own access log written to stdout) with a key of the `internal` tier, so rate limits
+never bite. The ceiling app (`bench/ceiling.py`) is the bare stack: Litestar under uvicorn with
+no access log, serving each endpoint's real response bytes as a constant, so the ratio
+real/ceiling is the share of the stack's capacity left after the oracle's own work, its access
+log included. Requests ask for no compression unless the label says so (`brotli`: the real app
+sends its precompressed answer, the ceiling the plain bytes, as a bare stack would).
+
+Side by side: a comparison over all models at 32 connections and a forward curve at 32 more,
+both at once, for the latency each keeps while the other runs.
 Real and ceiling runs are interleaved per endpoint, so a noisy machine hits both alike; only
 ratios from the same run should be compared across machines. Exit 1 if any response is not
 2xx (or a socket error occurs, or a run completes no request), 2 if wrk is missing.
@@ -24,6 +30,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -31,17 +38,35 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-# (label, method, path, JSON body). The Monte Carlo GET is asked with a new seed each time (see
-# lua_script): the same seed twice is the same answer, which the server sends from memory, and
-# what is measured here is the simulation.
+@dataclass(frozen=True)
+class Endpoint:
+    label: str
+    method: str
+    path: str
+    body: dict | None = None  # JSON
+    headers: dict[str, str] | None = None  # beside the key
+    # A new body on every request (its n_in counts up), so no answer is a repeat sent from memory:
+    # what is measured is the computation. Otherwise every request repeats the same body.
+    fresh: bool = False
+
+
+PRICE = {"model": "SONNET-4", "n_in": 30000, "n_out": 800, "eta": 0.6}
+COMPARE = {"n_in": 30000, "n_out": 800, "eta": 0.6}
+# The Monte Carlo GET is asked with a new seed each time (see lua_script): the same seed twice is
+# the same answer, which the server sends from memory, and what is measured is the simulation.
 ENDPOINTS = [
-    ("GET /v1/spots", "GET", "/v1/spots", None),
-    ("GET /v1/forwards/SONNET-4", "GET", "/v1/forwards/SONNET-4", None),
-    ("POST /v1/price", "POST", "/v1/price", {"model": "SONNET-4", "n_in": 30000, "n_out": 800, "eta": 0.6}),
-    ("POST /v1/compare", "POST", "/v1/compare", {"n_in": 30000, "n_out": 800, "eta": 0.6}),
-    ("GET /v1/monte-carlo/SONNET-4", "GET", "/v1/monte-carlo/SONNET-4?taskCategory=chat&horizonMonths=3", None),
+    Endpoint("GET /v1/spots", "GET", "/v1/spots"),
+    Endpoint("GET /v1/spots, brotli", "GET", "/v1/spots", headers={"Accept-Encoding": "br"}),
+    Endpoint("GET /v1/forwards/SONNET-4", "GET", "/v1/forwards/SONNET-4"),
+    Endpoint("POST /v1/price", "POST", "/v1/price", PRICE),
+    Endpoint("POST /v1/price, new body each time", "POST", "/v1/price", PRICE, fresh=True),
+    Endpoint("POST /v1/compare", "POST", "/v1/compare", COMPARE),
+    Endpoint("POST /v1/compare, new body each time", "POST", "/v1/compare", COMPARE, fresh=True),
+    Endpoint("GET /v1/monte-carlo/SONNET-4", "GET", "/v1/monte-carlo/SONNET-4?taskCategory=chat&horizonMonths=3"),
 ]
 LOADS = [(1, 1), (2, 32)]  # (wrk threads, connections)
+# Measured at once, 32 connections each: comparisons computed afresh beside a forward curve.
+BESIDE = ("POST /v1/compare, new body each time", "GET /v1/forwards/SONNET-4")
 WARM_UP_SECONDS = 2
 
 
@@ -103,11 +128,11 @@ def fetch_real_responses(base: str, key: str) -> dict[str, str]:
     """Each endpoint's real response body, fetched once; these exact bytes are the ceiling's."""
     payloads = {}
     with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=60) as client:
-        for label, method, path, body in ENDPOINTS:
-            response = client.request(method, path, json=body)
+        for e in ENDPOINTS:
+            response = client.request(e.method, e.path, json=e.body, headers={"Accept-Encoding": "identity"})
             if response.status_code != 200:
-                raise RuntimeError(f"{label}: {response.status_code} {response.text[:300]}")
-            payloads[path.split("?")[0]] = response.content.decode()
+                raise RuntimeError(f"{e.label}: {response.status_code} {response.text[:300]}")
+            payloads[e.path.split("?")[0]] = response.content.decode()
     return payloads
 
 
@@ -118,18 +143,29 @@ def check_ceiling_sizes(base: str, payloads: dict[str, str]) -> None:
             raise RuntimeError(f"ceiling serves {len(served)} bytes on {path}, real {len(body.encode())}")
 
 
-def lua_script(directory: Path, method: str, body: dict | None, key: str, path: str) -> Path:
-    """A wrk script setting the method, the key header and, for POST, the JSON body; a
-    Monte Carlo path gets a fresh seed per request."""
+def lua_script(directory: Path, endpoint: Endpoint, key: str) -> Path:
+    """A wrk script setting the method, the key header, any other headers and, for POST, the
+    JSON body (a new one per request if the endpoint is `fresh`); a Monte Carlo path gets a
+    fresh seed per request."""
+    method, body, path, headers = endpoint.method, endpoint.body, endpoint.path, endpoint.headers
     lines = [f'wrk.method = "{method}"', f'wrk.headers["X-API-Key"] = "{key}"']
+    lines += [f'wrk.headers["{name}"] = "{value}"' for name, value in (headers or {}).items()]
     if body is not None:
         lines += ['wrk.headers["Content-Type"] = "application/json"', f"wrk.body = {json.dumps(json.dumps(body))}"]
+    if endpoint.fresh:  # n_in grows by a millionth a request from a random start: no two requests alike
+        rest = json.dumps({k: v for k, v in body.items() if k != "n_in"})[1:]
+        lines += ["math.randomseed(os.time())",
+                  'function setup(thread) thread:set("counter", math.random(0, 2000000) * 1000) end',
+                  "request = function()", "  counter = counter + 1",
+                  f"  return wrk.format(nil, nil, nil, '{{\"n_in\": ' .. ({body['n_in']} + counter / 1e6) .. ', ' .. "
+                  f"{json.dumps(rest)})",
+                  "end"]
     if "monte-carlo" in path:  # each thread counts up from its own random start, new on every run
         lines += ["math.randomseed(os.time())",
                   'function setup(thread) thread:set("counter", math.random(0, 2000000) * 1000) end',
                   "request = function()", "  counter = counter + 1",
                   f'  return wrk.format(nil, "{path}&seed=" .. counter)', "end"]
-    script = directory / f"{method.lower()}-{abs(hash((method, json.dumps(body), path)))}.lua"
+    script = directory / f"{method.lower()}-{abs(hash(endpoint.label))}.lua"
     script.write_text("\n".join(lines) + "\n")
     return script
 
@@ -163,8 +199,9 @@ def measure(bases: dict[str, str], script_dir: Path, key: str, seconds: int, end
     """Every endpoint at every load, real and ceiling back to back, each after a warm-up run;
     which goes first alternates, so a drift in the machine's speed does not favour one."""
     rows, turn = [], 0
-    for label, method, path, body in endpoints:
-        script = lua_script(script_dir, method, body, key, path)
+    for endpoint in endpoints:
+        label, path = endpoint.label, endpoint.path
+        script = lua_script(script_dir, endpoint, key)
         for threads, connections in LOADS:
             order = ["real", "ceiling"] if turn % 2 == 0 else ["ceiling", "real"]
             turn += 1
@@ -179,6 +216,31 @@ def measure(bases: dict[str, str], script_dir: Path, key: str, seconds: int, end
                          "real": asdict(real), "ceiling": asdict(ceiling)})
             print(f"  {label:30} c={connections:<3} real {real.rps:9.1f}/s  ceiling {ceiling.rps:9.1f}/s",
                   file=sys.stderr, flush=True)
+    return rows
+
+
+def measure_beside(base: str, script_dir: Path, key: str, seconds: int) -> list[dict]:
+    """The BESIDE endpoints loaded at once on the real app, 32 connections each (one wrk thread
+    each, as two loads share the machine): each one's rate and latency while the other runs."""
+    chosen = [next(e for e in ENDPOINTS if e.label == label) for label in BESIDE]
+    scripts = [lua_script(script_dir, endpoint, key) for endpoint in chosen]
+    results: dict[str, WrkResult] = {}
+
+    def one(label: str, path: str, script: Path, run_seconds: int) -> None:
+        results[label] = run_wrk(base + path, script, 1, 32, run_seconds)
+
+    for run_seconds in (WARM_UP_SECONDS, seconds):
+        loads = [threading.Thread(target=one, args=(label, path, script, run_seconds))
+                 for (label, path), script in zip([(e.label, e.path) for e in chosen], scripts, strict=True)]
+        for load in loads:
+            load.start()
+        for load in loads:
+            load.join()
+    rows = [{"endpoint": label, "beside": [other for other in BESIDE if other != label][0], "connections": 32,
+             "real": asdict(results[label])} for label in BESIDE]
+    for row in rows:
+        print(f"  {row['endpoint']:30} c=32 beside {row['beside']}: {row['real']['rps']:9.1f}/s "
+              f"p99 {row['real']['p99_ms']:.1f} ms", file=sys.stderr, flush=True)
     return rows
 
 
@@ -223,7 +285,7 @@ def main() -> int:
     parser.add_argument("--json", help="also write the rows and the machine here")
     parser.add_argument("--only", help="measure only the endpoints whose label matches this regular expression")
     args = parser.parse_args()
-    endpoints = [e for e in ENDPOINTS if not args.only or re.search(args.only, e[0])]
+    endpoints = [e for e in ENDPOINTS if not args.only or re.search(args.only, e.label)]
     if shutil.which("wrk") is None:
         print("wrk is not installed (apt-get install -y wrk)", file=sys.stderr)
         return 2
@@ -247,6 +309,8 @@ def main() -> int:
             wait_healthy(bases["ceiling"], servers[-1])
             check_ceiling_sizes(bases["ceiling"], payloads)
             rows = measure(bases, workdir, key, args.duration, endpoints)
+            chosen = {e.label for e in endpoints}
+            beside = measure_beside(bases["real"], workdir, key, args.duration) if chosen >= set(BESIDE) else []
         finally:
             for process in reversed(servers):
                 stop_server(process)
@@ -254,8 +318,8 @@ def main() -> int:
     print_table(rows, host)
     if args.json:
         Path(args.json).write_text(json.dumps({"machine": host, "duration_seconds": args.duration,
-                                               "rows": rows}, indent=2) + "\n")
-    problems = failures(rows)
+                                               "rows": rows, "beside": beside}, indent=2) + "\n")
+    problems = failures(rows) + failures([{**row, "ceiling": row["real"]} for row in beside])
     for problem in problems:
         print(f"FAIL {problem}", file=sys.stderr)
     return 1 if problems else 0

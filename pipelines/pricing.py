@@ -139,12 +139,18 @@ def in_period(rates: Rates, period: str | None = None, at: datetime | None = Non
 
 
 def _check_count(name: str, value: object) -> float:
+    kind = type(value)
+    if (kind is float or kind is int) and 0 <= value < math.inf:  # the usual case, told apart cheaply
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
     return float(value)
 
 
 def _check_eta(eta: object) -> float:
+    kind = type(eta)
+    if (kind is float or kind is int) and 0 <= eta <= 1:  # the usual case (NaN fails both comparisons)
+        return float(eta)
     if isinstance(eta, bool) or not isinstance(eta, Real) or not math.isfinite(eta) or not 0 <= eta <= 1:
         raise ValueError(f"eta must be a number in [0, 1], got {eta!r}")
     return float(eta)
@@ -165,8 +171,11 @@ class Usage:
     n_grounding: float = 0.0
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            object.__setattr__(self, f.name, _check_count(f.name, getattr(self, f.name)))
+        for name in USAGE_FIELDS:
+            object.__setattr__(self, name, _check_count(name, getattr(self, name)))
+
+
+USAGE_FIELDS = tuple(f.name for f in fields(Usage))
 
 
 NO_EXTRAS = Usage()

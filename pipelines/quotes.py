@@ -141,14 +141,20 @@ def cost_lines(cost: TaskCost) -> list[dict]:
 RANK_LABELS = ["ticker", "model_id", "display_name", "provider", "is_reasoning", "context_window", "status"]
 
 
+def scope_masks(input_modalities: list, output_modalities: list, status: list[str],
+                include_retired: bool) -> dict[str, np.ndarray]:
+    """For each reason of SCOPE_REASONS, which models a comparison of text models leaves out
+    for it: lists aligned by model, each model's modalities a list of names."""
+    not_text = np.array(["text" not in list(ins) or "text" not in list(outs)
+                         for ins, outs in zip(input_modalities, output_modalities, strict=True)], dtype=bool)
+    retired = np.array([value == RETIRED_STATUS for value in status], dtype=bool) & (not include_retired)
+    return {NOT_TEXT: not_text, RETIRED: retired}
+
+
 def scope_reasons(input_modalities, output_modalities, status: str, include_retired: bool) -> list[str]:
     """Why a comparison of text models leaves a model out (of SCOPE_REASONS); empty when it ranks it."""
-    reasons = []
-    if "text" not in list(input_modalities) or "text" not in list(output_modalities):
-        reasons.append(NOT_TEXT)
-    if status == RETIRED_STATUS and not include_retired:
-        reasons.append(RETIRED)
-    return reasons
+    masks = scope_masks([input_modalities], [output_modalities], [status], include_retired)
+    return [reason for reason, holds in masks.items() if holds[0]]
 
 
 def describe_scope(reason: str, input_modalities, output_modalities) -> str:
@@ -189,7 +195,8 @@ class Ranking:
 
 def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | None = None,
          months: float | None = None, book: PriceBook | None = None, include_retired: bool = False,
-         period: str | None = None, at: datetime | None = None, scheduled: np.ndarray | None = None) -> Ranking:
+         period: str | None = None, at: datetime | None = None, scheduled: np.ndarray | None = None,
+         scopes: dict[str, np.ndarray] | None = None) -> Ranking:
     """The text models of a spots frame that can serve the profile, cheapest first (ties by
     ticker), and those left out, with their first reason: out of scope (`scope_reasons`) first,
     then unable to serve it (`unfit_reasons`).
@@ -198,27 +205,30 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     passed in by a caller that keeps them; the forward cost needs both `theta` and `months`.
     Models priced by the hour are priced in `period`, or at time `at`, else in their standard period.
     `scheduled` is each row's announced level at `months` over today's (`scheduled.level_ratios`).
+    `scopes` (`scope_masks` of the rows, for this `include_retired`) may be kept by the caller too.
     """
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
-    windows = spots["context_window"].tolist()
-    scopes = [scope_reasons(ins, outs, status, include_retired) for ins, outs, status in zip(
-        spots["input_modalities"], spots["output_modalities"], spots["status"], strict=True)]
-    reasons = [scope or unfit_reasons(profile, priced=has_price, beta=beta, is_reasoning=thinks, context_window=window)
-               for scope, has_price, beta, thinks, window in zip(scopes, priced_rows.tolist(), book.beta.tolist(),
-                                                                 spots["is_reasoning"].tolist(), windows, strict=True)]
+    # Columns as lists once: a pandas lookup per row would cost more than the ranking itself.
+    windows, inputs, outputs = (spots[c].tolist() for c in ("context_window", "input_modalities", "output_modalities"))
+    if scopes is None:
+        scopes = scope_masks(inputs, outputs, spots["status"].tolist(), include_retired)
+    out_of_scope = np.select(list(scopes.values()), list(scopes), default="").tolist()  # the first reason, per row
+    first = [scope or next(iter(unfit_reasons(profile, priced=has_price, beta=beta, is_reasoning=thinks,
+                                              context_window=window)), "")
+             for scope, has_price, beta, thinks, window in zip(out_of_scope, priced_rows.tolist(), book.beta.tolist(),
+                                                               spots["is_reasoning"].tolist(), windows, strict=True)]
     costs = task_costs(book, *profile.args, usage=profile.usage, period=period, at=at)
     tickers = spots["ticker"].tolist()
     cost = costs.spot_cost.tolist()
-    order = np.array(sorted((i for i, found in enumerate(reasons) if not found), key=lambda i: (cost[i], tickers[i])),
+    order = np.array(sorted((i for i, reason in enumerate(first) if not reason), key=lambda i: (cost[i], tickers[i])),
                      dtype=int)
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
     level = costs.spot_cost if scheduled is None else costs.spot_cost * scheduled
     forward = level * decay_factor(theta, months) if months is not None else np.full(len(spots), np.nan)
-    out = [(tickers[i], found[0], describe_scope(found[0], spots["input_modalities"].iat[i],
-                                                 spots["output_modalities"].iat[i]) if found[0] in SCOPE_REASONS
-            else describe(found[0], profile, mode, windows[i]))
-           for i, found in enumerate(reasons) if found]
+    out = [(tickers[i], reason, describe_scope(reason, inputs[i], outputs[i]) if reason in SCOPE_REASONS
+            else describe(reason, profile, mode, windows[i]))
+           for i, reason in enumerate(first) if reason]
     excluded = pd.DataFrame(dict(zip(EXCLUDED_COLUMNS, map(list, zip(*out, strict=True)) if out else ([], [], []),
                                      strict=True)), columns=EXCLUDED_COLUMNS)
     return Ranking(order=order, spot_cost=costs.spot_cost, kappa=costs.kappa, beta=costs.beta_used,

@@ -7,17 +7,28 @@ same bytes, same headers, with the envelope's `cache_age_seconds` written afresh
 starts with nothing kept, and a request the handler would refuse is never kept (only answers
 made by `respond.snapshot_response` are). Access control runs before this, so a repeat is
 counted and limited like any request.
+
+An answer of `compression.MIN_BYTES` or more is sent compressed to a client that accepts it
+(`Accept-Encoding`: brotli or gzip), from a stream compressed once per answer and encoding
+(`compression.Stream`). Each encoding is its own representation with its own strong ETag (the
+answer's tag with `-br` or `-gzip` inside the quotes), and `Vary: Accept-Encoding` says so to
+caches. If-None-Match is compared weakly, as RFC 9110 §13.1.2 asks: `W/` is ignored, `*`
+matches, and a tag of any encoding of the same answer matches, since the data is the same.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import anyio.to_thread
+
+from serve.compression import BEST, MIN_BYTES, Stream, accepted_encoding
 from serve.state import LoadedSnapshot, SnapshotState
 
 ANSWERS_KEPT = 2048  # per snapshot; beyond that the memo starts over
 MEDIA_TYPE = b"application/json"
+COMPRESS_OFF_LOOP_BYTES = 64 * 1024  # a first compression this large runs in a worker thread
 
 
 @dataclass(frozen=True)
@@ -26,6 +37,22 @@ class Answer:
     data: bytes  # the envelope's `data`, encoded
     stamp: bytes  # its `oracle_timestamp`, encoded
     cache_control: str
+    streams: dict[str, Stream] = field(default_factory=dict, compare=False)  # by encoding, made when asked
+    level: tuple[int, int] = BEST  # how hard they are compressed
+
+    @property
+    def compressible(self) -> bool:
+        return len(self.data) >= MIN_BYTES
+
+    def head(self) -> bytes:
+        """The envelope up to its age: the same bytes for the life of the snapshot."""
+        return b"".join([b'{"data":', self.data, b',"oracle_timestamp":', self.stamp, b',"cache_age_seconds":'])
+
+    def stream(self, encoding: str) -> Stream:
+        made = self.streams.get(encoding)
+        if made is None:  # two requests racing here both compress; either result is the same
+            made = self.streams[encoding] = Stream.of(encoding, self.head(), self.level)
+        return made
 
 
 def answer_key(scope: dict) -> tuple[str, bytes]:
@@ -43,15 +70,58 @@ def remember(snapshot: LoadedSnapshot, scope: dict, answer: Answer) -> None:
     kept[answer_key(scope)] = answer
 
 
+def age_tail(snapshot: LoadedSnapshot, now: float | None = None) -> bytes:
+    """The envelope's last field's value and its closing brace, as of now."""
+    age = max(0, int((time.time() if now is None else now) - snapshot.last_update.timestamp()))
+    return str(age).encode() + b"}"
+
+
 def envelope_bytes(snapshot: LoadedSnapshot, answer: Answer, now: float | None = None) -> bytes:
     """The success envelope of contract §8 around the answer's encoded parts, aged as of now."""
-    age = max(0, int((time.time() if now is None else now) - snapshot.last_update.timestamp()))
-    return b"".join([b'{"data":', answer.data, b',"oracle_timestamp":', answer.stamp, b',"cache_age_seconds":',
-                     str(age).encode(), b"}"])
+    return answer.head() + age_tail(snapshot, now)
+
+
+def tagged(etag: str, encoding: str | None) -> str:
+    """The ETag of one encoding of an answer: `"abc"` becomes `"abc-gzip"`."""
+    return etag if encoding is None else f'{etag[:-1]}-{encoding}"'
 
 
 def matches(if_none_match: str, etag: str) -> bool:
-    return etag in [tag.strip() for tag in if_none_match.split(",")]
+    """Whether If-None-Match names this answer, in any of its encodings (weak comparison)."""
+    known = {etag, *(tagged(etag, encoding) for encoding in ("gzip", "br"))}
+    for tag in if_none_match.split(","):
+        tag = tag.strip()
+        if tag == "*" or tag.removeprefix("W/") in known:
+            return True
+    return False
+
+
+def header(scope: dict, name: bytes) -> str:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return ""
+
+
+def chosen_encoding(scope: dict, answer: Answer) -> str | None:
+    return accepted_encoding(header(scope, b"accept-encoding")) if answer.compressible else None
+
+
+def reply(snapshot: LoadedSnapshot, answer: Answer, scope: dict) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """(status, headers, body) of a kept answer for this request: 304 when the client has it,
+    else the envelope in the encoding the client accepts."""
+    encoding = chosen_encoding(scope, answer)
+    headers = [(b"etag", tagged(answer.etag, encoding).encode()), (b"cache-control", answer.cache_control.encode())]
+    if answer.compressible:
+        headers.append((b"vary", b"Accept-Encoding"))
+    if matches(header(scope, b"if-none-match"), answer.etag):
+        return 304, headers, b""
+    if encoding is None:
+        body = envelope_bytes(snapshot, answer)
+    else:
+        body = answer.stream(encoding).finish(age_tail(snapshot))
+        headers.append((b"content-encoding", encoding.encode()))
+    return 200, [*headers, (b"content-type", MEDIA_TYPE), (b"content-length", str(len(body)).encode())], body
 
 
 class AnswerCache:
@@ -65,25 +135,12 @@ class AnswerCache:
             snapshot = self.snapshots.current()
             answer = remembered(snapshot, scope) if snapshot is not None else None
             if answer is not None:
-                await _send(send, snapshot, answer, _if_none_match(scope))
+                encoding = chosen_encoding(scope, answer)
+                if encoding is not None and encoding not in answer.streams and \
+                        len(answer.data) >= COMPRESS_OFF_LOOP_BYTES:  # tens of milliseconds, once
+                    await anyio.to_thread.run_sync(answer.stream, encoding)
+                status, headers, body = reply(snapshot, answer, scope)
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
-
-
-def _if_none_match(scope: dict) -> str:
-    for name, value in scope.get("headers", []):
-        if name.lower() == b"if-none-match":
-            return value.decode("latin-1")
-    return ""
-
-
-async def _send(send, snapshot: LoadedSnapshot, answer: Answer, if_none_match: str) -> None:
-    headers = [(b"etag", answer.etag.encode()), (b"cache-control", answer.cache_control.encode())]
-    if if_none_match and matches(if_none_match, answer.etag):
-        await send({"type": "http.response.start", "status": 304, "headers": headers})
-        await send({"type": "http.response.body", "body": b""})
-        return
-    body = envelope_bytes(snapshot, answer)
-    headers += [(b"content-type", MEDIA_TYPE), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

@@ -13,6 +13,7 @@ from litestar.openapi import OpenAPIConfig
 from serve.access.batched import BatchedKeyStore
 from serve.access.factory import counter_store_from, key_store_from
 from serve.access.middleware import AccessControl
+from serve.access_log import AccessLog, AccessLogWriter, open_sink
 from serve.answers import AnswerCache
 from serve.api import curves, descriptor, forward_list, keys, market, pricing, simulation
 from serve.dashboard.routes import dashboard_routes
@@ -21,6 +22,7 @@ from serve.documented import document_problems
 from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
+from serve.threads import size_worker_threads
 
 ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, forward_list.ROUTES, pricing.ROUTES,
                 simulation.ROUTES, keys.ROUTES]
@@ -48,14 +50,18 @@ def create_app(settings: Settings) -> Litestar:
     snapshots = SnapshotState(settings.warehouse, timedelta(hours=settings.stale_after_hours))
     keys_store = BatchedKeyStore(key_store_from(settings.data, settings.key_store_url))
     counters = counter_store_from(settings.counter_store_url)
+    sink = open_sink(settings.access_log)
+    log = AccessLogWriter(sink) if sink is not None else None
     return Litestar(
         route_handlers=[*handlers, *dashboard_routes()],
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters}),
-        # Outermost first: every request is counted and limited, then a kept answer may be sent.
-        middleware=[partial(AccessControl, settings=settings, keys=keys_store, counters=counters),
+        # Outermost first: every request is logged, counted and limited, then a kept answer may be sent.
+        middleware=[*([partial(AccessLog, writer=log)] if log else []),
+                    partial(AccessControl, settings=settings, keys=keys_store, counters=counters),
                     partial(AnswerCache, snapshots=snapshots),
                     partial(DirectAnswers, snapshots=snapshots, max_body_bytes=settings.max_body_bytes)],
-        on_shutdown=[lambda: keys_store.close(), lambda: counters.close()],
+        on_startup=[size_worker_threads],
+        on_shutdown=[lambda: keys_store.close(), counters.close, *([log.close] if log else [])],
         exception_handlers={Exception: handle},
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),

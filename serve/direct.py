@@ -27,6 +27,8 @@ import anyio.to_thread
 import msgspec
 from litestar import Request, Response
 
+from serve.answers import Answer, age_tail, envelope_bytes, header
+from serve.compression import FAST, accepted_encoding
 from serve.problems import Problem, invalid
 from serve.respond import computed_envelope
 from serve.state import LoadedSnapshot, SnapshotState
@@ -82,20 +84,74 @@ def decode_strictly(raw: bytes, kind: type[msgspec.Struct]) -> Any:
                       [{"field": "body", "message": str(error)}]) from None
 
 
-def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes) -> bytes:
-    """The encoded success envelope for a raw body: the one path both ways of serving share."""
+class AnswerMemo:
+    """Answers of one endpoint under one snapshot, by raw body, up to `max_bytes` of them (then it
+    starts over). An answer depends only on the snapshot and the body, so a repeat (a dashboard's
+    preset, a client's polling) is sent from here without decoding or computing anything."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes, self.size, self.kept = max_bytes, 0, {}
+
+    def get(self, raw: bytes) -> Answer | None:
+        return self.kept.get(raw)
+
+    def keep(self, raw: bytes, answer: Answer) -> None:
+        cost = len(raw) + len(answer.data)
+        if self.size + cost > self.max_bytes:
+            self.kept, self.size = {}, 0
+        self.kept[raw] = answer
+        self.size += cost
+
+
+MEMO_BYTES = 32 * 1024 * 1024  # per endpoint and snapshot
+
+
+def _memo(snapshot: LoadedSnapshot, spec: Direct) -> AnswerMemo:
+    memo = snapshot.cache.get(("direct", spec))
+    if memo is None:
+        memo = snapshot.cache[("direct", spec)] = AnswerMemo(MEMO_BYTES)
+    return memo
+
+
+def remembered_answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes) -> Answer | None:
+    return None if snapshot is None else _memo(snapshot, spec).get(raw)
+
+
+def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes, encoding: str | None = None) -> Answer:
+    """The encoded parts of the success envelope for a raw body (`serve.answers.Answer`, with no
+    caching headers: a POST answer is not cached by clients), compressed already for `encoding`:
+    the one path both ways of serving share."""
     if snapshot is None:
         raise Problem(503, "no_snapshot", "no snapshot has been published yet; run `oracle refresh` and retry",
                       headers={"Retry-After": "60"})
-    body = decode_strictly(raw, spec.request_type)
-    return msgspec.json.encode(computed_envelope(snapshot, spec.compute(snapshot, body)))
+    memo = _memo(snapshot, spec)
+    made = memo.get(raw)
+    if made is None:
+        body = decode_strictly(raw, spec.request_type)
+        envelope = computed_envelope(snapshot, spec.compute(snapshot, body))
+        made = Answer("", msgspec.json.encode(envelope["data"]), msgspec.json.encode(envelope["oracle_timestamp"]),
+                      "", level=FAST)
+        memo.keep(raw, made)
+    if encoding is not None and made.compressible:
+        made.stream(encoding)
+    return made
+
+
+def encoded(snapshot: LoadedSnapshot, made: Answer, encoding: str | None) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """The envelope and its headers, compressed when the client accepts an encoding and the answer
+    is long enough to gain from it."""
+    if encoding is None or not made.compressible:
+        return envelope_bytes(snapshot, made), JSON_HEADERS
+    return made.stream(encoding).finish(age_tail(snapshot)), [*JSON_HEADERS, (b"content-encoding", encoding.encode()),
+                                                              (b"vary", b"Accept-Encoding")]
 
 
 async def handler_answer(request: Request) -> Response:
     """What a marked handler returns when this middleware is not installed."""
     spec: Direct = request.route_handler.opt[DIRECT]
     raw = await request.body()
-    return Response(answer(request.app.state.snapshots.current(), spec, raw), media_type="application/json")
+    snapshot = request.app.state.snapshots.current()
+    return Response(envelope_bytes(snapshot, answer(snapshot, spec, raw)), media_type="application/json")
 
 
 async def read_body(receive, limit: int) -> bytes:
@@ -171,10 +227,14 @@ class DirectAnswers:
             decode_strictly(raw, checked)
             await self.app(scope, _replay(raw, receive), send)
             return
-        if spec.offload:
-            body = await anyio.to_thread.run_sync(answer, self.snapshots.current(), spec, raw)
-        else:
-            body = answer(self.snapshots.current(), spec, raw)
+        encoding = accepted_encoding(header(scope, b"accept-encoding"))
+        snapshot = self.snapshots.current()
+        made = remembered_answer(snapshot, spec, raw)  # a repeat is answered on the loop, at once
+        if made is None and spec.offload:
+            made = await anyio.to_thread.run_sync(answer, snapshot, spec, raw, encoding)
+        elif made is None:
+            made = answer(snapshot, spec, raw, encoding)
+        body, headers = encoded(snapshot, made, encoding)
         await send({"type": "http.response.start", "status": 200,
-                    "headers": [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]})
+                    "headers": [*headers, (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

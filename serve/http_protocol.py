@@ -84,5 +84,6 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
 # How `oracle serve` runs uvicorn. Its own proxy-header handling is off: it would believe
 # `X-Forwarded-For` from loopback before the oracle's rule (`ORACLE_TRUSTED_PROXIES`,
-# serve/access/middleware.py) ever ran.
-SERVER_OPTIONS = {"log_level": "info", "proxy_headers": False, "http": BoundedHttpProtocol}
+# serve/access/middleware.py) ever ran. Its access log is off too: the app writes its own, off
+# the request path and with the address that rule decided (serve/access_log.py).
+SERVER_OPTIONS = {"log_level": "info", "proxy_headers": False, "access_log": False, "http": BoundedHttpProtocol}

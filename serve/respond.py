@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from litestar import Request, Response
 
-from serve.answers import Answer, envelope_bytes, matches, remember, remembered
+from serve.answers import Answer, remember, remembered, reply
 from serve.state import LoadedSnapshot
 
 
@@ -41,13 +41,23 @@ def tidy_float(value: float) -> float:
     return float(f"{value:.{SIGNIFICANT_DIGITS}g}") if math.isfinite(value) else value
 
 
+class TidyList(list):
+    """A list whose floats are tidy already (made column by column), so `tidy` passes it as it is:
+    walking the records of a long answer field by field costs more than computing them."""
+
+
+def tidy_floats(values: np.ndarray) -> list[float | None]:
+    """A column of floats as `tidy` would give them, NaN as null."""
+    return [tidy_float(v) if v == v else None for v in np.asarray(values, dtype=float).tolist()]
+
+
 def tidy(value: Any) -> Any:
     """Every float in a computed answer, tidied (structs become plain mappings). Exact type
     checks first: this runs over every field of every computed answer."""
     kind = type(value)
     if kind is float:
         return tidy_float(value)
-    if kind is str or kind is int or kind is bool or value is None:
+    if kind is str or kind is int or kind is bool or value is None or kind is TidyList:
         return value
     if kind is dict:
         return {k: tidy(v) for k, v in value.items()}
@@ -87,22 +97,22 @@ def etag(snapshot: LoadedSnapshot, request: Request) -> str:
 
 
 def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str, Any], max_age: int) -> Response:
-    """The envelope `body` with ETag and Cache-Control, or 304 when the client has it.
+    """The envelope `body` with ETag and Cache-Control, or 304 when the client has it, compressed
+    when the client accepts it (`serve.answers.reply`).
 
     The answer is kept, encoded, with the snapshot (`serve.answers`), so a repeat of the request
     is sent without running its handler.
     """
     tag = etag(snapshot, request)
-    cache_control = f"public, max-age={max_age}"
-    headers = {"ETag": tag, "Cache-Control": cache_control}
-    if matches(request.headers.get("if-none-match", ""), tag):
-        return Response(content=b"", status_code=304, headers=headers)
     answer = remembered(snapshot, request.scope)
     if answer is None or answer.etag != tag:
         answer = Answer(tag, msgspec.json.encode(body["data"]), msgspec.json.encode(body["oracle_timestamp"]),
-                        cache_control)
+                        f"public, max-age={max_age}")
         remember(snapshot, request.scope, answer)
-    return Response(content=envelope_bytes(snapshot, answer), headers=headers, media_type="application/json")
+    status, headers, content = reply(snapshot, answer, request.scope)
+    # The media type and length come from the response itself; the rest are the answer's own.
+    own = {name.decode(): value.decode() for name, value in headers if name not in (b"content-type", b"content-length")}
+    return Response(content=content, status_code=status, headers=own, media_type="application/json")
 
 
 def plain(value: Any) -> Any:

@@ -42,6 +42,8 @@ class Settings:
     # Even "*" would be safe: a key travels in a header the calling page must set, never in a
     # cookie, so a foreign page cannot spend a visitor's key.
     cors_origins: str = ""
+    # One line per request (serve/access_log.py): `stdout`, `stderr`, `off`, or a file to append to.
+    access_log: str = "stdout"
 
     def limit_of(self, tier: str) -> int:
         return getattr(self, f"{tier}_requests_per_hour")

@@ -7,7 +7,9 @@ quarter of the time of a whole snapshot answer. Here:
   thread), before any usage or key list is read, and on close. A write that fails is kept and
   tried again, so nothing counted is dropped; a process killed outright loses at most the last
   interval's counts (the database itself stays consistent: each batch is one transaction).
-- A found key is remembered for `remember_seconds`, by its hash. A revocation through this store
+- A found key is remembered for `remember_seconds`, by its hash; `find` is awaited, and a key
+  not remembered is looked up in a worker thread, so a database round trip (a PostgreSQL server
+  away, or a burst of unknown keys) never holds the event loop. A revocation through this store
   takes effect at once; one made elsewhere (the `oracle keys` command, another server process)
   within `remember_seconds`. Unknown keys are never remembered, so a key made elsewhere works at
   once.
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from serve.access.stores import KeyRecord, KeyStore, Usage, UsageBatch, key_hash
+from serve.threads import StoreThreads
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,7 @@ class BatchedKeyStore:
         self._flush_lock = threading.Lock()  # one flush at a time, so batches land in order
         self._found: dict[str, tuple[KeyRecord, float]] = {}  # key hash → (record, when found)
         self._stop = threading.Event()
+        self.threads = StoreThreads()  # lookups and the key endpoints' calls wait on the database here
         self._flusher = threading.Thread(target=self._flush_periodically, args=(flush_seconds,),
                                          name="key-usage-flush", daemon=True)
         self._flusher.start()
@@ -49,13 +53,13 @@ class BatchedKeyStore:
     def create(self, name: str, tier: str, now: datetime) -> tuple[str, KeyRecord]:
         return self.store.create(name, tier, now)
 
-    def find(self, key: str) -> KeyRecord | None:
+    async def find(self, key: str) -> KeyRecord | None:
         digest = key_hash(key)
         remembered = self._found.get(digest)
         now = self.clock()
         if remembered is not None and now - remembered[1] < self.remember_seconds:
             return remembered[0]
-        record = self.store.find(key)
+        record = await self.threads.run(self.store.find, key)
         if record is None:
             self._found.pop(digest, None)
         else:

@@ -19,7 +19,11 @@ class MemoryCounterStore:
         self._counts: dict[tuple[str, int, int], int] = {}
         self._next_sweep = math.inf  # the earliest end among the windows held
 
-    def hit(self, bucket: str, window_seconds: int, now: float, amount: int = 1) -> tuple[int, float]:
+    async def hit(self, bucket: str, window_seconds: int, now: float, amount: int = 1) -> tuple[int, float]:
+        return self.count(bucket, window_seconds, now, amount)
+
+    def count(self, bucket: str, window_seconds: int, now: float, amount: int = 1) -> tuple[int, float]:
+        """`hit`, from any thread: a dict update under a lock never waits on anything else."""
         start, end = window_bounds(window_seconds, now)
         with self._lock:
             if now >= self._next_sweep:
@@ -40,7 +44,7 @@ class MemoryCounterStore:
     def __len__(self) -> int:
         return len(self._counts)
 
-    def close(self) -> None:
+    async def close(self) -> None:
         with self._lock:
             self._counts.clear()
             self._next_sweep = math.inf

@@ -18,7 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from serve.access.stores import CounterStore, KeyRecord, KeyStore
+from serve.access.batched import BatchedKeyStore
+from serve.access.stores import CounterStore, KeyRecord
+from serve.access_log import CLIENT_SCOPE_KEY
 from serve.problems import MEDIA_TYPE, Problem, problem_body
 from serve.settings import Settings
 
@@ -72,24 +74,27 @@ def client_address(scope: dict, headers: dict[str, str], trusted: frozenset[str]
     return peer
 
 class AccessControl:
-    def __init__(self, app, settings: Settings, keys: KeyStore, counters: CounterStore,
+    def __init__(self, app, settings: Settings, keys: BatchedKeyStore, counters: CounterStore,
                  clock: Callable[[], float] = time.time):
         self.app, self.settings, self.keys, self.counters, self.clock = app, settings, keys, counters, clock
         self.trusted = frozenset(p.strip() for p in settings.trusted_proxies.split(",") if p.strip())
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith("/v1"):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = access_headers(scope.get("headers", []))
-        client = client_address(scope, headers, self.trusted)
+        client = scope[CLIENT_SCOPE_KEY] = client_address(scope, headers, self.trusted)  # for the access log too
+        if not scope["path"].startswith("/v1"):
+            await self.app(scope, receive, send)
+            return
         now = self.clock()
         key = presented_key(headers)
         record = None
         if key is not None:
-            record = self.keys.find(key)
+            record = await self.keys.find(key)
             if record is None or record.revoked is not None:
-                failed, reset = self.counters.hit(f"authfail:{client}", WINDOW_SECONDS, now)
+                failed, reset = await self.counters.hit(f"authfail:{client}", WINDOW_SECONDS, now)
                 if failed > self.settings.failed_auths_per_hour:
                     await self._limited(send, "failed authentication", self.settings.failed_auths_per_hour, reset,
                                         now, {})
@@ -103,7 +108,7 @@ class AccessControl:
         creating = scope["method"] == "POST" and scope["path"].rstrip("/") == "/v1/keys"
         if creating:
             # Only a creation that succeeds counts (`_count_creation`): a bad request costs nothing.
-            made, reset = self.counters.hit(f"create:{client}", WINDOW_SECONDS, now, amount=0)
+            made, reset = await self.counters.hit(f"create:{client}", WINDOW_SECONDS, now, amount=0)
             if made >= self.settings.key_creations_per_hour:
                 await self._limited(send, "key creation", self.settings.key_creations_per_hour, reset, now, {})
                 return
@@ -115,7 +120,7 @@ class AccessControl:
         else:
             limit = self.settings.limit_of(tier)
             bucket = f"key:{record.key_id}" if record else f"ip:{client}"
-            count, reset = self.counters.hit(bucket, WINDOW_SECONDS, now)
+            count, reset = await self.counters.hit(bucket, WINDOW_SECONDS, now)
         rate = {"RateLimit-Limit": str(limit), "RateLimit-Remaining": str(max(0, limit - count)),
                 "RateLimit-Reset": str(max(0, math.ceil(reset - now)))}
         if count > limit:
@@ -128,7 +133,7 @@ class AccessControl:
         """`send`, counting a key creation against the client's limit once it has succeeded."""
         async def counted(message):
             if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
-                self.counters.hit(f"create:{client}", WINDOW_SECONDS, now)
+                await self.counters.hit(f"create:{client}", WINDOW_SECONDS, now)
             await send(message)
 
         return counted

@@ -1,4 +1,7 @@
-"""The shared counter store: Redis, so several server processes count against one limit."""
+"""The shared counter store: Redis, so several server processes count against one limit.
+
+The client is redis-py's asyncio one: a count is awaited, so the event loop serves other requests
+while Redis answers."""
 
 from __future__ import annotations
 
@@ -16,24 +19,24 @@ def counter_key(bucket: str, window_seconds: int, window_start: int) -> str:
 class RedisCounterStore:
     def __init__(self, url: str):
         try:
-            import redis
+            import redis.asyncio
         except ImportError as err:
             raise ImportError(f"a redis:// counter store needs the redis package: {INSTALL_HINT}") from err
-        self._client = redis.Redis.from_url(url)  # thread-safe: a pool of connections underneath
+        self._client = redis.asyncio.Redis.from_url(url)  # a pool of connections, on the loop that uses it
 
-    def hit(self, bucket: str, window_seconds: int, now: float, amount: int = 1) -> tuple[int, float]:
+    async def hit(self, bucket: str, window_seconds: int, now: float, amount: int = 1) -> tuple[int, float]:
         start, end = window_bounds(window_seconds, now)
         key = counter_key(bucket, window_seconds, start)
         if not amount:  # a look leaves nothing behind
-            return int(self._client.get(key) or 0), float(end)
+            return int(await self._client.get(key) or 0), float(end)
         # MULTI/EXEC, so a counter is never left without its expiry. The expiry is relative rather
         # than the window's end, so a clock that differs between this host and Redis cannot expire
         # a live window early; the key lives at most one window past its own.
-        with self._client.pipeline(transaction=True) as pipe:
+        async with self._client.pipeline(transaction=True) as pipe:
             pipe.incrby(key, amount)
             pipe.expire(key, window_seconds)
-            count, _ = pipe.execute()
+            count, _ = await pipe.execute()
         return int(count), float(end)
 
-    def close(self) -> None:
-        self._client.close()
+    async def close(self) -> None:
+        await self._client.aclose()

@@ -117,8 +117,10 @@ class KeyStore(Protocol):
 
 
 class CounterStore(Protocol):
-    def hit(self, bucket: str, window_seconds: int, now: float, amount: int = 1) -> tuple[int, float]:
+    """Awaited on every request, so a store across the network (Redis) never holds the event loop."""
+
+    async def hit(self, bucket: str, window_seconds: int, now: float, amount: int = 1) -> tuple[int, float]:
         """Count `amount` (one request; 0 to look without counting) in the bucket's current fixed
         window; returns (the count including these, the window's end as a Unix time)."""
 
-    def close(self) -> None: ...
+    async def close(self) -> None: ...

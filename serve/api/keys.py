@@ -81,7 +81,9 @@ def _presented(request: Request) -> Access:
 async def create_key(request: Request, data: CreateKey) -> Response[KeyCreatedResponse]:
     if not NAME.match(data.name):
         raise invalid("name", "use 1–64 letters, digits, spaces or - _ . @")
-    key, record = request.app.state.key_store.create(data.name, NEW_KEY_TIER, datetime.now(UTC))
+    # The key store's calls are database round trips: in its own threads, never on the event loop.
+    store = request.app.state.key_store
+    key, record = await store.threads.run(store.create, data.name, NEW_KEY_TIER, datetime.now(UTC))
     created = KeyCreated(key=key, key_id=record.key_id, name=record.name, tier=record.tier,
                          created=iso_millis(record.created),
                          requests_per_hour=settings_of(request).limit_of(record.tier),
@@ -93,7 +95,8 @@ async def create_key(request: Request, data: CreateKey) -> Response[KeyCreatedRe
 async def key_usage(request: Request) -> Response[KeyUsageResponse]:
     access = _presented(request)
     record = access.key
-    usage = request.app.state.key_store.usage(record.key_id)
+    store = request.app.state.key_store
+    usage = await store.threads.run(store.usage, record.key_id)
     body = KeyUsage(
         key_id=record.key_id, name=record.name, tier=record.tier, created=iso_millis(record.created),
         last_used=iso_millis(usage.last_used) if usage.last_used else None, total_requests=usage.total,
@@ -108,7 +111,8 @@ async def key_usage(request: Request) -> Response[KeyUsageResponse]:
 async def revoke_key(request: Request) -> Response[KeyRevokedResponse]:
     access = _presented(request)
     now = datetime.now(UTC)
-    request.app.state.key_store.revoke(access.key.key_id, now)
+    store = request.app.state.key_store
+    await store.threads.run(store.revoke, access.key.key_id, now)
     return Response(_wrap(request, KeyRevoked(key_id=access.key.key_id, revoked=iso_millis(now))))
 
 

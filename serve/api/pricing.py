@@ -9,7 +9,7 @@ model's rates and θ) is kept in the snapshot's cache.
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import fields
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
@@ -19,7 +19,16 @@ import pandas as pd
 from litestar import Request, Response, get, post
 
 from pipelines.listings import BATCH, PRICE_FIELDS, SYNC
-from pipelines.pricing import PriceBook, Rates, Usage, check_profile, in_period, period_of, task_cost
+from pipelines.pricing import (
+    USAGE_FIELDS,
+    PriceBook,
+    Rates,
+    Usage,
+    check_profile,
+    in_period,
+    period_of,
+    task_cost,
+)
 from pipelines.quotes import (
     CONTEXT_WINDOW,
     NO_PRICE,
@@ -34,6 +43,7 @@ from pipelines.quotes import (
     process_of,
     provider_quotes,
     rank,
+    scope_masks,
     unfit_reasons,
 )
 from pipelines.scheduled import level_ratios, scheduled_beta
@@ -44,7 +54,7 @@ from serve.deps import settings_of, snapshot_of
 from serve.direct import direct, handler_answer
 from serve.lookup import Resolved, UnknownModel
 from serve.problems import Problem, invalid
-from serve.respond import column_values, envelope, envelope_type, records, snapshot_response
+from serve.respond import TidyList, column_values, envelope, envelope_type, records, snapshot_response, tidy_floats
 from serve.state import LoadedSnapshot
 
 # A trillion tokens: far beyond any request, and a bound that keeps every count finite.
@@ -260,7 +270,7 @@ TaskTypesResponse = envelope_type("TaskTypesResponse", list[TaskType])
 def _profile(body: PriceRequest | CompareRequest | ProvidersRequest) -> Profile:
     """The request's profile, checked: cache writes are prompt tokens, so they fit in what the
     prompt does not read from cache."""
-    usage = Usage(**{f.name: getattr(body, f.name) for f in fields(Usage)})
+    usage = Usage(**{name: getattr(body, name) for name in USAGE_FIELDS})
     try:
         check_profile(body.n_in, body.n_out, body.eta, body.n_think, usage)
     except ValueError as error:
@@ -308,7 +318,7 @@ def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profil
 def _task_profile(profile: Profile) -> dict[str, float]:
     """The profile priced, the billed usage beside its tokens included."""
     return {"n_in": profile.n_in, "n_out": profile.n_out, "n_think": profile.n_think, "eta": profile.eta,
-            **asdict(profile.usage)}
+            **vars(profile.usage)}  # flat: a copy of its fields, without asdict's deep copy
 
 
 def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
@@ -334,7 +344,7 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
         process = process_of(record_of(snapshot, "greeks", resolved.ticker), mode)
         factor = float(level_ratios(snapshot.table("scheduled_changes"), resolved.ticker, mode,
                                     spot[f"beta_{mode}"], date.fromisoformat(snapshot.as_of), [months])[0])
-        data["forward"] = asdict(forward_quote(cost.spot_cost, cost.beta_used, process, months, factor))
+        data["forward"] = dict(vars(forward_quote(cost.spot_cost, cost.beta_used, process, months, factor)))
     if cost.cache_value is not None:
         value = cost.cache_value
         data["cache_value"] = {"cost_without_cache": value.cost_without_cache, "savings": value.savings,
@@ -377,6 +387,16 @@ def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> list[str]:
     return tickers
 
 
+def _scopes(snapshot: LoadedSnapshot, include_retired: bool) -> dict[str, np.ndarray]:
+    """Which models a comparison leaves out whatever the profile, once per snapshot."""
+    key = ("scopes", include_retired)
+    if key not in snapshot.cache:
+        spots = snapshot.table("spots")
+        snapshot.cache[key] = scope_masks(spots["input_modalities"].tolist(), spots["output_modalities"].tolist(),
+                                          spots["status"].tolist(), include_retired)
+    return snapshot.cache[key]
+
+
 def _rank_labels(snapshot: LoadedSnapshot) -> dict[str, list[Any]]:
     """The spots table's label columns of a comparison, JSON-ready, once per snapshot."""
     key = ("rank_labels",)
@@ -404,11 +424,13 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
             scheduled = np.where(beta > 0, scheduled_beta(spots, snapshot.table("scheduled_changes"), mode,
                                                           date.fromisoformat(snapshot.as_of), body.horizon_months)
                                  / beta, 1.0)
-    ranking = rank(spots, profile, mode, theta, body.horizon_months, book, include_retired, period, at, scheduled)
-    figures = {column: column_values(pd.Series(values)) for column, values in ranking.figures().items()}
+    scopes = _scopes(snapshot, include_retired) if body.models is None else None  # a few models: afresh
+    ranking = rank(spots, profile, mode, theta, body.horizon_months, book, include_retired, period, at, scheduled,
+                   scopes)
+    figures = {column: tidy_floats(values) for column, values in ranking.figures().items()}
     columns = [c for c in RANK_COLUMNS if c != "forward_cost" or body.horizon_months is not None]
-    models = [{c: labels[c][row] if c in labels else figures[c][place] for c in columns}
-              for place, row in enumerate(ranking.order.tolist())]
+    models = TidyList({c: labels[c][row] if c in labels else figures[c][place] for c in columns}
+                      for place, row in enumerate(ranking.order.tolist()))
     data: dict[str, Any] = {
         "task_profile": _task_profile(profile), "mode": mode, "models": models,
         "cheapest": models[0]["ticker"] if models else None,

@@ -1,0 +1,115 @@
+"""The shape of the asset graph, its checks, job and schedule, pinned; the tables declared once."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInvalidDefinitionError, asset
+
+from assets.definitions import TABLE_ASSETS, check_tables, defs
+from warehouse.schemas import SCHEMAS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FETCHES = {"fetch_genai_prices", "fetch_model_prices", "fetch_openrouter", "fetch_litellm"}
+SOURCES = {"genai_prices", "model_prices", "price_archive", "litellm_prices", "openrouter_prices"}
+TABLE_GRAPH = {
+    "source_fetches": FETCHES,
+    "genai_prices": {"fetch_genai_prices"},
+    "model_prices": {"fetch_model_prices"},
+    "price_archive": set(),
+    "litellm_prices": {"fetch_litellm"},
+    "openrouter_prices": {"fetch_openrouter"},
+    "price_observations": SOURCES,
+    "model_aliases": SOURCES,
+    "models": {"price_observations", "model_aliases", "genai_prices", "model_prices", "providers"},
+    "providers": {"price_observations"},
+    "price_history": {"price_observations"},
+    "price_disputes": {"price_observations", "price_history"},
+    "spots": {"price_history", "models", "price_observations"},
+    "greeks": {"spots", "price_history", "models"},
+    "scheduled_changes": {"price_observations", "spots"},
+    "forward_curves": {"greeks", "scheduled_changes"},
+    "ici": {"price_history", "models", "price_observations"},
+    "ici_history": {"price_history", "models", "price_observations"},
+    "events": {"price_history", "models", "model_aliases", "scheduled_changes", "price_observations"},
+    "backtest": {"price_observations", "price_history", "models"},
+    "backtest_summary": {"backtest"},
+    "backtest_families": {"backtest"},
+    "accuracy": {"backtest"},
+}
+# The snapshot waits for every declared table, and only for those.
+EXPECTED_GRAPH = {**TABLE_GRAPH, **{fetch: set() for fetch in FETCHES}, "snapshot": set(SCHEMAS)}
+
+
+def test_asset_graph_shape():
+    graph = defs.resolve_asset_graph()
+    shape = {
+        key.path[-1]: {parent.path[-1] for parent in graph.get(key).parent_keys}
+        for key in graph.get_all_asset_keys()
+    }
+    assert shape == EXPECTED_GRAPH
+
+
+def test_blocking_checks_guard_the_tables():
+    graph = defs.resolve_asset_graph()
+    checks = {(key.asset_key.path[-1], key.name) for key in graph.asset_check_keys}
+    assert checks == {
+        ("price_observations", "observation_prices_valid"),
+        ("models", "tickers_unique"),
+        ("models", "coverage_floor"),
+        ("price_history", "history_complete"),
+        ("ici", "ici_weights_sum_to_one"),
+        ("forward_curves", "forwards_well_formed"),
+    }
+    for check in defs.asset_checks:
+        for spec in check.check_specs:
+            assert spec.blocking, spec.name
+
+
+def test_refresh_job_runs_daily_at_six_utc():
+    schedule = defs.resolve_schedule_def("daily_refresh")
+    assert schedule.job_name == "refresh"
+    assert (schedule.cron_schedule, schedule.execution_timezone) == ("0 6 * * *", "UTC")
+
+
+@pytest.mark.slow  # starts Dagster's own command
+def test_dagster_validates_the_workspace():
+    result = subprocess.run([Path(sys.executable).parent / "dagster", "definitions", "validate", "-w",
+                             "workspace.yaml"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _table_names(table_assets):
+    return {key.path[-1] for definition in table_assets for key in definition.keys}
+
+
+def test_every_table_asset_has_a_schema_and_every_schema_an_asset():
+    assert _table_names(TABLE_ASSETS) == set(SCHEMAS) == set(TABLE_GRAPH)
+
+
+def test_schemas_are_declared_in_pipeline_order():
+    order = list(SCHEMAS)
+    late = {name: sorted(parent for parent in TABLE_GRAPH[name] - FETCHES if order.index(parent) > order.index(name))
+            for name in order}
+    assert {name: parents for name, parents in late.items() if parents} == {}
+
+
+@asset
+def orphan():
+    """A table asset nobody gave a schema."""
+
+
+def test_a_table_asset_without_a_schema_is_refused_by_name():
+    with pytest.raises(DagsterInvalidDefinitionError, match=r"no schema in warehouse/schemas.py SCHEMAS: \['orphan'\]"):
+        check_tables([*TABLE_ASSETS, orphan], SCHEMAS)
+
+
+def test_a_schema_without_a_table_asset_is_refused_by_name():
+    without_spots = [definition for definition in TABLE_ASSETS if "spots" not in _table_names([definition])]
+    with pytest.raises(DagsterInvalidDefinitionError, match=r"SCHEMAS with no asset in assets\.sources.*\['spots'\]"):
+        check_tables(without_spots, SCHEMAS)
+    with pytest.raises(DagsterInvalidDefinitionError) as refused:
+        check_tables([*without_spots, orphan], SCHEMAS)
+    assert "['orphan']" in str(refused.value) and "['spots']" in str(refused.value)

@@ -1,0 +1,1 @@
+"""Real processes: `oracle serve` over HTTP and in Chromium, refreshes and servers killed, faults injected."""

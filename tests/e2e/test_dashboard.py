@@ -1,0 +1,325 @@
+"""The dashboard in a real browser: every page against a server on the session's snapshot, each
+figure it shows (table cells and chart marks carry the API's value in data-* attributes) compared
+with the same /v1 answer read directly, the calculator used, and a screenshot of each page saved
+to docs/screenshots/."""
+
+import json
+import shlex
+import shutil
+import subprocess
+
+import pytest
+
+from tests.e2e.conftest import PHONE, open_page, screenshot, stop_server
+from tests.servers import start_server
+
+pytestmark = pytest.mark.slow  # a real `oracle serve` process and Chromium
+
+MODEL = "GPT-4O"  # its sync history holds all five provenance markers and two price changes
+EVENTS_SINCE = "1970-01-01"
+
+
+def _data(response):
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
+
+
+def _value(text):
+    """A data-value attribute as the API's value: numbers, booleans, null (empty)."""
+    if text in ("", None):
+        return None
+    if text in ("true", "false"):
+        return text == "true"
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _table(page, name):
+    """{row key: {column: value}} of a table whose rows carry data-ticker (or data-tenor)."""
+    return page.evaluate("""name => Object.fromEntries([...document.querySelectorAll(
+        `table[data-table="${name}"] tbody tr`)].map(row => [row.dataset.ticker || row.dataset.tenor,
+        Object.fromEntries([...row.querySelectorAll('td[data-col]')].map(td => [td.dataset.col, td.dataset.value]))]))""",
+                         name)
+
+
+def _cells(page, name):
+    """Every row of a table as the list of its cells' data-value."""
+    return page.evaluate("""name => [...document.querySelectorAll(`table[data-table="${name}"] tbody tr`)]
+        .map(row => [...row.querySelectorAll('td')].map(td => td.dataset.value ?? td.textContent))""", name)
+
+
+def _marks(page, selector):
+    return page.evaluate("selector => [...document.querySelectorAll(selector)].map(mark => ({...mark.dataset}))",
+                         selector)
+
+
+def _last_changes(events):
+    newest = {}
+    for event in events:
+        if event["mode"] != "sync":
+            continue
+        known = newest.get(event["ticker"])
+        if (known is None or event["effective_date"] > known["effective_date"]
+                or (event["effective_date"] == known["effective_date"] and event["field"] == "output"
+                    and known["field"] != "output")):
+            newest[event["ticker"]] = event
+    return newest
+
+
+def test_board_holds_the_api_numbers(page, dashboard_base, api):
+    greeks = _data(api.get("/v1/greeks"))
+    curves = {curve["ticker"]: curve for curve in _data(api.get("/v1/forwards?mode=sync"))}
+    changes = _last_changes([event for kind in ("price_cut", "price_increase") for event in _data(
+        api.get(f"/v1/events?since={EVENTS_SINCE}&kind={kind}&limit=1000"))["events"]])
+    open_page(page, f"{dashboard_base}/dashboard")
+    board = _table(page, "board")
+    assert set(board) == {model["ticker"] for model in greeks}
+    for model in greeks:
+        row = board[model["ticker"]]
+        for column in ("beta_sync", "beta_batch", "theta"):
+            assert _value(row[column]) == model[column], (model["ticker"], column)
+        points = {point["tenor"]: point["beta_forward"] for point in curves[model["ticker"]]["forwards"]}
+        for tenor in ("1M", "3M", "6M"):
+            assert _value(row[f"forward_{tenor}"]) == points[tenor], (model["ticker"], tenor)
+        change = changes.get(model["ticker"])
+        assert _value(row["last_change"]) == (change["pct_change"] if change else None), model["ticker"]
+    # The list endpoint's curve is the per-model endpoint's curve.
+    assert _data(api.get(f"/v1/forwards/{MODEL}")) == curves[MODEL]
+    assert page.locator("#status").is_hidden()
+    assert "Snapshot" in page.locator("#snapshot").inner_text()
+    screenshot(page, "board")
+
+
+def test_board_filters_sorts_and_searches(page, dashboard_base, api):
+    greeks = _data(api.get("/v1/greeks"))
+    open_page(page, f"{dashboard_base}/dashboard?provider=anthropic&tier=frontier")
+    expected = {m["ticker"] for m in greeks if m["provider"] == "anthropic" and m["tier"] == "frontier"}
+    assert set(_table(page, "board")) == expected
+    page.select_option("select[name=reasoning]", "yes")
+    expected = {m["ticker"] for m in greeks if m["provider"] == "anthropic" and m["tier"] == "frontier"
+                and m["is_reasoning"]}
+    assert set(_table(page, "board")) == expected
+    assert "reasoning=yes" in page.url and "provider=anthropic" in page.url
+
+    open_page(page, f"{dashboard_base}/dashboard")
+    page.click("th[data-key=beta_sync] button")
+    page.click("th[data-key=beta_sync] button")
+    assert "sort=beta_sync" in page.url and "dir=desc" in page.url
+    first = page.locator("table[data-table=board] tbody tr").first.get_attribute("data-ticker")
+    top = max(m["beta_sync"] for m in greeks if m["beta_sync"] is not None)
+    assert next(m for m in greeks if m["ticker"] == first)["beta_sync"] == top
+
+    page.fill("input[name=q]", "sonnet-4")
+    shown = set(_table(page, "board"))
+    assert "SONNET-4" in shown and all("sonnet-4" in " ".join(
+        str(m[k]) for k in ("ticker", "ticker_batch", "model_id", "display_name")).lower()
+        for m in greeks if m["ticker"] in shown)
+    # An alias only the API knows opens the model it names.
+    page.fill("input[name=q]", "anthropic/claude-sonnet-4")
+    page.press("input[name=q]", "Enter")
+    page.wait_for_url("**/dashboard/models/SONNET-4")
+
+
+def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
+    curve = _data(api.get(f"/v1/forwards/{MODEL}"))
+    history = _data(api.get(f"/v1/history/{MODEL}"))
+    events = _data(api.get(f"/v1/events?ticker={MODEL}&since={EVENTS_SINCE}&limit=1000"))
+    greeks = _data(api.get(f"/v1/greeks/{MODEL}"))
+    open_page(page, f"{dashboard_base}/dashboard/models/{MODEL}")
+
+    forwards = _marks(page, "[data-chart=forward-curve] [data-layer=points-forwards] .point")
+    assert [(m["tenor"], float(m["value"]), float(m["p05"]), float(m["p95"])) for m in forwards] == [
+        (p["tenor"], p["beta_forward"], p["p05"], p["p95"]) for p in curve["forwards"]]
+    assert float(_marks(page, "[data-chart=forward-curve] [data-layer=points-spot] .point")[0]["value"]) == curve["spot"]
+
+    points = sorted(_marks(page, "[data-chart=history] .point"), key=lambda m: m["date"])
+    assert [(m["date"], float(m["value"]), m["provenance"]) for m in points] == [
+        (p["timestamp"], p["beta"], p["provenance"]) for p in history["prices"]]
+    provenances = {p["provenance"] for p in history["prices"]}
+    assert provenances == {"published", "first_observed", "archived", "current", "carried_forward"}
+    legend = page.locator("[data-legend=provenance] li")
+    for key in provenances:
+        text = legend.filter(has=page.locator(f".point.{key}")).inner_text()
+        count = sum(p["provenance"] == key for p in history["prices"])
+        assert f"({count} day" in text and " — " in text
+    # Each marker is drawn its own way: shape and colour class differ.
+    shapes = {key: page.eval_on_selector(f"[data-chart=history] .point.{key}", "m => m.tagName + m.getAttribute('class')")
+              for key in provenances}
+    assert len(set(shapes.values())) == len(shapes)
+
+    assert [row[0] for row in _cells(page, "events")] == [e["effective_date"] for e in events["events"]]
+    assert [_value(row[6]) for row in _cells(page, "events")] == [e["pct_change"] for e in events["events"]]
+    sheet = dict(page.evaluate("""() => [...document.querySelectorAll('[data-facts=greeks] dt')]
+        .map(dt => [dt.textContent, dt.nextElementSibling.dataset.value])"""))
+    for key in ("theta", "sigma", "jump_rate", "prior_weight", "beta_sync", "r_in"):
+        assert _value(sheet[key]) == greeks[key], key
+    screenshot(page, "model")
+
+    page.click("a[data-mode=batch]")
+    page.wait_for_url("**?mode=batch")
+    page.wait_for_selector("main[aria-busy='false'] [data-chart=forward-curve]")
+    batch = _data(api.get(f"/v1/forwards/{MODEL}?mode=batch"))
+    spot = _marks(page, "[data-chart=forward-curve] [data-layer=points-spot] .point")[0]
+    assert float(spot["value"]) == batch["spot"]
+
+
+def test_model_page_follows_aliases_and_explains_unknown_names(page, dashboard_base, api):
+    open_page(page, f"{dashboard_base}/dashboard/models/claude-sonnet-4-0")
+    assert page.url.endswith("/dashboard/models/SONNET-4")
+    assert page.locator("h1[data-ticker=SONNET-4]").count() == 1
+
+    problem = api.get("/v1/greeks/NO-SUCH-MODEL").json()
+    open_page(page, f"{dashboard_base}/dashboard/models/NO-SUCH-MODEL")
+    box = page.locator(".problem[role=alert]")
+    assert problem["detail"] in box.inner_text() and "HTTP 404" in box.inner_text()
+
+
+def test_calculator_ranks_as_the_api_does(page, dashboard_base, api):
+    open_page(page, f"{dashboard_base}/dashboard/calculator")
+    for name, value in {"n_in": "12000", "n_out": "900", "eta": "0.25", "n_think": "1500", "horizon": "3"}.items():
+        page.fill(f"input[name={name}]", value)
+    page.click("form[data-form=calculator] button[type=submit]")
+    page.wait_for_url("**n_think=1500**")
+    page.wait_for_selector("[data-results][aria-busy=false] table[data-table=ranking]")
+    assert "n_in=12000" in page.url and "horizon=3" in page.url
+    body = {"n_in": 12000, "n_out": 900, "eta": 0.25, "n_think": 1500, "horizon_months": 3}
+    answer = _data(api.post("/v1/compare", json=body))
+
+    ranking = _table(page, "ranking")
+    order = page.evaluate("() => [...document.querySelectorAll('table[data-table=ranking] tbody tr')]"
+                          ".map(row => row.dataset.ticker)")
+    assert order == [model["ticker"] for model in answer["models"]]
+    for model in answer["models"]:
+        for column in ("spot_cost", "forward_cost", "kappa", "beta", "r_in_eff"):
+            assert _value(ranking[model["ticker"]][column]) == model[column], (model["ticker"], column)
+    bars = _marks(page, "[data-chart=compare-bars] .bar")
+    assert [(b["ticker"], float(b["value"])) for b in bars] == [
+        (m["ticker"], m["spot_cost"]) for m in answer["models"][:20]]
+    assert [(row[0], row[1]) for row in _cells(page, "excluded")] == [
+        (item["ticker"], item["reason"]) for item in answer["excluded"]]
+
+    curl = page.locator("[data-curl]").inner_text()
+    assert curl == (f"curl -s -X POST '{dashboard_base}/v1/compare' -H 'content-type: application/json' "
+                    f"-d '{json.dumps(body, separators=(',', ':'))}'")
+    if shutil.which("curl"):  # the command, run as shown, answers what the page shows
+        replayed = subprocess.run(shlex.split(curl), capture_output=True, text=True, timeout=60, check=True)
+        assert json.loads(replayed.stdout)["data"]["models"] == answer["models"]
+    assert page.locator("[data-permalink]").get_attribute("href") == page.url
+    page.evaluate("window.scrollTo(0, 0)")
+    screenshot(page, "calculator")
+
+    page.fill("input[name=eta]", "1.5")
+    page.click("form[data-form=calculator] button[type=submit]")
+    page.wait_for_selector("[data-results] .problem")
+    problem = api.post("/v1/compare", json={**body, "eta": 1.5}).json()
+    assert problem["detail"] in page.locator("[data-results] .problem").inner_text()
+    assert page.locator("[data-error-for=eta]").inner_text() == problem["errors"][0]["message"]
+
+
+def test_index_page_holds_the_three_variants(page, dashboard_base, api):
+    open_page(page, f"{dashboard_base}/dashboard/index")
+    for variant in ("unified", "batch", "sync"):
+        level = _data(api.get(f"/v1/ici?type={variant}"))
+        line = page.locator(f"[data-chart=ici-history] path[data-series={variant}]")
+        values = [None if v == "null" else float(v) for v in line.get_attribute("data-values").split(",")]
+        assert values == [point["value"] for point in level["history"]]
+        assert line.get_attribute("data-first") == level["history"][0]["date"]
+        table = _table(page, f"constituents-{variant}")
+        assert list(table) == [item["ticker"] for item in level["constituents"]]
+        for item in level["constituents"]:
+            for column in ("weight", "price", "contribution"):
+                assert _value(table[item["ticker"]][column]) == item[column]
+        facts = page.locator(f"[data-facts=ici-{variant}] dd")
+        assert level["verification_hash"] in facts.nth(4).inner_text()
+        assert _value(facts.nth(0).get_attribute("data-value")) == level["value"]
+    screenshot(page, "index")
+
+
+def test_accuracy_page_holds_the_backtest(page, dashboard_base, api):
+    accuracy = _data(api.get("/v1/accuracy"))
+    open_page(page, f"{dashboard_base}/dashboard/accuracy")
+    table = _table(page, "accuracy")
+    for row in accuracy["tenors"]:
+        for column in ("n", "rel_rmse", "rel_rmse_flat", "rel_rmse_single_exp", "mape", "bias", "coverage"):
+            assert _value(table[row["tenor"]][column]) == row[column], (row["tenor"], column)
+    bars = {(b["tenor"], b["method"]): float(b["value"]) for b in _marks(page, "[data-chart=accuracy-bars] .bar")}
+    for row in accuracy["tenors"]:
+        assert bars[(row["tenor"], "flat")] == row["rel_rmse_flat"]
+        assert bars[(row["tenor"], "oracle")] == row["rel_rmse"]
+
+    backtest = _data(api.get("/v1/backtest?method=oracle&tenor=3M&limit=1000&offset=0"))
+    drawn = _marks(page, "[data-chart=predictions] .point")
+    expected = [p for p in backtest["predictions"] if p["forecast"] > 0 and p["realised"] > 0]
+    assert [(d["ticker"], d["anchor"], float(d["forecast"]), float(d["realised"])) for d in drawn] == [
+        (p["ticker"], p["anchor"], p["forecast"], p["realised"]) for p in expected]
+    assert page.locator("[data-total]").get_attribute("data-total") == str(backtest["total"])
+    screenshot(page, "accuracy")
+
+    page.click(".tabs a[data-tenor='6M']")
+    page.wait_for_url("**tenor=6M")
+    page.wait_for_selector("main[aria-busy='false'] [data-chart=predictions]")
+    assert page.locator("[data-total]").get_attribute("data-total") == str(
+        _data(api.get("/v1/backtest?method=oracle&tenor=6M&limit=1"))["total"])
+
+
+@pytest.mark.parametrize("path", ["/dashboard", f"/dashboard/models/{MODEL}", "/dashboard/calculator",
+                                  "/dashboard/index", "/dashboard/accuracy"])
+def test_pages_fit_a_narrow_screen(page, dashboard_base, path):
+    page.set_viewport_size(PHONE)
+    open_page(page, f"{dashboard_base}{path}")
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll_width <= inner_width
+
+
+def test_stale_data_and_api_errors_are_said_plainly(chromium, built_warehouse, tmp_path):
+    # Data older than a millisecond is stale, and the free tier allows two requests an hour.
+    process, base = start_server(built_warehouse, tmp_path / "data", stale_after_hours="0.0000003",
+                                 free_requests_per_hour="2")
+    context = chromium.new_context()
+    try:
+        page = context.new_page()
+        open_page(page, f"{base}/dashboard")
+        descriptor = page.request.get(f"{base}/").json()
+        assert descriptor["status"] == "degraded"
+        banner = page.locator("#status")
+        banner.wait_for(state="visible")
+        assert banner.get_attribute("data-status") == "degraded"
+        assert descriptor["status_reason"] in banner.inner_text()
+        # The board needs four /v1 answers; beyond the second the API answers 429.
+        problem = page.locator(".problem[role=alert]")
+        assert "HTTP 429" in problem.inner_text()
+        assert "free tier limit of 2 requests per hour" in problem.inner_text()
+        assert "An API key has a higher limit" in problem.inner_text()
+
+        # A key created in the access panel lifts the page to its tier's limit.
+        page.locator("details.access summary").click()
+        page.locator("#key-create").click()
+        key = page.locator("#new-key").inner_text()
+        assert page.evaluate("localStorage.getItem('oracle.apiKey')") == key
+        usage = page.request.get(f"{base}/v1/keys/usage", headers={"X-API-Key": key}).json()["data"]
+        assert (usage["tier"], usage["window"]["limit"]) == ("developer", 1000)
+        with page.expect_request(lambda request: "/v1/greeks" in request.url) as sent:
+            open_page(page, f"{base}/dashboard")
+        assert sent.value.headers.get("x-api-key") == key
+        assert page.locator(".problem").count() == 0
+        assert page.locator("table[data-table=board] tbody tr").count() == descriptor["oracle"]["model_count"]
+        summary = page.locator("#access-summary")
+        assert summary.get_attribute("data-limit") == "1000"
+        assert int(summary.get_attribute("data-remaining")) < 1000
+        # The key's own usage counts what the board asked for (what the browser had not cached:
+        # the two answers the free tier allowed are reused for their max-age).
+        usage = page.request.get(f"{base}/v1/keys/usage", headers={"X-API-Key": key}).json()["data"]
+        assert usage["per_endpoint"].get("GET /v1/events", 0) >= 1, usage["per_endpoint"]
+
+        # A key the server does not know is refused with 401, and the page says what to do.
+        page.evaluate("localStorage.setItem('oracle.apiKey', 'not-a-real-key')")
+        open_page(page, f"{base}/dashboard/models/O3")  # answers not yet in the browser's cache
+        assert "HTTP 401" in problem.inner_text() and "forget it or paste another" in problem.inner_text()
+        page.locator("details.access summary").click()
+        page.locator("#key-forget").click()
+        assert page.evaluate("localStorage.getItem('oracle.apiKey')") is None
+    finally:
+        context.close()
+        stop_server(process)

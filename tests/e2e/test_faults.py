@@ -1,0 +1,223 @@
+"""Injected faults: each leaves the last good snapshot serving, byte for byte, with `/` saying
+`degraded` and why; the next good run recovers.
+
+Faults: a missing and a corrupt source file, an asset that raises in the middle of the run, a
+write error while publishing, and the refresh process killed (SIGKILL) while publishing.
+"""
+
+import errno
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from litestar.testing import TestClient
+
+import warehouse.runs
+import warehouse.storage
+from assets.publish import without_paths
+from assets.resources import PriceSources
+from cli import main
+from serve.app import create_app
+from serve.state import SnapshotState
+from tests.assets.test_publish_failures import _run
+from tests.conftest import AS_OF
+from tests.serve.conftest import api_settings
+from warehouse.runs import last_run
+from warehouse.seed_files import PRICE_ARCHIVE, SEED_DIR, read_price_archive
+from warehouse.snapshot import SnapshotStore
+
+pytestmark = pytest.mark.slow  # refreshes that fail, and refreshes killed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class ArchiveFrom(PriceSources):
+    """The real reader, pointed at a copy of the seed folder that a test has damaged."""
+
+    seed_dir: str
+
+    def price_archive(self):
+        return read_price_archive(Path(self.seed_dir))
+
+
+class FailingRules(PriceSources):
+    """Fails in the middle of the run: the registry's rules are read after the three sources."""
+
+    def seed_table(self, name):
+        if name == "model_rules":
+            raise RuntimeError("model_rules.csv could not be read")
+        return super().seed_table(name)
+
+
+def _damaged_seed(tmp_path, damage) -> str:
+    seed = tmp_path / "seed"
+    shutil.copytree(SEED_DIR, seed)
+    damage(seed / PRICE_ARCHIVE)
+    return str(seed)
+
+
+def _served(root: Path) -> tuple[dict, bytes]:
+    """What a fresh server on `root` says at `/`, and its /v1/spots data."""
+    with TestClient(create_app(api_settings(warehouse=str(root), stale_after_hours=1e6))) as client:
+        spots = client.get("/v1/spots")
+        assert spots.status_code == 200
+        return client.get("/").json(), json.dumps(spots.json()["data"]).encode()
+
+
+def _assert_previous_snapshot_serves(root: Path, before: tuple[bytes, bytes], reason: str) -> None:
+    manifest, spots = before
+    assert (root / "manifest.json").read_bytes() == manifest
+    descriptor, served_spots = _served(root)
+    assert served_spots == spots
+    assert descriptor["status"] == "degraded" and reason in descriptor["status_reason"], descriptor
+    assert "/tmp/" not in descriptor["status_reason"] and str(ROOT) not in descriptor["status_reason"]
+
+
+def test_failure_reasons_name_files_but_not_where_they_are():
+    assert without_paths("price_archive failed: [Errno 2] No such file or directory: "
+                         "'/srv/oracle/seed/price_archive.csv.gz'") == (
+        "price_archive failed: [Errno 2] No such file or directory: 'price_archive.csv.gz'")
+    assert without_paths(r"failed: C:\data\keys.sqlite3 locked; 1/2 done") == "failed: keys.sqlite3 locked; 1/2 done"
+
+
+def _before(root: Path) -> tuple[bytes, bytes]:
+    return (root / "manifest.json").read_bytes(), _served(root)[1]
+
+
+def _recovers(root: Path) -> None:
+    previous = SnapshotStore(root).current().snapshot_id
+    assert _run(root).success
+    assert SnapshotStore(root).current().snapshot_id != previous
+    descriptor, _ = _served(root)
+    assert descriptor["status"] == "ok", descriptor
+
+
+@pytest.mark.parametrize("damage, reason", [
+    (lambda path: path.unlink(), "No such file"),
+    (lambda path: path.write_bytes(path.read_bytes()[:5000]), "price_archive failed"),  # cut short
+    (lambda path: path.write_bytes(b"\x1f\x8b not really gzip"), "price_archive failed"),
+])
+def test_a_missing_or_corrupt_source_file(warehouse_copy, tmp_path, damage, reason):
+    before = _before(warehouse_copy)
+    result = _run(warehouse_copy, sources=ArchiveFrom(seed_dir=_damaged_seed(tmp_path, damage)))
+    assert not result.success
+    _assert_previous_snapshot_serves(warehouse_copy, before, reason)
+    _recovers(warehouse_copy)
+
+
+def test_an_asset_that_raises_mid_run(warehouse_copy):
+    before = _before(warehouse_copy)
+    result = _run(warehouse_copy, sources=FailingRules())
+    assert not result.success
+    _assert_previous_snapshot_serves(warehouse_copy, before, "models failed: model_rules.csv could not be read")
+    _recovers(warehouse_copy)
+
+
+def test_a_write_error_while_publishing(warehouse_copy, monkeypatch):
+    before = _before(warehouse_copy)
+
+    def disk_full(source, target):
+        raise OSError(errno.ENOSPC, "No space left on device", str(target))
+
+    monkeypatch.setattr(warehouse.storage.os, "rename", disk_full)
+    result = _run(warehouse_copy)
+    monkeypatch.undo()
+    assert not result.success
+    _assert_previous_snapshot_serves(warehouse_copy, before, "snapshot failed: [Errno 28] No space left on device")
+    _recovers(warehouse_copy)
+
+
+KILLED_IN_PUBLISH = textwrap.dedent("""
+    import os, signal, sys
+    sys.path.insert(0, {root!r})
+    import warehouse.storage
+    from assets.refresh import refresh
+
+    real_rename = os.rename
+    def rename_then_die(source, target):
+        real_rename(source, target)  # the new snapshot folder is in place; the pointer is not
+        os.kill(os.getpid(), signal.SIGKILL)
+    warehouse.storage.os.rename = rename_then_die
+    refresh({warehouse!r}, {as_of!r}, write=lambda line: None)
+""")
+
+
+def _killed(root: Path, script: str) -> warehouse.runs.RunStatus:
+    """Run a refresh script that kills itself with SIGKILL; the run record it left."""
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    done = subprocess.run([sys.executable, "-c", script.format(root=str(ROOT), warehouse=str(root), as_of=AS_OF)],
+                          cwd=ROOT, env=env, capture_output=True, timeout=600)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+    return last_run(root)
+
+
+def test_a_refresh_killed_while_publishing(warehouse_copy):
+    before = _before(warehouse_copy)
+    record = _killed(warehouse_copy, KILLED_IN_PUBLISH)
+    assert record.status == "publishing" and record.pid > 0
+    _assert_previous_snapshot_serves(warehouse_copy, before, "was cut short while publishing")
+    # A record of another host's run is believed until it is older than a publish can take.
+    elsewhere = warehouse.runs.RunStatus("publishing", datetime.now(UTC), "", "r", "another-host", 1)
+    assert not elsewhere.interrupted(datetime.now(UTC))
+    assert elsewhere.interrupted(datetime.now(UTC) + timedelta(minutes=11))
+    state = SnapshotState(warehouse_copy, timedelta(days=1e4))
+    assert state.freshness().status == "degraded"
+    _recovers(warehouse_copy)
+
+
+
+KILLED_MID_RUN = textwrap.dedent("""
+    import os, signal, sys
+    sys.path.insert(0, {root!r})
+    import warehouse.snapshot
+    from assets.refresh import refresh
+
+    real_write = warehouse.snapshot.SnapshotStore.write_table
+    def write_then_die(self, run_id, name, frame):
+        out = real_write(self, run_id, name, frame)
+        if name == "price_observations":  # some tables staged, nothing published
+            os.kill(os.getpid(), signal.SIGKILL)
+        return out
+    warehouse.snapshot.SnapshotStore.write_table = write_then_die
+    refresh({warehouse!r}, {as_of!r}, write=lambda line: None)
+""")
+
+
+def _staged(root: Path) -> list[str]:
+    staging = root / ".staging"
+    return sorted(p.name for p in staging.iterdir()) if staging.exists() else []
+
+
+def test_a_refresh_killed_before_publishing_leaves_a_trace_and_its_leftovers_go_next_run(warehouse_copy):
+    before = _before(warehouse_copy)
+    record = _killed(warehouse_copy, KILLED_MID_RUN)
+    assert record.status == "running" and record.pid > 0
+    assert _staged(warehouse_copy) == [record.run_id]  # what it staged is still there
+    _assert_previous_snapshot_serves(warehouse_copy, before, "was cut short while running")
+    # The next run sees the dead run and removes what it left.
+    assert _run(warehouse_copy).success
+    assert _staged(warehouse_copy) == []
+
+
+def test_what_a_failed_run_staged_is_gone_by_the_end_of_the_next_run(warehouse_copy):
+    assert not _run(warehouse_copy, sources=FailingRules()).success
+    failed = last_run(warehouse_copy)
+    assert failed.status == "failed"
+    assert _run(warehouse_copy).success
+    assert failed.run_id not in _staged(warehouse_copy) and _staged(warehouse_copy) == []
+
+
+def test_refresh_clean_removes_leftovers_no_running_refresh_owns(warehouse_copy, capsys):
+    for run in ("old-run-1", "old-run-2"):
+        (warehouse_copy / ".staging" / run).mkdir(parents=True)
+        (warehouse_copy / ".staging" / run / "spots.parquet").write_bytes(b"x" * 1000)
+    assert main(["refresh", "--clean", "--warehouse", str(warehouse_copy), "--as-of", AS_OF]) == 0
+    assert "Removed 2 staging folders no running refresh owns: old-run-1, old-run-2" in capsys.readouterr().out
+    assert _staged(warehouse_copy) == []

@@ -1,0 +1,25 @@
+"""An app on the real snapshot built once for the whole session (tests/conftest.py)."""
+
+import tempfile
+
+import pytest
+from litestar.testing import TestClient
+
+from serve.app import create_app
+from serve.settings import Settings
+
+
+def api_settings(**overrides) -> Settings:
+    """Settings for a test app: a key database of its own, and a free tier no test run can
+    exhaust (the limits themselves are tested in test_access.py)."""
+    return Settings(**{"data": tempfile.mkdtemp(prefix="oracle-data-"), "free_requests_per_hour": 10**9,
+                       "key_creations_per_hour": 10**9, "access_log": "off",
+                       **overrides})
+
+
+@pytest.fixture(scope="session")
+def client(built_warehouse):
+    # The snapshot is dated 2026-11-22; a generous staleness bound keeps it `ok` whenever tests run.
+    app = create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=24 * 365 * 100))
+    with TestClient(app) as test_client:
+        yield test_client

@@ -1,0 +1,74 @@
+"""Computed POST answers are kept per snapshot and endpoint, by raw body: a repeat is the same
+answer (its age aside) without decoding or computing anything; a refusal is never kept; the
+memo is bounded by its bytes and starts over past them."""
+
+import msgspec
+import pytest
+from litestar.testing import TestClient
+
+import serve.direct
+from serve.answers import Answer
+from serve.app import create_app
+from serve.direct import AnswerMemo
+from tests.serve.conftest import api_settings
+
+BODIES = {
+    "/v1/price": {"model": "SONNET-4", "n_in": 30000, "n_out": 800, "eta": 0.6},
+    "/v1/compare": {"n_in": 30000, "n_out": 800, "eta": 0.6},
+    "/v1/providers": {"model": "SONNET-4", "n_in": 30000, "n_out": 800},
+}
+
+
+@pytest.fixture
+def fresh_client(built_warehouse):
+    """An app of its own, so its memos start empty."""
+    with TestClient(create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=1e6))) as client:
+        yield client
+
+
+def _data(response) -> dict:
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert isinstance(body.pop("cache_age_seconds"), int)
+    return body
+
+
+@pytest.mark.parametrize("path", BODIES)
+def test_a_repeated_body_is_answered_from_memory(fresh_client, monkeypatch, path):
+    raw = msgspec.json.encode(BODIES[path])
+    first = fresh_client.post(path, content=raw, headers={"Content-Type": "application/json"})
+    calls = []  # every computed answer is decoded first; a repeat is not
+    monkeypatch.setattr(serve.direct, "decode_strictly", lambda *a: calls.append(a))
+    again = fresh_client.post(path, content=raw, headers={"Content-Type": "application/json"})
+    assert calls == [] and _data(again) == _data(first)
+    # Another body is computed (and then refused here, as decoding is switched off): never a stale answer.
+    other = fresh_client.post(path, json={**BODIES[path], "n_out": 801})
+    assert len(calls) == 1 and other.status_code >= 400
+
+
+def test_a_different_body_is_a_different_answer(fresh_client):
+    cheap = _data(fresh_client.post("/v1/price", json={**BODIES["/v1/price"], "n_out": 10}))
+    dear = _data(fresh_client.post("/v1/price", json={**BODIES["/v1/price"], "n_out": 10_000}))
+    assert cheap["data"]["spot_cost"] < dear["data"]["spot_cost"]
+    again = _data(fresh_client.post("/v1/price", json={**BODIES["/v1/price"], "n_out": 10}))
+    assert again == cheap
+
+
+def test_a_refused_body_is_refused_again(fresh_client, monkeypatch):
+    body = {**BODIES["/v1/price"], "model": "NO-SUCH-MODEL"}
+    assert fresh_client.post("/v1/price", json=body).status_code == 404
+    calls = []
+    real = serve.direct.decode_strictly
+    monkeypatch.setattr(serve.direct, "decode_strictly", lambda *a: calls.append(a) or real(*a))
+    assert fresh_client.post("/v1/price", json=body).status_code == 404
+    assert len(calls) == 1  # computed (and refused) again
+
+
+def test_the_memo_is_bounded_by_its_bytes():
+    memo = AnswerMemo(max_bytes=100)
+    answer = Answer("", b"x" * 40, b'"t"', "")
+    memo.keep(b"a" * 5, answer)
+    memo.keep(b"b" * 5, answer)
+    assert memo.get(b"a" * 5) is answer and memo.size == 90
+    memo.keep(b"c" * 5, answer)  # past the bound: it starts over with this one
+    assert memo.get(b"a" * 5) is None and memo.get(b"c" * 5) is answer and memo.size == 45

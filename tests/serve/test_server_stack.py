@@ -1,0 +1,153 @@
+"""What depends on the server stack, through a real `oracle serve` process (uvicorn): only the
+oracle's own rule decides which `X-Forwarded-For` to believe; a request head is bounded in size
+and in time."""
+
+import os
+import re
+import signal
+import socket
+import time
+from contextlib import contextmanager
+
+import httpx
+import pytest
+
+from serve.http_protocol import HEAD_TIMEOUT_SECONDS, SERVER_OPTIONS
+from tests.servers import start_server
+
+pytestmark = pytest.mark.slow  # real `oracle serve` processes
+
+FREE = 3  # requests per hour on the free tier, for these servers
+
+
+@contextmanager
+def served(warehouse, data, **settings):
+    process, base = start_server(warehouse, data, free_requests_per_hour=str(FREE), **settings)
+    try:
+        with httpx.Client(base_url=base, timeout=30) as client:
+            yield client
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def _codes(client, forged: int) -> list[int]:
+    return [client.get("/v1/task-types", headers={"X-Forwarded-For": f"203.0.113.{i}"}).status_code
+            for i in range(forged)]
+
+
+def test_a_forged_forwarded_for_from_loopback_is_not_believed(built_warehouse, tmp_path):
+    with served(built_warehouse, tmp_path / "data") as client:
+        codes = _codes(client, FREE + 3)
+    # Every request is the loopback client's, whatever address it claims: the free tier runs out.
+    assert codes == [200] * FREE + [429] * 3
+
+
+def test_a_trusted_proxys_forwarded_for_is_believed(built_warehouse, tmp_path):
+    with served(built_warehouse, tmp_path / "data", trusted_proxies="127.0.0.1") as client:
+        codes = _codes(client, FREE + 3)
+    assert codes == [200] * (FREE + 3)  # each forwarded client has a free tier of its own
+
+
+def _read_all(sock: socket.socket, timeout: float) -> bytes:
+    sock.settimeout(timeout)
+    chunks = []
+    try:
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    except ConnectionResetError:
+        pass
+    return b"".join(chunks)
+
+
+def test_an_oversize_header_is_a_431_before_it_is_read_whole(built_warehouse, tmp_path):
+    with served(built_warehouse, tmp_path / "data") as client:
+        host, port = client.base_url.host, client.base_url.port
+        with socket.create_connection((host, port)) as sock:
+            sock.sendall(b"GET /v1/task-types HTTP/1.1\r\nHost: x\r\nX-Big: ")
+            sent, started = 0, time.monotonic()
+            try:
+                while sent < 8 * 1024 * 1024:  # the server stops reading long before 8 MB
+                    sock.sendall(b"a" * 65536)
+                    sent += 65536
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            answer = _read_all(sock, 5)
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+        assert b'"code": "headers_too_large"' in answer and time.monotonic() - started < 5
+        assert client.get("/v1/task-types").status_code == 200  # the server is fine
+
+
+def test_a_client_that_trickles_its_headers_or_says_nothing_is_cut_off(built_warehouse, tmp_path):
+    with served(built_warehouse, tmp_path / "data") as client:
+        host, port = client.base_url.host, client.base_url.port
+        with socket.create_connection((host, port)) as idle, socket.create_connection((host, port)) as slow:
+            started = time.monotonic()
+            slow.sendall(b"GET /v1/task-types HTTP/1.1\r\nHost: x\r\n")
+            closed = {}
+            while len(closed) < 2 and time.monotonic() - started < HEAD_TIMEOUT_SECONDS + 10:
+                for name, sock in (("idle", idle), ("slow", slow)):
+                    if name in closed:
+                        continue
+                    try:
+                        if name == "slow":
+                            sock.sendall(b"X-Drip: 1\r\n")  # one header a second, never the end
+                        sock.settimeout(1.0)
+                        if sock.recv(1024) == b"":
+                            closed[name] = time.monotonic() - started
+                    except TimeoutError:
+                        pass
+                    except (BrokenPipeError, ConnectionResetError):
+                        closed[name] = time.monotonic() - started
+        assert set(closed) == {"idle", "slow"}
+        assert all(HEAD_TIMEOUT_SECONDS - 1 <= seconds <= HEAD_TIMEOUT_SECONDS + 4 for seconds in closed.values())
+        assert client.get("/v1/task-types").status_code == 200
+
+
+def _log_lines(path, expected: int, timeout: float = 5) -> list[str]:
+    """The access log's lines once `expected` have been written (they are written within 0.25 s)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = path.read_text().splitlines() if path.exists() else []
+        if len(lines) >= expected:
+            return lines
+        time.sleep(0.05)
+    raise AssertionError(f"{expected} access log lines expected, found {len(lines)}")
+
+
+def test_the_access_log_has_one_line_per_request_with_the_address_the_rule_decided(built_warehouse, tmp_path):
+    log = tmp_path / "access.log"
+    with served(built_warehouse, tmp_path / "data", access_log=str(log)) as client:
+        before = len(_log_lines(log, 1))  # the start-up health checks
+        forged = client.get("/v1/spots", headers={"X-Forwarded-For": "203.0.113.9", "Accept-Encoding": "gzip"})
+        missing = client.get("/v1/spots/NO-SUCH-MODEL")
+        odd = client.get("/v1/spots/%22x%0A%22")
+        port = int(str(client.base_url).rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as sock:  # a raw quote, as no client library sends
+            sock.sendall(b'GET /v1/task-types?q="1" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+            raw_status = _read_all(sock, 10).split(b" ", 2)[1]
+        lines = _log_lines(log, before + 4)[before:]
+    assert len(lines) == 4
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    sent = int(forged.headers["content-length"])  # compressed, as sent
+    assert re.fullmatch(rf'{stamp} 127\.0\.0\.1 "GET /v1/spots HTTP/1\.1" 200 {sent} \d+\.\d\dms', lines[0]), lines[0]
+    assert re.fullmatch(rf'{stamp} 127\.0\.0\.1 "GET /v1/spots/NO-SUCH-MODEL HTTP/1\.1" 404 '
+                        rf'{len(missing.content)} \d+\.\d\dms', lines[1]), lines[1]
+    # What a client sends cannot break a line or forge a field: it stays percent-encoded or escaped.
+    assert odd.status_code == 404 and '"GET /v1/spots/%22x%0A%22 HTTP/1.1" 404' in lines[2], lines[2]
+    assert f'"GET /v1/task-types?q=\\"1\\" HTTP/1.1" {raw_status.decode()}' in lines[3], lines[3]
+
+
+def test_the_access_log_names_the_client_behind_a_trusted_proxy(built_warehouse, tmp_path):
+    log = tmp_path / "access.log"
+    with served(built_warehouse, tmp_path / "data", access_log=str(log), trusted_proxies="127.0.0.1") as client:
+        before = len(_log_lines(log, 1))
+        client.get("/v1/task-types", headers={"X-Forwarded-For": "203.0.113.9"})
+        client.get("/health", headers={"X-Forwarded-For": "198.51.100.4"})
+        lines = _log_lines(log, before + 2)[before:]
+    assert [line.split(" ")[1] for line in lines] == ["203.0.113.9", "198.51.100.4"]
+
+
+def test_uvicorns_own_access_log_is_off():
+    # One line per request, written by the app (serve/access_log.py), not two.
+    assert SERVER_OPTIONS["access_log"] is False
