@@ -151,3 +151,21 @@ def test_the_access_log_names_the_client_behind_a_trusted_proxy(built_warehouse,
 def test_uvicorns_own_access_log_is_off():
     # One line per request, written by the app (serve/access_log.py), not two.
     assert SERVER_OPTIONS["access_log"] is False
+
+
+def test_guessed_keys_are_limited_per_address_through_the_real_server(built_warehouse, tmp_path):
+    with served(built_warehouse, tmp_path / "data", failed_auths_per_hour="3") as client:
+        guesses = [client.get("/v1/task-types", headers={"X-API-Key": f"ipo_guess{i}"}) for i in range(5)]
+        without_key = client.get("/v1/task-types")
+    assert [r.status_code for r in guesses] == [401, 401, 401, 429, 429]
+    assert guesses[3].json()["code"] == "rate_limited" and int(guesses[3].headers["retry-after"]) > 0
+    assert without_key.status_code == 200  # the address's free tier is its own count
+
+
+def test_only_successful_key_creations_count_through_the_real_server(built_warehouse, tmp_path):
+    with served(built_warehouse, tmp_path / "data", key_creations_per_hour="2") as client:
+        refused = [client.post("/v1/keys", json={"name": "x" * 100}).status_code for _ in range(10)]
+        refused.append(client.post("/v1/keys", content=b"name=a", headers={"Content-Type": "text/plain"}).status_code)
+        made = [client.post("/v1/keys", json={"name": f"ada {i}"}).status_code for i in range(3)]
+    assert refused == [400] * 10 + [415]
+    assert made == [201, 201, 429]
