@@ -429,13 +429,14 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
                    scopes)
     figures = {column: tidy_floats(values) for column, values in ranking.figures().items()}
     columns = [c for c in RANK_COLUMNS if c != "forward_cost" or body.horizon_months is not None]
-    models = TidyList({c: labels[c][row] if c in labels else figures[c][place] for c in columns}
-                      for place, row in enumerate(ranking.order.tolist()))
+    order = ranking.order.tolist()
+    values = [[labels[c][row] for row in order] if c in labels else figures[c] for c in columns]
+    models = TidyList(dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True))
     data: dict[str, Any] = {
         "task_profile": _task_profile(profile), "mode": mode, "models": models,
         "cheapest": models[0]["ticker"] if models else None,
         "most_expensive": models[-1]["ticker"] if models else None,
-        "count": len(models), "excluded": records(ranking.excluded),
+        "count": len(models), "excluded": TidyList(records(ranking.excluded)),  # text only
     }
     if body.horizon_months is not None:
         data["horizon_months"] = body.horizon_months
