@@ -22,7 +22,7 @@ from serve.documented import document_problems
 from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
-from serve.threads import size_worker_threads
+from serve.threads import Threads, hand_the_loop_its_turn
 
 ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, forward_list.ROUTES, pricing.ROUTES,
                 simulation.ROUTES, keys.ROUTES]
@@ -50,17 +50,20 @@ def create_app(settings: Settings) -> Litestar:
     snapshots = SnapshotState(settings.warehouse, timedelta(hours=settings.stale_after_hours))
     keys_store = BatchedKeyStore(key_store_from(settings.data, settings.key_store_url))
     counters = counter_store_from(settings.counter_store_url)
+    computing = Threads.computing()  # long computed answers, apart from the event loop (serve/threads.py)
     sink = open_sink(settings.access_log)
     log = AccessLogWriter(sink) if sink is not None else None
     return Litestar(
         route_handlers=[*handlers, *dashboard_routes()],
-        state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters}),
+        state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters,
+                     "computing": computing}),
         # Outermost first: every request is logged, counted and limited, then a kept answer may be sent.
         middleware=[*([partial(AccessLog, writer=log)] if log else []),
                     partial(AccessControl, settings=settings, keys=keys_store, counters=counters),
                     partial(AnswerCache, snapshots=snapshots),
-                    partial(DirectAnswers, snapshots=snapshots, max_body_bytes=settings.max_body_bytes)],
-        on_startup=[size_worker_threads],
+                    partial(DirectAnswers, snapshots=snapshots, max_body_bytes=settings.max_body_bytes,
+                            computing=computing)],
+        on_startup=[hand_the_loop_its_turn],
         on_shutdown=[lambda: keys_store.close(), counters.close, *([log.close] if log else [])],
         exception_handlers={Exception: handle},
         request_max_body_size=settings.max_body_bytes,

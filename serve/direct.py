@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-import anyio.to_thread
 import msgspec
 from litestar import Request, Response
 
@@ -32,6 +31,7 @@ from serve.compression import FAST, accepted_encoding
 from serve.problems import Problem, invalid
 from serve.respond import computed_envelope
 from serve.state import LoadedSnapshot, SnapshotState
+from serve.threads import Threads
 
 DIRECT = "direct_json"  # the key of a route handler's `opt` that marks it
 STRICT = "strict_body"  # the key of a framework handler's `opt` naming its body type, checked here first
@@ -209,8 +209,8 @@ def _replay(raw: bytes, receive):
 class DirectAnswers:
     """Middleware: answers the routes marked `direct`; passes every other request on."""
 
-    def __init__(self, app, snapshots: SnapshotState, max_body_bytes: int):
-        self.app, self.snapshots, self.max_body_bytes = app, snapshots, max_body_bytes
+    def __init__(self, app, snapshots: SnapshotState, max_body_bytes: int, computing: Threads):
+        self.app, self.snapshots, self.max_body_bytes, self.computing = app, snapshots, max_body_bytes, computing
 
     async def __call__(self, scope, receive, send) -> None:
         handler = scope.get("route_handler")
@@ -231,7 +231,7 @@ class DirectAnswers:
         snapshot = self.snapshots.current()
         made = remembered_answer(snapshot, spec, raw)  # a repeat is answered on the loop, at once
         if made is None and spec.offload:
-            made = await anyio.to_thread.run_sync(answer, snapshot, spec, raw, encoding)
+            made = await self.computing.run(answer, snapshot, spec, raw, encoding)
         elif made is None:
             made = answer(snapshot, spec, raw, encoding)
         body, headers = encoded(snapshot, made, encoding)

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from serve.access.stores import KeyRecord, KeyStore, Usage, UsageBatch, key_hash
-from serve.threads import StoreThreads
+from serve.threads import Threads
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class BatchedKeyStore:
         self._flush_lock = threading.Lock()  # one flush at a time, so batches land in order
         self._found: dict[str, tuple[KeyRecord, float]] = {}  # key hash → (record, when found)
         self._stop = threading.Event()
-        self.threads = StoreThreads()  # lookups and the key endpoints' calls wait on the database here
+        self.threads = Threads.waiting()  # lookups and the key endpoints' calls wait on the database here
         self._flusher = threading.Thread(target=self._flush_periodically, args=(flush_seconds,),
                                          name="key-usage-flush", daemon=True)
         self._flusher.start()

@@ -13,6 +13,7 @@ here and answered with `serve.problems.invalid`.
 from __future__ import annotations
 
 from datetime import date
+from functools import partial
 from typing import Annotated, Any
 
 import msgspec
@@ -366,9 +367,9 @@ def _query(description: str, **kwargs: Any) -> Any:
     return Parameter(description=description, required=False, **kwargs)
 
 
-@get("/v1/monte-carlo/{ticker:path}", sync_to_thread=True, summary="Monte Carlo of a model's future task cost",
+@get("/v1/monte-carlo/{ticker:path}", summary="Monte Carlo of a model's future task cost",
      tags=["simulation"])
-def monte_carlo(
+async def monte_carlo(
     request: Request,
     ticker: str,
     taskCategory: Annotated[str | None, _query("Task type of the token profile (required; or task_category)")] = None,
@@ -393,6 +394,15 @@ def monte_carlo(
     the model's probability of at least one discrete change, 1 − exp(−λt). `fan` holds the monthly
     mean and percentiles of β to the horizon. Same query, same answer.
     """
+    return await request.app.state.computing.run(partial(
+        _monte_carlo, request, ticker, taskCategory=taskCategory, task_category=task_category,
+        horizonMonths=horizonMonths, horizon_months=horizon_months, paths=paths, seed=seed, mode=mode))
+
+
+def _monte_carlo(request: Request, ticker: str, *, taskCategory: str | None, task_category: str | None,
+                 horizonMonths: int | None, horizon_months: int | None, paths: int | None, seed: int,
+                 mode: str | None) -> Response[MonteCarloResponse]:
+    """The Monte Carlo answer, computed in a worker thread (`serve.threads`)."""
     category_field, category = _twin(taskCategory=taskCategory, task_category=task_category)
     task, profile = _task(category_field, category)
     horizon_field, horizon = _twin(horizonMonths=horizonMonths, horizon_months=horizon_months)
@@ -429,9 +439,9 @@ def monte_carlo(
 
 # --- Budget simulation ---------------------------------------------------------------------------
 
-@post("/v1/simulate", status_code=200, sync_to_thread=True, summary="Budget simulation of a workload portfolio",
+@post("/v1/simulate", status_code=200, summary="Budget simulation of a workload portfolio",
       tags=["simulation"], opt=strict(SimulateRequest))
-def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
+async def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
     """Monthly spend of a portfolio of workloads to the horizon, with percentile bands and shares.
 
     `expected_spend` (per month, per workload and in total) is analytic: requests·spot_cost·L(m)·exp(−θm)
@@ -441,6 +451,11 @@ def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
     different models move independently. A workload gives a task type (`taskType` or `task_type`) or
     an explicit `profile` {n_in, n_out, eta, n_think}, not both.
     """
+    return await request.app.state.computing.run(_simulate, request, data)
+
+
+def _simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
+    """The budget simulation, computed in a worker thread (`serve.threads`)."""
     settings = settings_of(request)
     if len(data.items) > settings.simulate_max_items:
         raise invalid("items", f"at most {settings.simulate_max_items} items, got {len(data.items)}")
