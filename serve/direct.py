@@ -107,9 +107,9 @@ MEMO_BYTES = 32 * 1024 * 1024  # per endpoint and snapshot
 
 
 def _memo(snapshot: LoadedSnapshot, spec: Direct) -> AnswerMemo:
-    memo = snapshot.cache.get(("direct", spec))
+    memo = snapshot.cache.get(("direct", id(spec)))  # a handler's spec lives as long as the app
     if memo is None:
-        memo = snapshot.cache[("direct", spec)] = AnswerMemo(MEMO_BYTES)
+        memo = snapshot.cache[("direct", id(spec))] = AnswerMemo(MEMO_BYTES)
     return memo
 
 

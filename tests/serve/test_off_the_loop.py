@@ -1,9 +1,13 @@
 """A long computed answer runs in a worker thread, so the event loop keeps serving other requests:
-ranking every model (`/v1/compare`) is computed off the loop, a single price on it."""
+ranking every model (`/v1/compare`), a Monte Carlo run and a budget simulation are computed off
+the loop, a single price on it. Bodies are ones no other test sends, so no answer comes from memory."""
 
 import threading
 
+import pytest
+
 import serve.api.pricing as pricing
+import serve.api.simulation as simulation
 from serve.direct import DIRECT
 
 
@@ -21,9 +25,22 @@ def test_compare_is_computed_in_a_worker_thread_and_price_on_the_loop(client):
     try:
         for route, spec in specs.items():  # the specs are frozen: swapped in place for this test only
             object.__setattr__(spec, "compute", recording(route))
-        assert client.post("/v1/compare", json={"n_in": 1000, "n_out": 500}).status_code == 200
-        assert client.post("/v1/price", json={"model": "O3", "n_in": 1000, "n_out": 500}).status_code == 200
+        assert client.post("/v1/compare", json={"n_in": 1000.25, "n_out": 500}).status_code == 200
+        assert client.post("/v1/price", json={"model": "O3", "n_in": 1000.25, "n_out": 500}).status_code == 200
     finally:
         for route, spec in specs.items():
             object.__setattr__(spec, "compute", computes[route])
     assert seen["compare"] != seen["price"] and "worker" in seen["compare"].lower()
+
+
+@pytest.mark.parametrize(("name", "call"), [
+    ("simulate_ratios", lambda client: client.get("/v1/monte-carlo/O3?taskCategory=chat&horizonMonths=3&seed=424242")),
+    ("simulate_budget", lambda client: client.post("/v1/simulate", json={
+        "items": [{"model": "O3", "taskType": "chat", "requests_per_month": 1000}], "horizon_months": 3,
+        "seed": 424242})),
+])
+def test_simulations_are_computed_in_a_worker_thread(client, monkeypatch, name, call):
+    seen, real = [], getattr(simulation, name)
+    monkeypatch.setattr(simulation, name, lambda *a, **k: seen.append(threading.current_thread().name) or real(*a, **k))
+    assert call(client).status_code == 200
+    assert len(seen) == 1 and "worker" in seen[0].lower() and seen[0] != threading.main_thread().name
