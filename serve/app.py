@@ -16,13 +16,14 @@ from serve.access.middleware import AccessControl
 from serve.access_log import AccessLog, AccessLogWriter, open_sink
 from serve.answers import AnswerCache
 from serve.api import curves, descriptor, forward_list, keys, market, pricing, simulation
+from serve.compute_pool import ComputePool
 from serve.dashboard.routes import dashboard_routes
 from serve.direct import DirectAnswers
 from serve.documented import document_problems
 from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
-from serve.threads import Threads, hand_the_loop_its_turn
+from serve.threads import Threads, computing_threads, hand_the_loop_its_turn
 
 ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, forward_list.ROUTES, pricing.ROUTES,
                 simulation.ROUTES, keys.ROUTES]
@@ -51,6 +52,8 @@ def create_app(settings: Settings) -> Litestar:
     keys_store = BatchedKeyStore(key_store_from(settings.data, settings.key_store_url))
     counters = counter_store_from(settings.counter_store_url)
     computing = Threads.computing()  # long computed answers, apart from the event loop (serve/threads.py)
+    processes = settings.compute_processes if settings.compute_processes >= 0 else computing_threads()
+    pool = ComputePool(settings.warehouse, processes) if processes else None
     sink = open_sink(settings.access_log)
     log = AccessLogWriter(sink) if sink is not None else None
     return Litestar(
@@ -62,9 +65,10 @@ def create_app(settings: Settings) -> Litestar:
                     partial(AccessControl, settings=settings, keys=keys_store, counters=counters),
                     partial(AnswerCache, snapshots=snapshots),
                     partial(DirectAnswers, snapshots=snapshots, max_body_bytes=settings.max_body_bytes,
-                            computing=computing)],
-        on_startup=[hand_the_loop_its_turn],
-        on_shutdown=[lambda: keys_store.close(), counters.close, *([log.close] if log else [])],
+                            computing=computing, processes=pool)],
+        on_startup=[hand_the_loop_its_turn, *([pool.start] if pool else [])],
+        on_shutdown=[lambda: keys_store.close(), counters.close, *([log.close] if log else []),
+                     *([pool.close] if pool else [])],
         exception_handlers={Exception: handle},
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),

@@ -28,6 +28,7 @@ from litestar import Request, Response
 
 from serve.answers import Answer, age_tail, envelope_bytes, header
 from serve.compression import FAST, accepted_encoding
+from serve.compute_pool import ComputePool
 from serve.problems import Problem, invalid
 from serve.respond import computed_envelope
 from serve.state import LoadedSnapshot, SnapshotState
@@ -209,8 +210,10 @@ def _replay(raw: bytes, receive):
 class DirectAnswers:
     """Middleware: answers the routes marked `direct`; passes every other request on."""
 
-    def __init__(self, app, snapshots: SnapshotState, max_body_bytes: int, computing: Threads):
-        self.app, self.snapshots, self.max_body_bytes, self.computing = app, snapshots, max_body_bytes, computing
+    def __init__(self, app, snapshots: SnapshotState, max_body_bytes: int, computing: Threads,
+                 processes: ComputePool | None = None):
+        self.app, self.snapshots, self.max_body_bytes = app, snapshots, max_body_bytes
+        self.computing, self.processes = computing, processes
 
     async def __call__(self, scope, receive, send) -> None:
         handler = scope.get("route_handler")
@@ -230,6 +233,10 @@ class DirectAnswers:
         encoding = accepted_encoding(header(scope, b"accept-encoding"))
         snapshot = self.snapshots.current()
         made = remembered_answer(snapshot, spec, raw)  # a repeat is answered on the loop, at once
+        if made is None and spec.offload and self.processes is not None and snapshot is not None:
+            made = await self.processes.answer(snapshot.snapshot_id, scope["path"], raw, encoding)
+            if made is not None:
+                _memo(snapshot, spec).keep(raw, made)
         if made is None and spec.offload:
             made = await self.computing.run(answer, snapshot, spec, raw, encoding)
         elif made is None:

@@ -42,6 +42,9 @@ class Settings:
     # Even "*" would be safe: a key travels in a header the calling page must set, never in a
     # cookie, so a foreign page cannot spend a visitor's key.
     cors_origins: str = ""
+    # Processes that compute comparisons beside the event loop (serve/compute_pool.py); -1: the
+    # machine's cores less one (at least one); 0: none, comparisons are computed in a thread.
+    compute_processes: int = -1
     # One line per request (serve/access_log.py): `stdout`, `stderr`, `off`, or a file to append to.
     access_log: str = "stdout"
 

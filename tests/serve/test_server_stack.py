@@ -6,8 +6,10 @@ import os
 import re
 import signal
 import socket
+import subprocess
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -169,3 +171,24 @@ def test_only_successful_key_creations_count_through_the_real_server(built_wareh
         made = [client.post("/v1/keys", json={"name": f"ada {i}"}).status_code for i in range(3)]
     assert refused == [400] * 10 + [415]
     assert made == [201, 201, 429]
+
+
+def _children(pid: int) -> set[int]:
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return {int(child) for child in found}
+
+
+def test_a_killed_servers_worker_processes_do_not_outlive_it(built_warehouse, tmp_path):
+    process, base = start_server(built_warehouse, tmp_path / "data")
+    try:
+        answer = httpx.post(f"{base}/v1/compare", json={"n_in": 1000, "n_out": 10}, timeout=60)
+        assert answer.status_code == 200
+        workers = _children(process.pid)
+        assert workers  # the worker process that computed the comparison (and multiprocessing's tracker)
+    finally:
+        process.kill()  # the server alone (SIGKILL), not its process group: its workers must see it go
+        process.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
+        time.sleep(0.2)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
