@@ -3,30 +3,41 @@
 import pandas as pd
 from dagster import asset
 
+from assets.history_rows import OBSERVED, observed_or_on, of_tickers_since, on_days, sync_on
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
-from pipelines.backtest import accuracy_table, run_backtest, summarise
+from pipelines.backtest import accuracy_table, backtest_parts, scored_days, summarise
 from pipelines.dynamics import fit_processes
 from pipelines.events import build_events
 from pipelines.evidence import compared, spot_evidence
 from pipelines.forwards import build_forward_curves
 from pipelines.greeks import build_greeks, processes_from_greeks
 from pipelines.guard import unconfirmed_moves, vanished
-from pipelines.ici import build_ici, build_ici_history
+from pipelines.ici import (
+    HISTORY_START,
+    basket_days,
+    build_ici,
+    build_ici_history,
+    constituents_of,
+    history_baskets,
+    last_rebalance,
+)
 from pipelines.registry import Rules
 from pipelines.scheduled import build_scheduled_changes
 from pipelines.spots import build_spots
+from warehouse.large_tables import TableFile, TableParts
 
 GROUP = "analytics"
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def spots(price_history, models, price_observations, settings: RefreshSettings):
+def spots(price_history: TableFile, models, price_observations, settings: RefreshSettings):
     """Each model's sync and batch price on the snapshot date, with the observation behind it and
     the evidence for it (which sources agree)."""
     as_of = settings.as_of_date()
-    evidence = spot_evidence(compared(price_observations, price_history, as_of), models["ticker"])
-    return build_spots(price_history, models, as_of, evidence)
+    today = price_history.read(where=on_days(as_of))
+    evidence = spot_evidence(compared(price_observations, today, as_of), models["ticker"])
+    return build_spots(today, models, as_of, evidence)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
@@ -36,9 +47,10 @@ def scheduled_changes(price_observations, spots, settings: RefreshSettings):
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def greeks(spots, price_history, models, settings: RefreshSettings):
+def greeks(spots, price_history: TableFile, models, settings: RefreshSettings):
     """The Greek sheet: spot record and fitted price process per ticker (contract §4)."""
-    processes = fit_processes(price_history, models[["ticker", "family", "tier"]], settings.as_of_date())
+    processes = fit_processes(price_history.read(where=OBSERVED), models[["ticker", "family", "tier"]],
+                              settings.as_of_date())
     return build_greeks(spots, processes)
 
 
@@ -49,33 +61,41 @@ def forward_curves(greeks, scheduled_changes, settings: RefreshSettings):
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def ici(price_history, models, price_observations, settings: RefreshSettings):
+def ici(price_history: TableFile, models, price_observations, settings: RefreshSettings):
     """The inference cost index today, per variant, with constituents and a verification hash."""
-    return build_ici(price_history, models, price_observations, settings.as_of_date())
+    as_of = settings.as_of_date()
+    rows = price_history.read(where=observed_or_on(as_of, last_rebalance(as_of)))
+    return build_ici(rows, models, price_observations, as_of)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def ici_history(price_history, models, price_observations, settings: RefreshSettings):
+def ici_history(price_history: TableFile, models, price_observations, settings: RefreshSettings):
     """Each variant's daily level since 2024-01-01, by the same rule."""
-    return build_ici_history(price_history, models, price_observations, settings.as_of_date())
+    as_of = settings.as_of_date()
+    baskets = history_baskets(price_history.read(where=observed_or_on(*basket_days(as_of))), models,
+                              price_observations, as_of)
+    rows = price_history.read(where=of_tickers_since(constituents_of(baskets), HISTORY_START))
+    return build_ici_history(rows, models, price_observations, as_of, baskets=baskets)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def events(price_history, models, model_aliases, scheduled_changes, price_observations, settings: RefreshSettings,
-           live: LiveSources):
+def events(price_history: TableFile, models, model_aliases, scheduled_changes, price_observations,
+           settings: RefreshSettings, live: LiveSources):
     """Every price change in the history, with before, after and provenance; every repoint of an
     alias; every announced change; every live print held unconfirmed; changes undone within a
     month flagged `reverted`."""
     held = [f for f in (unconfirmed_moves(price_observations, live.max_move), vanished(price_observations)) if len(f)]
-    return build_events(price_history, models, settings.as_of_date(), model_aliases, scheduled_changes,
-                        pd.concat(held, ignore_index=True) if held else None)
+    return build_events(price_history.read(where=OBSERVED), models, settings.as_of_date(), model_aliases,
+                        scheduled_changes, pd.concat(held, ignore_index=True) if held else None)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def backtest(price_observations, price_history, models, sources: PriceSources, settings: RefreshSettings):
-    """Every walk-forward prediction of the oracle and both baselines, scored."""
+def backtest(price_observations, price_history: TableFile, models, sources: PriceSources, settings: RefreshSettings):
+    """Every walk-forward prediction of the oracle and both baselines, scored (written an anchor at a time)."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
-    return run_backtest(price_observations, price_history, models, rules, settings.as_of_date())
+    as_of = settings.as_of_date()
+    realised = price_history.read(columns=["ticker", "mode", "date", "output"], where=sync_on(scored_days(as_of)))
+    return TableParts(backtest_parts(price_observations, realised, models, rules, as_of))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -4,6 +4,7 @@ from dagster import AssetCheckResult, AssetCheckSeverity, asset_check
 
 from assets.resources import RefreshSettings
 from pipelines import quality
+from warehouse.large_tables import TableFile
 
 
 def _result(problems: list[str], **metadata) -> AssetCheckResult:
@@ -35,11 +36,11 @@ def coverage_floor(models, settings: RefreshSettings):
 
 
 @asset_check(asset="price_history", blocking=True)
-def history_complete(price_history, settings: RefreshSettings):
-    """Every series has a point for every day up to the snapshot date, and no bad price."""
-    problems = quality.history_gaps(price_history, settings.as_of_date())
-    problems += quality.negative_or_missing_prices(price_history)
-    return _result(problems, rows=len(price_history))
+def history_complete(price_history: TableFile, settings: RefreshSettings):
+    """Every series has a point for every day up to the snapshot date, and no bad price (read a
+    row group at a time: each holds whole series)."""
+    problems, rows = quality.history_problems(price_history.row_groups(), settings.as_of_date())
+    return _result(problems, rows=rows)
 
 
 CHECKS = [observation_prices_valid, tickers_unique, coverage_floor, history_complete]

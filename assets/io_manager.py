@@ -4,6 +4,9 @@ Tables are staged under the run until the `snapshot` asset publishes them togeth
 one staged records the run as `running` and clears what runs that died left behind
 (`warehouse.runs.start_run`). An input
 not produced in this run (a partial re-run) is read from the published snapshot.
+
+A table too large to hold whole is returned as `TableParts` and written a part at a time; an
+input annotated `TableFile` is not read but handed over, for the asset to read the part it needs.
 """
 
 
@@ -13,6 +16,7 @@ import pandas as pd
 from dagster import ConfigurableIOManager, InputContext, OutputContext, ResourceDependency
 
 from assets.resources import WarehouseResource
+from warehouse.large_tables import TableFile, TableParts
 from warehouse.runs import start_run
 
 _STARTED: set[str] = set()  # the runs this process has recorded as running
@@ -21,7 +25,7 @@ _STARTED: set[str] = set()  # the runs this process has recorded as running
 class ParquetIOManager(ConfigurableIOManager):
     warehouse: ResourceDependency[WarehouseResource]
 
-    def handle_output(self, context: OutputContext, obj: pd.DataFrame) -> None:
+    def handle_output(self, context: OutputContext, obj: pd.DataFrame | TableParts) -> None:
         name = context.asset_key.path[-1]
         store = self.warehouse.store()
         if context.run_id not in _STARTED:  # once per run and process: a trace if the run is killed
@@ -32,8 +36,10 @@ class ParquetIOManager(ConfigurableIOManager):
         path, rows = store.write_table(context.run_id, name, obj)
         context.add_output_metadata({"rows": rows, "path": str(path)})
 
-    def load_input(self, context: InputContext) -> pd.DataFrame:
+    def load_input(self, context: InputContext) -> pd.DataFrame | TableFile:
         name = context.asset_key.path[-1]
         store = self.warehouse.store()
-        staged = store.read_staged(context.step_context.run_id, name)
-        return staged if staged is not None else store.read_table(name)
+        staged = store.staged_file(context.step_context.run_id, name)
+        if context.dagster_type.typing_type is TableFile:
+            return staged if staged is not None else store.table_file(name)
+        return staged.read() if staged is not None else store.read_table(name)

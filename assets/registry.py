@@ -4,13 +4,14 @@ from datetime import date
 
 from dagster import AssetOut, asset, multi_asset
 
+from assets.history_rows import on_days
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
 from pipelines.aliases import curated_aliases, genai_matcher
 from pipelines.evidence import compared
 from pipelines.evidence import price_disputes as price_disputes_of
 from pipelines.guard import hold_unconfirmed
-from pipelines.history import build_price_history
+from pipelines.history import price_history_parts
 from pipelines.identity import Resolver
 from pipelines.ingest_litellm import litellm_metadata
 from pipelines.ingest_model_prices import removed_models
@@ -20,6 +21,7 @@ from pipelines.open_weight import families_from
 from pipelines.providers import build_providers, host_spread
 from pipelines.registry import Rules, build_models
 from pipelines.sources import all_listings, maker_table, ticker_overrides
+from warehouse.large_tables import TableFile, TableParts
 
 GROUP = "registry"
 
@@ -73,12 +75,12 @@ def providers(price_observations, settings: RefreshSettings):
 
 @asset(group_name=GROUP, kinds={"parquet"})
 def price_history(price_observations, settings: RefreshSettings):
-    """Daily price per ticker and mode, with a provenance marker on every point."""
-    return build_price_history(price_observations, settings.as_of_date())
+    """Daily price per ticker and mode, with a provenance marker on every point (written a part at a time)."""
+    return TableParts(price_history_parts(price_observations, settings.as_of_date()))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def price_disputes(price_observations, price_history, settings: RefreshSettings):
+def price_disputes(price_observations, price_history: TableFile, settings: RefreshSettings):
     """Every price a source states differently from the price in force, with the rule that decided."""
     as_of = settings.as_of_date()
-    return price_disputes_of(compared(price_observations, price_history, as_of))
+    return price_disputes_of(compared(price_observations, price_history.read(where=on_days(as_of)), as_of))

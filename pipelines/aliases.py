@@ -11,6 +11,7 @@ Two kinds of statement, in this order of precedence:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -73,7 +74,7 @@ def genai_matcher(providers: Iterable) -> Callable[[str, str], str | None]:
     stated: dict[tuple[str, str], str] = {}
     for provider in providers:
         maker = canonical_provider(provider.id)
-        by_maker.setdefault(maker, []).append(provider)
+        by_maker.setdefault(maker, []).append(_first_of_each_rule(provider))
         for model in provider.models:
             for listed in _stated_ids(model.match):
                 stated.setdefault((maker, listed), model.id)
@@ -89,6 +90,19 @@ def genai_matcher(providers: Iterable) -> Callable[[str, str], str | None]:
         return cache[key]
 
     return match
+
+
+def _first_of_each_rule(provider):
+    """The provider with the first of its models under each match rule only: a search returns the
+    first model whose rule matches, so a later one under the same rule is never found, and a
+    catalogue that lists many models under one rule is searched once per rule, not per model."""
+    seen, models = set(), []
+    for model in provider.models:
+        rule = repr(model.match)
+        if rule not in seen:
+            seen.add(rule)
+            models.append(model)
+    return dataclasses.replace(provider, models=models) if len(models) < len(provider.models) else provider
 
 
 def _pattern_match(providers: list, bare: str) -> str | None:

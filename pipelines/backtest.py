@@ -13,6 +13,7 @@ Methods:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, timedelta
 
 import numpy as np
@@ -24,6 +25,7 @@ from pipelines.listings import SYNC
 from pipelines.registry import Rules, default_tier
 
 TENOR_MONTHS = {"1M": 1, "3M": 3, "6M": 6}
+START = date(2024, 1, 1)  # the first anchor
 METHODS = ("oracle", "flat", "single_exp")
 Z90 = 1.6448536269514722  # the standard normal's 95% quantile
 
@@ -49,6 +51,12 @@ def anchor_dates(start: date, as_of: date) -> list[date]:
 
 def target_date(anchor: date, months: float) -> date:
     return anchor + timedelta(days=round(months * DAYS_PER_MONTH))
+
+
+def scored_days(as_of: date, start: date = START) -> list[date]:
+    """The days whose realised prices `score` reads: each target date of each anchor, to `as_of`."""
+    targets = {target_date(anchor, months) for anchor in anchor_dates(start, as_of) for months in TENOR_MONTHS.values()}
+    return sorted(day for day in targets if day <= as_of)
 
 
 def known_points(observations: pd.DataFrame, anchor: date) -> pd.DataFrame:
@@ -79,8 +87,24 @@ def single_exp_params(family_points: pd.DataFrame) -> tuple[float, float]:
     (newest weight 1), σ their population standard deviation, each clamped; fewer than two
     usable pairs give the defaults (0.05, 0.06)."""
     rows = family_points.sort_values(["date", "ticker"])
+    return _single_exp(pd.to_datetime(rows["date"]).to_numpy(), rows["output"].to_numpy())
+
+
+def lineage_params(sync_points: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """`single_exp_params` of each family of `sync_points`: one sort for them all, then each
+    family's slice (a frame per family costs more than its sums)."""
+    rows = sync_points.sort_values(["family", "date", "ticker"])
+    if rows.empty:
+        return {}
+    families, prices = rows["family"].to_numpy(), rows["output"].to_numpy()
     days = pd.to_datetime(rows["date"]).to_numpy()
-    prices = rows["output"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, families[1:] != families[:-1]])
+    ends = np.r_[starts[1:], len(rows)]
+    return {families[a]: _single_exp(days[a:b], prices[a:b]) for a, b in zip(starts, ends, strict=True)}
+
+
+def _single_exp(days: np.ndarray, prices: np.ndarray) -> tuple[float, float]:
+    """`single_exp_params` of one lineage's prices, in order, and their days."""
     gaps = np.diff(days).astype("timedelta64[D]").astype(float) / DAYS_PER_MONTH
     usable = gaps > BASELINE_MIN_GAP_MONTHS
     thetas = -np.log(prices[1:][usable] / prices[:-1][usable]) / gaps[usable]
@@ -101,7 +125,7 @@ def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules,
     base = params[params["mode"] == SYNC].merge(groups, on="ticker").assign(spot=lambda f: f["ticker"].map(spots))
     base = base[base["spot"] > 0].reset_index(drop=True)
     sync_points = points[(points["mode"] == SYNC) & (points["output"] > 0)].merge(groups, on="ticker")
-    lineage = {family: single_exp_params(rows) for family, rows in sync_points.groupby("family")}
+    lineage = lineage_params(sync_points)
     baseline = np.array([lineage.get(f, BASELINE_DEFAULT) for f in base["family"]]).reshape(-1, 2)
     frames = []
     for tenor, months in TENOR_MONTHS.items():
@@ -119,11 +143,21 @@ def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules,
 
 
 def score(forecasts: pd.DataFrame, history: pd.DataFrame, as_of: date) -> pd.DataFrame:
-    """Attach the realised sync β on each target date (where it is known and positive) and the errors."""
-    forecasts = forecasts.assign(target_date=[target_date(a, m) for a, m in zip(
-        forecasts["anchor"], forecasts["months"], strict=True)])
+    """Attach the realised sync β on each target date (where it is known and positive) and the errors.
+    `history` needs only its sync rows on `scored_days`."""
+    return _score(forecasts, _realised(history), as_of)
+
+
+def _realised(history: pd.DataFrame) -> pd.Series:
+    """The sync β by (ticker, date)."""
+    return history[history["mode"] == SYNC].set_index(["ticker", "date"])["output"]
+
+
+def _score(forecasts: pd.DataFrame, realised: pd.Series, as_of: date) -> pd.DataFrame:
+    days = [target_date(a, m) for a, m in zip(forecasts["anchor"], forecasts["months"], strict=True)]
+    # Dates, even where there is none: an anchor with no forecast still gives a table's part.
+    forecasts = forecasts.assign(target_date=pd.Series(days, index=forecasts.index, dtype=object))
     forecasts = forecasts[forecasts["target_date"] <= as_of]
-    realised = history[history["mode"] == SYNC].set_index(["ticker", "date"])["output"]
     key = pd.MultiIndex.from_arrays([forecasts["ticker"], forecasts["target_date"]])
     scored = forecasts.assign(realised=realised.reindex(key).to_numpy())
     scored = scored[scored["realised"] > 0].copy()
@@ -135,10 +169,18 @@ def score(forecasts: pd.DataFrame, history: pd.DataFrame, as_of: date) -> pd.Dat
 
 
 def run_backtest(observations: pd.DataFrame, history: pd.DataFrame, models: pd.DataFrame, rules: Rules,
-                 as_of: date, start: date = date(2024, 1, 1)) -> pd.DataFrame:
-    """Every scored prediction of every method at every anchor."""
-    frames = [forecasts_at(observations, models, rules, anchor) for anchor in anchor_dates(start, as_of)]
-    return score(pd.concat(frames, ignore_index=True), history, as_of)
+                 as_of: date, start: date = START) -> pd.DataFrame:
+    """Every scored prediction of every method at every anchor (`history` as `score` reads it)."""
+    return pd.concat(backtest_parts(observations, history, models, rules, as_of, start), ignore_index=True)
+
+
+def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, models: pd.DataFrame, rules: Rules,
+                   as_of: date, start: date = START) -> Iterator[pd.DataFrame]:
+    """`run_backtest` an anchor at a time: each anchor's scored predictions, in order, so that
+    only one anchor's are held."""
+    realised = _realised(history)
+    for anchor in anchor_dates(start, as_of):
+        yield _score(forecasts_at(observations, models, rules, anchor), realised, as_of)
 
 
 def summarise(predictions: pd.DataFrame, by: list[str]) -> pd.DataFrame:

@@ -87,7 +87,8 @@ def series_moves(history: pd.DataFrame, anchor: date, with_jumps: bool = False):
     moves = moves[(np.abs(moves["x"]) > TINY) & ~moves["corrected"]][["ticker", "mode", "x"]]
     is_jump = np.abs(moves["x"]) >= JUMP_THRESHOLD
     jumps, small = moves[is_jump], moves[~is_jump]
-    first = known.groupby(["ticker", "mode"])["date"].min()
+    # The minimum taken over datetimes, then back to dates: dates as objects group slowly.
+    first = pd.to_datetime(known["date"]).groupby([known["ticker"], known["mode"]]).min().dt.date
     series = pd.DataFrame({"exposure_months": [months_between(d, anchor) for d in first]}, index=first.index)
     series["n_jumps"] = jumps.groupby(["ticker", "mode"]).size().reindex(series.index, fill_value=0)
     series["n_moves"] = small.groupby(["ticker", "mode"]).size().reindex(series.index, fill_value=0)
@@ -241,11 +242,14 @@ def ratio_quantiles(params: pd.DataFrame, months: float, probabilities=(0.05, 0.
 
     ln(β_t/β_0) given N_t = n is normal with mean −½σ²t + nμ_J and variance σ²t + n s_J², so its
     distribution is a Poisson mixture of normals; the quantiles are found by bisection on the
-    mixture's CDF (exact up to the bisection tolerance and a Poisson tail below 1e-12).
+    mixture's CDF (exact up to the bisection tolerance and a Poisson tail below 1e-12). Each
+    distinct process is solved once: the models of a family often share theirs.
     """
-    lam = params["jump_rate"].to_numpy(dtype=float) * months
-    mu, s = params["jump_mean"].to_numpy(dtype=float), params["jump_std"].to_numpy(dtype=float)
-    sigma2 = params["sigma"].to_numpy(dtype=float) ** 2 * months
+    processes = params[["jump_rate", "jump_mean", "jump_std", "sigma"]].to_numpy(dtype=float)
+    distinct, row_of = np.unique(processes, axis=0, return_inverse=True)
+    lam = distinct[:, 0] * months
+    mu, s = distinct[:, 1], distinct[:, 2]
+    sigma2 = distinct[:, 3] ** 2 * months
     n_max = int(poisson.ppf(1 - 1e-12, max(lam.max(initial=0.0), TINY))) + 1
     n = np.arange(n_max + 1)[None, :]
     weights = poisson.pmf(n, lam[:, None])
@@ -266,4 +270,4 @@ def ratio_quantiles(params: pd.DataFrame, months: float, probabilities=(0.05, 0.
         mid = 0.5 * (low + high)
         below = cdf(mid) < target
         low, high = np.where(below, mid, low), np.where(below, high, mid)
-    return np.exp(high)
+    return np.exp(high)[row_of.reshape(-1)]

@@ -75,17 +75,21 @@ def spot_evidence(pairs: pd.DataFrame, tickers: pd.Series) -> pd.DataFrame:
     not_evidence = pairs["note"].fillna("").str.startswith((REJECTED_NOTE_PREFIX, UNCONFIRMED))
     sync = pairs[(pairs["mode"] == SYNC) & ~not_evidence]
     agrees = _agree(sync["input"], sync["chosen_input"]) & _agree(sync["output"], sync["chosen_output"])
-    sync = sync.assign(_agrees=agrees, _published=sync["source_released"].fillna(sync["effective_date"]))
-    by_ticker = dict(tuple(sync.groupby("ticker", sort=False)))
+    published = sync["source_released"].fillna(sync["effective_date"])
+    # One pass over plain values: a frame per ticker costs more than the work on it.
+    agreeing: dict[str, list[str]] = {}
+    disagreeing: dict[str, list[str]] = {}
+    confirmed: dict[str, date] = {}
+    for ticker, source, agree, day in zip(sync["ticker"], sync["source"], agrees, published, strict=True):
+        (agreeing if agree else disagreeing).setdefault(ticker, []).append(source)
+        if agree:
+            confirmed[ticker] = max(confirmed.get(ticker, day), day)
     rows = []
     for ticker in tickers:
-        mine = by_ticker.get(ticker, sync.iloc[0:0])
-        agreeing = sorted(mine.loc[mine["_agrees"], "source"])
-        disagreeing = sorted(mine.loc[~mine["_agrees"], "source"])
-        grade = "disputed" if disagreeing else "confirmed" if len(agreeing) >= 2 else "single_source"
-        confirmed = mine.loc[mine["_agrees"], "_published"]
-        rows.append({"ticker": ticker, "sources_agreeing": agreeing, "sources_disagreeing": disagreeing,
-                     "last_confirmed": confirmed.max() if len(confirmed) else None, "evidence": grade})
+        agreed, disputed = sorted(agreeing.get(ticker, [])), sorted(disagreeing.get(ticker, []))
+        grade = "disputed" if disputed else "confirmed" if len(agreed) >= 2 else "single_source"
+        rows.append({"ticker": ticker, "sources_agreeing": agreed, "sources_disagreeing": disputed,
+                     "last_confirmed": confirmed.get(ticker), "evidence": grade})
     return pd.DataFrame(rows, columns=["ticker", *EVIDENCE_COLUMNS])
 
 

@@ -12,6 +12,7 @@ masquerades as a price change. A day with no new observation repeats the last on
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date
 
 import numpy as np
@@ -40,6 +41,10 @@ REGIONAL_PREFIX = r"^(us|eu|apac|global|jp|au|ca|us-gov)\."
 AGREEMENT_FLOOR = 0.9
 AGREEMENT_TOLERANCE = 0.02
 MIN_COMPARISONS = 10
+
+# The daily history is built and written in parts of about this many rows, each of whole series:
+# the table has a row per ticker, mode and day, too many to hold at once in a large universe.
+PART_ROWS = 500_000
 
 
 def _in_force(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -70,24 +75,28 @@ def archive_tracks_maker(observations: pd.DataFrame) -> set[str]:
     """Tickers whose history the archive may carry back: the ticker's own comparisons decide
     where it has enough of them, else its maker's."""
     comparisons = archive_agreement(observations)
-    tracked = set()
-
-    def trusted(rows: pd.DataFrame) -> bool:
-        return len(rows) >= MIN_COMPARISONS and rows["agree"].mean() >= AGREEMENT_FLOOR
-
-    makers = {maker: trusted(rows) for maker, rows in comparisons.groupby("maker")}
+    makers, tickers = _agreement(comparisons, "maker"), _agreement(comparisons, "ticker")
     origin, archived = _in_force(observations)
-    maker_of = origin.drop_duplicates("ticker").set_index("ticker")["provider"]
-    by_ticker = dict(tuple(comparisons.groupby("ticker")))
+    maker_of = origin.drop_duplicates("ticker").set_index("ticker")["provider"].to_dict()
+    tracked = set()
     for ticker in archived["ticker"].unique():
-        own = by_ticker.get(ticker)
-        if own is not None and len(own) >= MIN_COMPARISONS:
-            ok = trusted(own)
+        own = tickers.get(ticker)
+        if own is not None and own["size"] >= MIN_COMPARISONS:
+            ok = own["trusted"]
         else:
-            ok = makers.get(maker_of.get(ticker), False) and (own is None or own["agree"].all())
+            maker = makers.get(maker_of.get(ticker))
+            ok = maker is not None and maker["trusted"] and (own is None or own["all"])
         if ok:
             tracked.add(ticker)
     return tracked
+
+
+def _agreement(comparisons: pd.DataFrame, by: str) -> dict[str, dict]:
+    """Per value of `by`: the comparisons made (`size`), whether all agree (`all`), and whether
+    there are enough of them and enough agree for the archive to be trusted (`trusted`)."""
+    stats = comparisons.groupby(by)["agree"].agg(["size", "mean", "all"])
+    stats["trusted"] = (stats["size"] >= MIN_COMPARISONS) & (stats["mean"] >= AGREEMENT_FLOOR)
+    return stats.to_dict("index")
 
 
 def regional_variants(origin: pd.DataFrame) -> pd.Series:
@@ -110,7 +119,9 @@ def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) 
     _, archived = _in_force(known)
     # OpenRouter's price of an open-weight model is one host's, no evidence of the hosts' median.
     archived = archived[archived["ticker"].isin(backfill) & ~host_priced(archived)]
-    first_origin = origin.groupby(["ticker", "mode"])["effective_date"].min().rename("first_origin")
+    # The minimum taken over datetimes, then back to dates: dates as objects group slowly.
+    first_origin = pd.to_datetime(origin["effective_date"]).groupby([origin["ticker"], origin["mode"]]).min()
+    first_origin = first_origin.dt.date.rename("first_origin")
     archived = archived.join(first_origin, on=["ticker", "mode"])
     archived = archived[archived["effective_date"] < archived["first_origin"]].drop(columns="first_origin")
     points = pd.concat([origin, archived], ignore_index=True)
@@ -184,6 +195,33 @@ def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
     return daily[columns]
 
 
-def build_price_history(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
+def daily_history_parts(points: pd.DataFrame, as_of: date, part_rows: int = PART_ROWS) -> Iterator[pd.DataFrame]:
+    """`daily_history` in parts of about `part_rows` rows (more where one series is longer), each
+    holding whole series, in the order of the whole: only one part is ever held."""
+    points = points.sort_values(["ticker", "mode", "effective_date"], kind="stable").reset_index(drop=True)
+    if points.empty:
+        yield daily_history(points, as_of)
+        return
+    day = pd.to_datetime(points["effective_date"]).to_numpy().astype("datetime64[D]")
+    series = points.groupby(["ticker", "mode"], sort=False).ngroup().to_numpy()
+    starts = np.flatnonzero(np.r_[True, series[1:] != series[:-1]])  # each series' first point
+    length = np.maximum((np.datetime64(as_of, "D") - day[starts]).astype(np.int64) + 1, 0)
+    part_of_series = (np.cumsum(length) - length) // part_rows  # by the rows before the series
+    part = np.repeat(part_of_series, np.diff(np.r_[starts, len(points)]))
+    for number in np.unique(part_of_series):
+        yield daily_history(points[part == number], as_of)
+
+
+def price_history_points(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """The points of the published history: the archive carries a series back where it tracks the maker."""
     known = observations[observations["effective_date"] <= as_of]
-    return daily_history(history_points(observations, as_of, archive_tracks_maker(known)), as_of)
+    return history_points(observations, as_of, archive_tracks_maker(known))
+
+
+def build_price_history(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    return daily_history(price_history_points(observations, as_of), as_of)
+
+
+def price_history_parts(observations: pd.DataFrame, as_of: date, part_rows: int = PART_ROWS) -> Iterator[pd.DataFrame]:
+    """`build_price_history` a part at a time (`daily_history_parts`)."""
+    return daily_history_parts(price_history_points(observations, as_of), as_of, part_rows)

@@ -227,6 +227,11 @@ def build_ici(price_history: pd.DataFrame, models: pd.DataFrame, observations: p
     return pd.concat(frames, ignore_index=True)[ICI_COLUMNS]
 
 
+def constituents_of(baskets: dict[date, pd.DataFrame]) -> set[str]:
+    """Every ticker in any of the baskets."""
+    return set().union(*(set(basket["ticker"]) for basket in baskets.values()))
+
+
 def _wide_blends(price_history: pd.DataFrame, tickers: set[str], start: date, end: date) -> dict:
     """mode → (days × tickers) blended prices over [start, end]."""
     rows = price_history[price_history["ticker"].isin(tickers) & (price_history["date"] >= start)
@@ -236,12 +241,26 @@ def _wide_blends(price_history: pd.DataFrame, tickers: set[str], start: date, en
             for mode in (SYNC, BATCH)}
 
 
+def basket_days(as_of: date, start: date = HISTORY_START) -> list[date]:
+    """The days a basket of the index's history is fixed on: `start`, then each rebalance date."""
+    return sorted({start, *rebalance_dates(start, as_of)})
+
+
+def history_baskets(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,
+                    as_of: date, start: date = HISTORY_START) -> dict[date, pd.DataFrame]:
+    """The basket fixed on each of `basket_days`. `price_history` needs each series' observed
+    rows (for its first day) and its rows on those days, no more."""
+    return {day: select_constituents(price_history, models, observations, day) for day in basket_days(as_of, start)}
+
+
 def build_ici_history(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,
-                      as_of: date, start: date = HISTORY_START) -> pd.DataFrame:
-    """Each variant's level on every day from `start` to `as_of`, by the same rule as `build_ici`."""
-    starts = sorted({start, *rebalance_dates(start, as_of)})
-    baskets = {day: select_constituents(price_history, models, observations, day) for day in starts}
-    tickers = set().union(*(set(basket["ticker"]) for basket in baskets.values()))
+                      as_of: date, start: date = HISTORY_START,
+                      baskets: dict[date, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """Each variant's level on every day from `start` to `as_of`, by the same rule as `build_ici`.
+    Given the `baskets` (`history_baskets`), `price_history` needs only their constituents' rows."""
+    baskets = baskets if baskets is not None else history_baskets(price_history, models, observations, as_of, start)
+    starts = sorted(baskets)
+    tickers = constituents_of(baskets)
     wide = _wide_blends(price_history, tickers, start, as_of)
     frames = []
     for begin, end in zip(starts, [*(d - timedelta(days=1) for d in starts[1:]), as_of], strict=True):

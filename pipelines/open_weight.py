@@ -29,6 +29,7 @@ Instruct-Turbo`, `llama-3.3-70b-versatile`, `@cf/meta/llama-3.3-70b-instruct-fp8
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -163,10 +164,19 @@ def _median(values: list[float]) -> float:
 SIZE = re.compile(r"^(?:\d+(?:\.\d+)?[bm]|a\d+(?:\.\d+)?b|\d+e)$")  # 17b, 128e, a3b: parameter counts
 
 
-def _sized(model_id: str, candidates: Iterable[str]) -> list[str]:
-    """The candidates that are `model_id` with parameter counts added."""
-    return [other for other in candidates if other.startswith(model_id + "-")
-            and all(SIZE.match(token) for token in other[len(model_id) + 1:].split("-"))]
+def _sized(model_id: str, ordered: list[str]) -> list[str]:
+    """The ids of `ordered` (sorted) that are `model_id` with parameter counts added."""
+    # The ids that start with `model_id-` are one run of the sorted list: '.' follows '-'.
+    run = ordered[bisect_left(ordered, model_id + "-"):bisect_left(ordered, model_id + ".")]
+    return [other for other in run if all(SIZE.match(token) for token in other[len(model_id) + 1:].split("-"))]
+
+
+def _ids_by_maker(keys: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """Each maker's model ids, sorted."""
+    ids: dict[str, list[str]] = {}
+    for maker, model_id in keys:
+        ids.setdefault(maker, []).append(model_id)
+    return {maker: sorted(listed) for maker, listed in ids.items()}
 
 
 def _merge_unsized(found: dict[tuple[str, str], list[HostOffer]],
@@ -176,11 +186,12 @@ def _merge_unsized(found: dict[tuple[str, str], list[HostOffer]],
     chain: a maker's model (`sold`, as open_weight_id reads its id), whose offers these are not, or
     another open-weight one."""
     merged = {key: list(offers) for key, offers in found.items()}
+    sold_ids, found_ids = _ids_by_maker(sold), _ids_by_maker(found)
     for maker, model_id in sorted(found):
-        if _sized(model_id, (i for m, i in sold if m == maker)):
+        if _sized(model_id, sold_ids.get(maker, [])):
             merged.pop((maker, model_id))
             continue
-        sized = sorted(_sized(model_id, (i for m, i in found if m == maker)), key=len)
+        sized = sorted(_sized(model_id, found_ids[maker]), key=len)
         # One model however many of its counts an id gives: `-17b` and `-17b-128e` are one chain.
         if sized and all(sized[-1].startswith(other) for other in sized) and (maker, sized[-1]) in merged:
             merged[(maker, sized[-1])] += merged.pop((maker, model_id))
@@ -214,11 +225,12 @@ def host_median_listings(listings: pd.DataFrame, makers: MakerTable, families: I
     for (maker, model_id), offers in sorted(found.items()):
         # One statement on each day the offers known change, so that the median's history is the
         # same whatever day it is built on.
+        stated = len(out)
         for day in sorted({o.effective_date for o in offers}):
             chosen = _cheapest_per_host([o for o in offers if o.effective_date <= day])
             if len(chosen) >= MIN_HOSTS:
                 out.append(_median_statement(maker, model_id, day, chosen))
-        if any(statement.source_model_id == model_id and statement.provider == maker for statement in out):
+        if len(out) > stated:
             names[(maker, model_id)] = sorted({o.listed_id for o in offers})
     return out, names
 

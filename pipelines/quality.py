@@ -6,6 +6,8 @@ exactly which rows are wrong.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
@@ -51,6 +53,20 @@ def history_gaps(history: pd.DataFrame, as_of) -> list[str]:
         if span["max"].date() != as_of:
             problems.append(f"{ticker} {mode}: ends {span['max'].date()}, not on the snapshot date {as_of}")
     return problems
+
+
+def history_problems(parts: Iterable[pd.DataFrame], as_of) -> tuple[list[str], int]:
+    """`history_gaps` and `negative_or_missing_prices` of a history read in parts that each hold
+    whole series, and the rows read. A series found in two parts is a problem of its own: its
+    gaps cannot be judged part by part."""
+    problems, rows, seen = [], 0, set()
+    for part in parts:
+        series = set(part[["ticker", "mode"]].drop_duplicates().itertuples(index=False, name=None))
+        problems += [f"{ticker} {mode}: split between parts of the table" for ticker, mode in sorted(series & seen)]
+        seen |= series
+        problems += history_gaps(part, as_of) + negative_or_missing_prices(part)
+        rows += len(part)
+    return problems, rows
 
 
 def index_inconsistencies(ici: pd.DataFrame, tolerance: float = 1e-9) -> list[str]:

@@ -28,6 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from warehouse.large_tables import TableFile, TableParts
 from warehouse.schemas import SCHEMAS
 from warehouse.storage import Storage
 
@@ -144,18 +145,40 @@ class SnapshotStore:
         _check_simple_name(run_id, "run id")
         return self.storage.join(STAGING, run_id)
 
-    def write_table(self, run_id: str, name: str, frame: pd.DataFrame) -> tuple[str, int]:
+    def write_table(self, run_id: str, name: str, frame: pd.DataFrame | TableParts) -> tuple[str, int]:
+        """Stage a table: a frame, or its parts (`TableParts`), each cast and written as one row group
+        as it comes."""
         schema = self.schemas[name]  # KeyError for an unknown table, by design
-        table = _cast(name, frame, schema)
         folder = self._staging_dir(run_id)
         self.storage.makedirs(folder)
         path = f"{folder}/{name}.parquet"
-        self.storage.write(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
-        return path, table.num_rows
+        rows = 0
+
+        def write(handle):
+            nonlocal rows
+            writer = None
+            for part in [frame] if isinstance(frame, pd.DataFrame) else frame:
+                table = _cast(name, part, schema)
+                if writer is None:  # the first part's schema carries the pandas metadata of its columns
+                    writer = pq.ParquetWriter(handle, table.schema, compression="zstd")
+                if table.num_rows:  # an empty part adds no row group
+                    writer.write_table(table, row_group_size=table.num_rows)
+                rows += table.num_rows
+            if writer is None:  # no part at all: an empty table
+                writer = pq.ParquetWriter(handle, schema, compression="zstd")
+            writer.close()
+
+        self.storage.write(path, write)
+        return path, rows
 
     def read_staged(self, run_id: str, name: str) -> pd.DataFrame | None:
+        staged = self.staged_file(run_id, name)
+        return staged.read() if staged is not None else None
+
+    def staged_file(self, run_id: str, name: str) -> TableFile | None:
+        """A table this run staged, to read in parts; None when it staged none."""
         path = f"{self._staging_dir(run_id)}/{name}.parquet"
-        return self.storage.read_parquet(path).to_pandas() if self.storage.isfile(path) else None
+        return TableFile(self.storage, path) if self.storage.isfile(path) else None
 
     def discard(self, run_id: str) -> None:
         self.storage.remove(self._staging_dir(run_id))
@@ -258,11 +281,14 @@ class SnapshotStore:
 
     def read_table(self, name: str, manifest: Manifest | None = None) -> pd.DataFrame:
         manifest = manifest or self.current()
-        path = self.table_path(name, manifest)
         try:
-            return self.storage.read_parquet(path).to_pandas()
+            return self.table_file(name, manifest).read()
         except FileNotFoundError as error:
             raise LookupError(f"table {name!r} is gone: its snapshot {manifest.snapshot_id!r} was pruned") from error
+
+    def table_file(self, name: str, manifest: Manifest | None = None) -> TableFile:
+        """A published table, to read in parts."""
+        return TableFile(self.storage, self.table_path(name, manifest))
 
     def read_verified(self, manifest: Manifest) -> dict[str, pd.DataFrame]:
         """Every table of `manifest`, each checked against the manifest before it is trusted: its

@@ -16,7 +16,8 @@ import io
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from typing import BinaryIO
 
 import fsspec
@@ -106,11 +107,17 @@ class Storage:
     def read_text(self, path: str) -> str:
         return self.read_bytes(path).decode("utf-8")
 
-    def read_parquet(self, path: str) -> pa.Table:
+    def read_parquet(self, path: str, columns: list[str] | None = None) -> pa.Table:
         if self.local:
-            return pq.read_table(path)  # memory-mapped by Arrow: no copy through Python
+            return pq.read_table(path, columns=columns)  # memory-mapped by Arrow: no copy through Python
         with self.fs.open(path, "rb") as handle:
-            return pq.read_table(handle)
+            return pq.read_table(handle, columns=columns)
+
+    @contextmanager
+    def parquet_file(self, path: str) -> Iterator[pq.ParquetFile]:
+        """The file open for reading a row group at a time."""
+        with (nullcontext(path) if self.local else self.fs.open(path, "rb")) as source, pq.ParquetFile(source) as file:
+            yield file
 
     def parquet_rows(self, path: str) -> int:
         with self.fs.open(path, "rb") as handle:

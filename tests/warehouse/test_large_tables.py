@@ -1,0 +1,116 @@
+"""A table written a part at a time and read in parts (`warehouse.large_tables`), on a local
+folder and on fsspec's in-memory filesystem: each part is one row group, and a filtered read
+keeps the rows the filter names, in table order."""
+
+import uuid
+from datetime import date
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from warehouse.large_tables import TableParts
+from warehouse.snapshot import SnapshotStore
+from warehouse.storage import Storage
+
+DAILY = pa.schema([
+    pa.field("ticker", pa.string(), nullable=False),
+    pa.field("mode", pa.string(), nullable=False),
+    pa.field("date", pa.date32(), nullable=False),
+    pa.field("output", pa.float64()),
+    pa.field("note", pa.string()),
+])
+
+
+def series(ticker: str, mode: str, days: range, output: float) -> pd.DataFrame:
+    return pd.DataFrame({"ticker": ticker, "mode": mode, "date": [date(2026, 1, d) for d in days],
+                         "output": output, "note": None})
+
+
+PARTS = [
+    pd.concat([series("A", "batch", range(1, 4), 1.0), series("A", "sync", range(1, 5), 2.0)], ignore_index=True),
+    series("B", "sync", range(2, 5), 3.0),
+    series("C", "sync", range(4, 5), 4.0),
+]
+WHOLE = pd.concat(PARTS, ignore_index=True)
+
+
+@pytest.fixture(params=["path", "memory"])
+def store(request, tmp_path):
+    if request.param == "path":
+        yield SnapshotStore(tmp_path / "wh", schemas={"daily": DAILY})
+    else:
+        url = f"memory://warehouse-{uuid.uuid4().hex}"
+        yield SnapshotStore(url, schemas={"daily": DAILY})
+        Storage(url).remove(Storage(url).root)
+
+
+def test_each_part_is_written_as_one_row_group_as_it_comes(store):
+    given = []
+
+    def parts():  # a generator: the writer takes each part once, in order
+        for part in PARTS:
+            given.append(len(part))
+            yield part
+
+    path, rows = store.write_table("run-1", "daily", TableParts(parts()))
+    assert rows == len(WHOLE) and given == [7, 3, 1]
+    with store.storage.parquet_file(path) as file:
+        assert [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)] == [7, 3, 1]
+    staged = store.staged_file("run-1", "daily")
+    pd.testing.assert_frame_equal(staged.read(), store.read_staged("run-1", "daily"))
+    assert [len(part) for part in staged.row_groups()] == [7, 3, 1]
+    pd.testing.assert_frame_equal(pd.concat(staged.row_groups(), ignore_index=True), staged.read())
+
+
+def test_a_table_in_parts_reads_back_as_the_table_written_whole(store):
+    store.write_table("parts", "daily", TableParts(PARTS))
+    store.write_table("whole", "daily", WHOLE)
+    pd.testing.assert_frame_equal(store.read_staged("parts", "daily"), store.read_staged("whole", "daily"))
+
+
+def test_no_part_at_all_is_an_empty_table_with_its_schema(store):
+    path, rows = store.write_table("run-1", "daily", TableParts([]))
+    assert rows == 0
+    empty = store.staged_file("run-1", "daily").read()
+    assert empty.empty and list(empty.columns) == DAILY.names
+    with store.storage.parquet_file(path) as file:
+        assert file.schema_arrow.remove_metadata().equals(DAILY)
+
+
+@pytest.mark.parametrize("where, columns, expected", [
+    ([("date", "==", date(2026, 1, 4))], ["ticker", "mode"], [("A", "sync"), ("B", "sync"), ("C", "sync")]),
+    # a filter on columns not asked for
+    ([("mode", "==", "sync"), ("date", "in", [date(2026, 1, 1), date(2026, 1, 3)])], ["ticker", "output"],
+     [("A", 2.0), ("A", 2.0), ("B", 3.0)]),
+    # one of several conditions: each row once, in table order
+    ([[("ticker", "==", "C")], [("date", "==", date(2026, 1, 1))]], ["ticker", "mode"],
+     [("A", "batch"), ("A", "sync"), ("C", "sync")]),
+    ([("ticker", "==", "D")], ["ticker"], []),
+    ([("ticker", "in", [])], ["ticker"], []),  # no value at all
+    ([("ticker", "not in", ["A", "B"])], ["ticker"], [("C",)]),
+])
+def test_a_filtered_read_keeps_the_rows_named_with_the_columns_asked(store, where, columns, expected):
+    store.write_table("run-1", "daily", TableParts(PARTS))
+    read = store.staged_file("run-1", "daily").read(columns=columns, where=where)
+    assert list(read.columns) == columns
+    assert list(read.itertuples(index=False, name=None)) == expected
+
+
+def test_a_filtered_read_of_every_column(store):
+    store.write_table("run-1", "daily", TableParts(PARTS))
+    read = store.staged_file("run-1", "daily").read(where=[("ticker", "==", "B")])
+    assert list(read.columns) == DAILY.names
+    assert read["date"].tolist() == [date(2026, 1, d) for d in (2, 3, 4)] and set(read["output"]) == {3.0}
+
+
+def test_a_published_table_is_read_in_parts_too(tmp_path):
+    store = SnapshotStore(tmp_path / "wh", schemas={"daily": DAILY})
+    store.write_table("run-1", "daily", TableParts(PARTS))
+    manifest = store.publish("run-1", pd.Timestamp("2026-01-05", tz="UTC").to_pydatetime(), ["daily"])
+    published = store.table_file("daily")
+    assert manifest.tables["daily"].rows == len(WHOLE)
+    assert pq.ParquetFile(published.path).num_row_groups == 3
+    assert published.read(columns=["ticker", "date"], where=[("ticker", "==", "B")])["date"].tolist() == [
+        date(2026, 1, d) for d in (2, 3, 4)]

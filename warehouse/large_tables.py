@@ -1,0 +1,64 @@
+"""Tables too large to hold whole (the daily price history of a large universe: a row per ticker,
+mode and day): written a part at a time, and read in parts, by the rows a filter keeps or one row
+group after another, so memory holds a part and never the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from warehouse.storage import Storage
+
+
+@dataclass(frozen=True)
+class TableParts:
+    """A table given as its parts, in order, each a frame. `SnapshotStore.write_table` writes each
+    part as one row group as it comes, so a part that holds whole series is read back whole
+    (`TableFile.row_groups`)."""
+
+    parts: Iterable[pd.DataFrame]
+
+    def __iter__(self) -> Iterator[pd.DataFrame]:
+        return iter(self.parts)
+
+
+@dataclass(frozen=True)
+class TableFile:
+    """A staged or published table, read in parts."""
+
+    storage: Storage
+    path: str
+
+    def read(self, columns: list[str] | None = None, where: list | None = None) -> pd.DataFrame:
+        """The rows `where` keeps, in table order, with `columns` (all when None). `where` takes
+        pyarrow's filter form: a list of (column, op, value) that must all hold, or a list of such
+        lists of which one must (`[("date", "==", day)]`, `[[("mode", "==", "sync")], [("date", "in", days)]]`).
+        Filtered a row group at a time, so memory holds one row group and the rows kept."""
+        if not where:
+            return self.storage.read_parquet(self.path, columns=columns).to_pandas()
+        clauses = where if isinstance(where[0], list) else [where]
+        named = {column for clause in clauses for column, _, _ in clause}
+        read = None if columns is None else [*columns, *sorted(named - set(columns))]
+        with self.storage.parquet_file(self.path) as file:
+            keep = pq.filters_to_expression(_typed(clauses, file.schema_arrow))
+            kept = [file.read_row_group(index, columns=read).filter(keep) for index in range(file.num_row_groups)]
+            table = pa.concat_tables(kept) if kept else file.schema_arrow.empty_table()
+        return (table if columns is None else table.select(columns)).to_pandas()
+
+    def row_groups(self, columns: list[str] | None = None) -> Iterator[pd.DataFrame]:
+        """The table one row group at a time, in order."""
+        with self.storage.parquet_file(self.path) as file:
+            for index in range(file.num_row_groups):
+                yield file.read_row_group(index, columns=columns).to_pandas()
+
+
+def _typed(clauses: list[list[tuple]], schema: pa.Schema) -> list[list[tuple]]:
+    """The clauses with each set of values typed as its column: an empty list has no type, and
+    Arrow will not compare a column with it."""
+    return [[(column, op, pa.array(list(value), schema.field(column).type) if op in ("in", "not in") else value)
+             for column, op, value in clause] for clause in clauses]
