@@ -297,7 +297,10 @@ def unit_prices(prices: Mapping) -> dict:
 def _lines(prices: Mapping, n_in: float, n_out: float, eta: float, n_think: float, usage: Usage) -> dict:
     """The one copy of the cost, line by line (USD), for floats or numpy arrays of prices; a row
     without an input or output price is NaN on every token line."""
-    counts, units = quantities(n_in, n_out, eta, n_think, usage), unit_prices(prices)
+    return _costs(quantities(n_in, n_out, eta, n_think, usage), unit_prices(prices))
+
+
+def _costs(counts: Mapping, units: Mapping) -> dict:
     return {line: (_or(units[line], 0.0) * counts[line] * PER_THOUSAND if line in FEE_LINES
                    else units[line] * counts[line] * PER_MILLION) for line in LINES}
 
@@ -310,7 +313,7 @@ def _total(lines: Mapping):
 
 
 def _prices(rates: Rates) -> dict[str, float]:
-    return {name: math.nan if getattr(rates, name) is None else getattr(rates, name) for name in PRICE_FIELDS}
+    return {name: math.nan if (price := getattr(rates, name)) is None else price for name in PRICE_FIELDS}
 
 
 def effective_input_rate(rates: Rates, n_in: float, eta: float, usage: Usage = NO_EXTRAS) -> float:
@@ -381,7 +384,8 @@ def task_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think
     n_in, n_out, eta, n_think = check_profile(n_in, n_out, eta, n_think, usage)
     applied = rates_for_prompt(rates, n_in)
     prices = _prices(applied)
-    lines = {name: float(value) for name, value in _lines(prices, n_in, n_out, eta, n_think, usage).items()}
+    counts, units = quantities(n_in, n_out, eta, n_think, usage), unit_prices(prices)  # once, for lines and fields
+    lines = {name: float(value) for name, value in _costs(counts, units).items()}
     cost = float(_total(lines))
     beta = prices["output"]
     rate = _ratio(_blended_input_price(prices, n_in, eta, usage), beta)
@@ -392,8 +396,8 @@ def task_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think
         spot_cost=cost,
         cache_value=_cache_value(prices, cost, n_in, eta) if eta > 0 else None,
         lines=lines,
-        quantities=quantities(n_in, n_out, eta, n_think, usage),
-        unit_prices={line: None if math.isnan(price) else float(price) for line, price in unit_prices(prices).items()},
+        quantities=counts,
+        unit_prices={line: None if math.isnan(price) else float(price) for line, price in units.items()},
         applied=applied,
     )
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import anyio.to_thread
 
@@ -44,14 +45,16 @@ class Answer:
     def compressible(self) -> bool:
         return len(self.data) >= MIN_BYTES
 
+    @cached_property
     def head(self) -> bytes:
-        """The envelope up to its age: the same bytes for the life of the snapshot."""
+        """The envelope up to its age: the same bytes for the life of the snapshot, joined once
+        (a large answer's copy per request cost about a third of its throughput)."""
         return b"".join([b'{"data":', self.data, b',"oracle_timestamp":', self.stamp, b',"cache_age_seconds":'])
 
     def stream(self, encoding: str) -> Stream:
         made = self.streams.get(encoding)
         if made is None:  # two requests racing here both compress; either result is the same
-            made = self.streams[encoding] = Stream.of(encoding, self.head(), self.level)
+            made = self.streams[encoding] = Stream.of(encoding, self.head, self.level)
         return made
 
 
@@ -78,7 +81,22 @@ def age_tail(snapshot: LoadedSnapshot, now: float | None = None) -> bytes:
 
 def envelope_bytes(snapshot: LoadedSnapshot, answer: Answer, now: float | None = None) -> bytes:
     """The success envelope of contract §8 around the answer's encoded parts, aged as of now."""
-    return answer.head() + age_tail(snapshot, now)
+    return answer.head + age_tail(snapshot, now)
+
+
+def body_parts(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None) -> list[bytes]:
+    """The envelope as sent, in parts that are never joined: the head as kept, and its tail."""
+    if encoding is None:
+        return [answer.head, age_tail(snapshot)]
+    return [answer.stream(encoding).finish(age_tail(snapshot))]
+
+
+async def send_parts(send, status: int, headers: list[tuple[bytes, bytes]], parts: list[bytes]) -> None:
+    """A response whose body goes out part by part (each written as it is, never copied into one)."""
+    headers = [*headers, (b"content-length", str(sum(map(len, parts))).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    for i, part in enumerate(parts):
+        await send({"type": "http.response.body", "body": part, "more_body": i < len(parts) - 1})
 
 
 def tagged(etag: str, encoding: str | None) -> str:
@@ -107,21 +125,18 @@ def chosen_encoding(scope: dict, answer: Answer) -> str | None:
     return accepted_encoding(header(scope, b"accept-encoding")) if answer.compressible else None
 
 
-def reply(snapshot: LoadedSnapshot, answer: Answer, scope: dict) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-    """(status, headers, body) of a kept answer for this request: 304 when the client has it,
-    else the envelope in the encoding the client accepts."""
+def reply(snapshot: LoadedSnapshot, answer: Answer, scope: dict) -> tuple[int, list[tuple[bytes, bytes]], list[bytes]]:
+    """(status, headers but its length, body parts) of a kept answer for this request: 304 when
+    the client has it, else the envelope in the encoding the client accepts."""
     encoding = chosen_encoding(scope, answer)
     headers = [(b"etag", tagged(answer.etag, encoding).encode()), (b"cache-control", answer.cache_control.encode())]
     if answer.compressible:
         headers.append((b"vary", b"Accept-Encoding"))
     if matches(header(scope, b"if-none-match"), answer.etag):
-        return 304, headers, b""
-    if encoding is None:
-        body = envelope_bytes(snapshot, answer)
-    else:
-        body = answer.stream(encoding).finish(age_tail(snapshot))
+        return 304, headers, []
+    if encoding is not None:
         headers.append((b"content-encoding", encoding.encode()))
-    return 200, [*headers, (b"content-type", MEDIA_TYPE), (b"content-length", str(len(body)).encode())], body
+    return 200, [*headers, (b"content-type", MEDIA_TYPE)], body_parts(snapshot, answer, encoding)
 
 
 class AnswerCache:
@@ -139,8 +154,6 @@ class AnswerCache:
                 if encoding is not None and encoding not in answer.streams and \
                         len(answer.data) >= COMPRESS_OFF_LOOP_BYTES:  # tens of milliseconds, once
                     await anyio.to_thread.run_sync(answer.stream, encoding)
-                status, headers, body = reply(snapshot, answer, scope)
-                await send({"type": "http.response.start", "status": status, "headers": headers})
-                await send({"type": "http.response.body", "body": body})
+                await send_parts(send, *reply(snapshot, answer, scope))
                 return
         await self.app(scope, receive, send)

@@ -26,7 +26,7 @@ from urllib.parse import parse_qsl
 import msgspec
 from litestar import Request, Response
 
-from serve.answers import Answer, age_tail, envelope_bytes, header
+from serve.answers import Answer, body_parts, envelope_bytes, header, send_parts
 from serve.compression import FAST, accepted_encoding
 from serve.compute_pool import ComputePool
 from serve.problems import Problem, invalid
@@ -86,19 +86,21 @@ def decode_strictly(raw: bytes, kind: type[msgspec.Struct]) -> Any:
 
 
 class AnswerMemo:
-    """Answers of one endpoint under one snapshot, by raw body, up to `max_bytes` of them (then it
-    starts over). An answer depends only on the snapshot and the body, so a repeat (a dashboard's
-    preset, a client's polling) is sent from here without decoding or computing anything."""
+    """Answers of one endpoint under one snapshot, by raw body, up to `max_bytes` and `max_answers`
+    of them (then it starts over). An answer depends only on the snapshot and the body, so a repeat
+    (a dashboard's preset, a client's polling) is sent from here without decoding or computing
+    anything. The count is bounded too: tens of thousands of small answers kept would make each
+    of the interpreter's full garbage collections a pause of tens of milliseconds."""
 
-    def __init__(self, max_bytes: int):
-        self.max_bytes, self.size, self.kept = max_bytes, 0, {}
+    def __init__(self, max_bytes: int, max_answers: int = 2048):
+        self.max_bytes, self.max_answers, self.size, self.kept = max_bytes, max_answers, 0, {}
 
     def get(self, raw: bytes) -> Answer | None:
         return self.kept.get(raw)
 
     def keep(self, raw: bytes, answer: Answer) -> None:
         cost = len(raw) + len(answer.data)
-        if self.size + cost > self.max_bytes:
+        if self.size + cost > self.max_bytes or len(self.kept) >= self.max_answers:
             self.kept, self.size = {}, 0
         self.kept[raw] = answer
         self.size += cost
@@ -138,13 +140,14 @@ def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes, encoding: 
     return made
 
 
-def encoded(snapshot: LoadedSnapshot, made: Answer, encoding: str | None) -> tuple[bytes, list[tuple[bytes, bytes]]]:
-    """The envelope and its headers, compressed when the client accepts an encoding and the answer
-    is long enough to gain from it."""
+def encoded(snapshot: LoadedSnapshot, made: Answer,
+            encoding: str | None) -> tuple[list[bytes], list[tuple[bytes, bytes]]]:
+    """The envelope's parts and its headers, compressed when the client accepts an encoding and
+    the answer is long enough to gain from it."""
     if encoding is None or not made.compressible:
-        return envelope_bytes(snapshot, made), JSON_HEADERS
-    return made.stream(encoding).finish(age_tail(snapshot)), [*JSON_HEADERS, (b"content-encoding", encoding.encode()),
-                                                              (b"vary", b"Accept-Encoding")]
+        return body_parts(snapshot, made, None), JSON_HEADERS
+    return body_parts(snapshot, made, encoding), [*JSON_HEADERS, (b"content-encoding", encoding.encode()),
+                                                  (b"vary", b"Accept-Encoding")]
 
 
 async def handler_answer(request: Request) -> Response:
@@ -241,7 +244,5 @@ class DirectAnswers:
             made = await self.computing.run(answer, snapshot, spec, raw, encoding)
         elif made is None:
             made = answer(snapshot, spec, raw, encoding)
-        body, headers = encoded(snapshot, made, encoding)
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [*headers, (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        parts, headers = encoded(snapshot, made, encoding)
+        await send_parts(send, 200, headers, parts)

@@ -72,3 +72,11 @@ def test_the_memo_is_bounded_by_its_bytes():
     assert memo.get(b"a" * 5) is answer and memo.size == 90
     memo.keep(b"c" * 5, answer)  # past the bound: it starts over with this one
     assert memo.get(b"a" * 5) is None and memo.get(b"c" * 5) is answer and memo.size == 45
+
+
+def test_the_memo_is_bounded_by_its_count():
+    memo = AnswerMemo(max_bytes=10**9, max_answers=2)
+    answer = Answer("", b"x", b'"t"', "")
+    for raw in (b"a", b"b", b"c"):
+        memo.keep(raw, answer)
+    assert memo.get(b"a") is None and memo.get(b"c") is answer and len(memo.kept) == 1
