@@ -3,25 +3,17 @@
 import pandas as pd
 from dagster import asset
 
-from assets.history_rows import OBSERVED, observed_or_on, of_tickers_since, on_days, sync_on
+from assets.history_rows import backtest_rows, index_history_rows, index_rows, observed_rows, spot_rows
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
-from pipelines.backtest import accuracy_table, backtest_parts, scored_days, summarise
+from pipelines.backtest import accuracy_table, backtest_parts, summarise
 from pipelines.dynamics import fit_processes
 from pipelines.events import build_events
 from pipelines.evidence import compared, spot_evidence
 from pipelines.forwards import build_forward_curves
 from pipelines.greeks import build_greeks, processes_from_greeks
 from pipelines.guard import unconfirmed_moves, vanished
-from pipelines.ici import (
-    HISTORY_START,
-    basket_days,
-    build_ici,
-    build_ici_history,
-    constituents_of,
-    history_baskets,
-    last_rebalance,
-)
+from pipelines.ici import build_ici, build_ici_history
 from pipelines.registry import Rules
 from pipelines.scheduled import build_scheduled_changes
 from pipelines.spots import build_spots
@@ -35,7 +27,7 @@ def spots(price_history: TableFile, models, price_observations, settings: Refres
     """Each model's sync and batch price on the snapshot date, with the observation behind it and
     the evidence for it (which sources agree)."""
     as_of = settings.as_of_date()
-    today = price_history.read(where=on_days(as_of))
+    today = spot_rows(price_history, as_of)
     evidence = spot_evidence(compared(price_observations, today, as_of), models["ticker"])
     return build_spots(today, models, as_of, evidence)
 
@@ -49,7 +41,7 @@ def scheduled_changes(price_observations, spots, settings: RefreshSettings):
 @asset(group_name=GROUP, kinds={"parquet"})
 def greeks(spots, price_history: TableFile, models, settings: RefreshSettings):
     """The Greek sheet: spot record and fitted price process per ticker (contract §4)."""
-    processes = fit_processes(price_history.read(where=OBSERVED), models[["ticker", "family", "tier"]],
+    processes = fit_processes(observed_rows(price_history), models[["ticker", "family", "tier"]],
                               settings.as_of_date())
     return build_greeks(spots, processes)
 
@@ -64,17 +56,14 @@ def forward_curves(greeks, scheduled_changes, settings: RefreshSettings):
 def ici(price_history: TableFile, models, price_observations, settings: RefreshSettings):
     """The inference cost index today, per variant, with constituents and a verification hash."""
     as_of = settings.as_of_date()
-    rows = price_history.read(where=observed_or_on(as_of, last_rebalance(as_of)))
-    return build_ici(rows, models, price_observations, as_of)
+    return build_ici(index_rows(price_history, as_of), models, price_observations, as_of)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
 def ici_history(price_history: TableFile, models, price_observations, settings: RefreshSettings):
     """Each variant's daily level since 2024-01-01, by the same rule."""
     as_of = settings.as_of_date()
-    baskets = history_baskets(price_history.read(where=observed_or_on(*basket_days(as_of))), models,
-                              price_observations, as_of)
-    rows = price_history.read(where=of_tickers_since(constituents_of(baskets), HISTORY_START))
+    rows, baskets = index_history_rows(price_history, models, price_observations, as_of)
     return build_ici_history(rows, models, price_observations, as_of, baskets=baskets)
 
 
@@ -85,7 +74,7 @@ def events(price_history: TableFile, models, model_aliases, scheduled_changes, p
     alias; every announced change; every live print held unconfirmed; changes undone within a
     month flagged `reverted`."""
     held = [f for f in (unconfirmed_moves(price_observations, live.max_move), vanished(price_observations)) if len(f)]
-    return build_events(price_history.read(where=OBSERVED), models, settings.as_of_date(), model_aliases,
+    return build_events(observed_rows(price_history), models, settings.as_of_date(), model_aliases,
                         scheduled_changes, pd.concat(held, ignore_index=True) if held else None)
 
 
@@ -94,8 +83,7 @@ def backtest(price_observations, price_history: TableFile, models, sources: Pric
     """Every walk-forward prediction of the oracle and both baselines, scored (written an anchor at a time)."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
     as_of = settings.as_of_date()
-    realised = price_history.read(columns=["ticker", "mode", "date", "output"], where=sync_on(scored_days(as_of)))
-    return TableParts(backtest_parts(price_observations, realised, models, rules, as_of))
+    return TableParts(backtest_parts(price_observations, backtest_rows(price_history, as_of), models, rules, as_of))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

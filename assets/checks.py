@@ -39,7 +39,8 @@ def coverage_floor(models, settings: RefreshSettings):
 def history_complete(price_history: TableFile, settings: RefreshSettings):
     """Every series has a point for every day up to the snapshot date, and no bad price (read a
     row group at a time: each holds whole series)."""
-    problems, rows = quality.history_problems(price_history.row_groups(), settings.as_of_date())
+    problems, rows = quality.history_problems(price_history.row_groups(columns=quality.HISTORY_CHECK_COLUMNS),
+                                              settings.as_of_date())
     return _result(problems, rows=rows)
 
 

@@ -23,7 +23,7 @@ from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from pipelines.live import DailyCopy
 from pipelines.upstream_formats import OPENROUTER, OPENROUTER_ENDPOINTS, UPSTREAMS
-from warehouse.raw_store import OK, RawStore
+from warehouse.raw_store import OK, RawStore, daily_good
 
 GROUP = "live"
 LIVE, FALLBACK = "live", "fallback"
@@ -52,23 +52,27 @@ def daily_copies(source: str, live: LiveSources, settings: RefreshSettings, ware
     """Every day's kept copy of `source` up to the as-of date, parsed, as (copies, still current)
     series: one, whatever address it was read from, but one per model for OpenRouter's endpoint
     lists, where a model not read on the latest day (gone from OpenRouter, or no longer
-    open-weight) keeps its history but states no current price. None when the source is not read.
-    Also what could not be read (a copy its parser now refuses, after a package upgrade): skipped."""
+    open-weight) keeps its history but states no current price. None (two empty lists) when the
+    source is not read. Also what could not be read (a copy its parser now refuses, after a
+    package upgrade): skipped."""
     raw, through = warehouse.raw(), settings.as_of_date().isoformat()
     if source not in active_sources(live, settings, raw):
         return [], []
     per_model = source == OPENROUTER_ENDPOINTS
-    latest = max((r.as_of for r in raw.records(source) if r.as_of and r.as_of <= through), default="")
+    records = raw.records(source)  # read once: every question below is asked of them
+    seen = [r for r in records if r.as_of and r.as_of <= through]
+    latest = max((r.as_of for r in seen), default="")
+    read_latest = {r.url for r in seen if r.as_of == latest}
     series, unreadable = [], []
-    for url in raw.urls(source, through) if per_model else [None]:
+    for url in sorted({r.url for r in seen}) if per_model else [None]:
         copies = []
-        for record in raw.daily_good(source, through, url):
+        for record in daily_good(records, through, url):
             day = date.fromisoformat(record.as_of)
             try:
                 copies.append(DailyCopy(day, record.url, record.fetched_at, parse(raw.body(record), day, record.url)))
             except Exception as error:  # noqa: BLE001 (one unreadable copy must not stop the run)
                 unreadable.append(f"{record.url} at {record.fetched_at}: {type(error).__name__}: {str(error)[:200]}")
-        current = not per_model or any(r.url == url for r in raw.on_day(source, latest))
+        current = not per_model or url in read_latest
         if copies:
             series.append((copies, current))
     return series, unreadable

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, date, datetime
+from functools import cache
 
 from assets.fetch import Fetched, FetchFailed, FetchPolicy, fetch
 from assets.resources import PriceSources
@@ -33,7 +34,7 @@ from pipelines.upstream_formats import (
     OPENROUTER,
     OPENROUTER_ENDPOINTS,
 )
-from warehouse.raw_store import FAILED, OK, FetchRecord, RawStore, timestamp
+from warehouse.raw_store import FAILED, OK, FetchRecord, RawStore, last_good, timestamp
 
 Parse = Callable[[bytes, date, str], list[Listing]]
 
@@ -41,12 +42,14 @@ Parse = Callable[[bytes, date, str], list[Listing]]
 def parsers(sources: PriceSources) -> dict[str, Parse]:
     """Each live source's parser: (body, the day it observes, the address read) → listings, by the
     same code that reads the bundled data. Building them reads nothing: every run builds them,
-    and most read no live source."""
+    and most read no live source; what they need of the bundled data is read once, when first
+    needed, for every copy they parse."""
+    versions, peak_table = cache(sources.versions), cache(lambda: sources.seed_table("peak_days"))
     return {
         GENAI_PRICES: lambda body, day, url: genai_listings(
-            providers_from_payload(json.loads(body)), day, ReleaseDating(sources.versions()[GENAI_PRICES]),
-            peak_days(sources.seed_table("peak_days"), day)),
-        MODEL_PRICES: lambda body, day, url: model_prices_listings(json.loads(body), sources.versions()[MODEL_PRICES]),
+            providers_from_payload(json.loads(body)), day, ReleaseDating(versions()[GENAI_PRICES]),
+            peak_days(peak_table(), day)),
+        MODEL_PRICES: lambda body, day, url: model_prices_listings(json.loads(body), versions()[MODEL_PRICES]),
         LITELLM: lambda body, day, url: litellm_listings(extract(body), "", day),
         OPENROUTER: lambda body, day, url: openrouter_listings(json.loads(body), day, "", url),
         OPENROUTER_ENDPOINTS: lambda body, day, url: endpoint_listings(json.loads(body), day, "", url),
@@ -79,26 +82,29 @@ def read_upstream(source: str, url: str, policy: FetchPolicy, raw: RawStore, day
                   now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> FetchRecord:
     """Fetch, judge and keep one payload; the record says what happened. `max_drop`: the share of
     models a fetch may lose against the last good one before it is refused (None: no such rule)."""
-    previous = raw.last_good(source, url=url if source == OPENROUTER_ENDPOINTS else None)
-    kept = dict(source=source, as_of=day.isoformat(), run_id=run_id, fallback=previous.fetched_at if previous else "")
+    records = raw.records(source)
+    previous = last_good(records, url=url if source == OPENROUTER_ENDPOINTS else None)
+    fallback = previous.fetched_at if previous else ""  # the copy a failed fetch leaves in use
+    kept = dict(source=source, as_of=day.isoformat(), run_id=run_id)
     try:
         fetched = fetch_upstream(source, url, policy)
     except FetchFailed as failure:  # a body read whole but refused is kept too, to see what came
         return raw.save(FetchRecord(url=failure.url, fetched_at=timestamp(now()), outcome=FAILED, status=failure.status,
-                                    attempts=failure.attempts, reason=failure.reason, **kept), failure.body)
+                                    attempts=failure.attempts, reason=failure.reason, fallback=fallback, **kept),
+                        failure.body)
     reason = ""
     try:
         parse(fetched.body, day, fetched.url)
     except Exception as error:  # noqa: BLE001 (whatever the parser refuses, the body is not used)
         reason = f"its parser refused the payload: {type(error).__name__}: {str(error)[:300]}"
     if not reason and max_drop is not None and previous is not None:
-        refused = [r for r in raw.records(source) if r.outcome == FAILED and r.models is not None
+        refused = [r for r in records if r.outcome == FAILED and r.models is not None
                    and r.fetched_at > previous.fetched_at]
         reason = broken_fetch(fetched.models, previous.models, refused[-1].models if refused else None,
                               max_drop) or ""
     record = FetchRecord(url=fetched.url, fetched_at=timestamp(fetched.fetched_at), outcome=FAILED if reason else OK,
                          status=fetched.status, models=fetched.models, attempts=fetched.attempts, reason=reason,
-                         **{**kept, "fallback": kept["fallback"] if reason else ""})
+                         fallback=fallback if reason else "", **kept)
     return raw.save(record, fetched.body)  # kept as it came, a refused body too
 
 

@@ -143,6 +143,14 @@ def check_ceiling_sizes(base: str, payloads: dict[str, str]) -> None:
             raise RuntimeError(f"ceiling serves {len(served)} bytes on {path}, real {len(body.encode())}")
 
 
+def _counting(request: str) -> list[str]:
+    """Lua lines making each request with `request`, a wrk.format expression of `counter`, which
+    each thread counts up from a random start of its own, new on every run."""
+    return ["math.randomseed(os.time())",
+            'function setup(thread) thread:set("counter", math.random(0, 2000000) * 1000) end',
+            "request = function()", "  counter = counter + 1", f"  return {request}", "end"]
+
+
 def lua_script(directory: Path, endpoint: Endpoint, key: str) -> Path:
     """A wrk script setting the method, the key header, any other headers and, for POST, the
     JSON body (a new one per request if the endpoint is `fresh`); a Monte Carlo path gets a
@@ -154,17 +162,10 @@ def lua_script(directory: Path, endpoint: Endpoint, key: str) -> Path:
         lines += ['wrk.headers["Content-Type"] = "application/json"', f"wrk.body = {json.dumps(json.dumps(body))}"]
     if endpoint.fresh:  # n_in grows by a millionth a request from a random start: no two requests alike
         rest = json.dumps({k: v for k, v in body.items() if k != "n_in"})[1:]
-        lines += ["math.randomseed(os.time())",
-                  'function setup(thread) thread:set("counter", math.random(0, 2000000) * 1000) end',
-                  "request = function()", "  counter = counter + 1",
-                  f"  return wrk.format(nil, nil, nil, '{{\"n_in\": ' .. ({body['n_in']} + counter / 1e6) .. ', ' .. "
-                  f"{json.dumps(rest)})",
-                  "end"]
-    if "monte-carlo" in path:  # each thread counts up from its own random start, new on every run
-        lines += ["math.randomseed(os.time())",
-                  'function setup(thread) thread:set("counter", math.random(0, 2000000) * 1000) end',
-                  "request = function()", "  counter = counter + 1",
-                  f'  return wrk.format(nil, "{path}&seed=" .. counter)', "end"]
+        lines += _counting(f"wrk.format(nil, nil, nil, '{{\"n_in\": ' .. ({body['n_in']} + counter / 1e6) .. ', ' .. "
+                           f"{json.dumps(rest)})")
+    if "monte-carlo" in path:
+        lines += _counting(f'wrk.format(nil, "{path}&seed=" .. counter)')
     script = directory / f"{method.lower()}-{abs(hash(endpoint.label))}.lua"
     script.write_text("\n".join(lines) + "\n")
     return script

@@ -164,6 +164,18 @@ def _same(prices: pd.Series) -> pd.Series:
     return pd.Series(agree | (prices.isna() & before.isna()).to_numpy(), index=prices.index)
 
 
+def _series_layout(points: pd.DataFrame, as_of: date) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray,
+                                                                 np.ndarray]:
+    """Points (not none) sorted by series and date, with each point's day number and series
+    number, each series' first point, and each series' length in days to `as_of`."""
+    points = points.sort_values(["ticker", "mode", "effective_date"], kind="stable").reset_index(drop=True)
+    day = pd.to_datetime(points["effective_date"]).to_numpy().astype("datetime64[D]").astype(np.int64)
+    series = points.groupby(["ticker", "mode"], sort=False).ngroup().to_numpy()
+    starts = np.flatnonzero(np.r_[True, series[1:] != series[:-1]])  # each series' first point
+    lengths = np.maximum(np.datetime64(as_of, "D").astype(np.int64) - day[starts] + 1, 0)
+    return points, day, series, starts, lengths
+
+
 def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
     """One row per calendar day from each series' first point to `as_of`, gaps carried forward.
 
@@ -173,14 +185,10 @@ def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
     point on or before it with one sorted search, then every column is taken in one step.
     """
     columns = ["ticker", "mode", "date", *POINT_COLUMNS, "observed_on"]
-    points = points.sort_values(["ticker", "mode", "effective_date"], kind="stable").reset_index(drop=True)
     if points.empty:
         return pd.DataFrame(columns=columns)
-    day = pd.to_datetime(points["effective_date"]).to_numpy().astype("datetime64[D]").astype(np.int64)
-    series = points.groupby(["ticker", "mode"], sort=False).ngroup().to_numpy()
-    starts = np.flatnonzero(np.r_[True, series[1:] != series[:-1]])  # each series' first point
+    points, day, series, starts, lengths = _series_layout(points, as_of)
     end = np.datetime64(as_of, "D").astype(np.int64)
-    lengths = np.maximum(end - day[starts] + 1, 0)
     row_series = np.repeat(np.arange(len(starts)), lengths)
     row_day = day[starts][row_series] + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
     # Series ids ascend with position, so (series, day) keys are sorted and one search finds each
@@ -198,18 +206,15 @@ def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
 def daily_history_parts(points: pd.DataFrame, as_of: date, part_rows: int = PART_ROWS) -> Iterator[pd.DataFrame]:
     """`daily_history` in parts of about `part_rows` rows (more where one series is longer), each
     holding whole series, in the order of the whole: only one part is ever held."""
-    points = points.sort_values(["ticker", "mode", "effective_date"], kind="stable").reset_index(drop=True)
     if points.empty:
         yield daily_history(points, as_of)
         return
-    day = pd.to_datetime(points["effective_date"]).to_numpy().astype("datetime64[D]")
-    series = points.groupby(["ticker", "mode"], sort=False).ngroup().to_numpy()
-    starts = np.flatnonzero(np.r_[True, series[1:] != series[:-1]])  # each series' first point
-    length = np.maximum((np.datetime64(as_of, "D") - day[starts]).astype(np.int64) + 1, 0)
-    part_of_series = (np.cumsum(length) - length) // part_rows  # by the rows before the series
-    part = np.repeat(part_of_series, np.diff(np.r_[starts, len(points)]))
+    points, _, _, starts, lengths = _series_layout(points, as_of)
+    part_of_series = (np.cumsum(lengths) - lengths) // part_rows  # by the rows before the series
+    bounds = np.r_[starts, len(points)]  # series i's points are bounds[i]:bounds[i + 1]
     for number in np.unique(part_of_series):
-        yield daily_history(points[part == number], as_of)
+        first, last = np.flatnonzero(part_of_series == number)[[0, -1]]
+        yield daily_history(points.iloc[bounds[first]:bounds[last + 1]], as_of)
 
 
 def price_history_points(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:

@@ -55,6 +55,10 @@ def history_gaps(history: pd.DataFrame, as_of) -> list[str]:
     return problems
 
 
+# What `history_problems` reads of the history: the series, their days and their prices.
+HISTORY_CHECK_COLUMNS = ["ticker", "mode", "date", *PRICE_FIELDS]
+
+
 def history_problems(parts: Iterable[pd.DataFrame], as_of) -> tuple[list[str], int]:
     """`history_gaps` and `negative_or_missing_prices` of a history read in parts that each hold
     whole series, and the rows read. A series found in two parts is a problem of its own: its

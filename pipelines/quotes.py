@@ -151,12 +151,6 @@ def scope_masks(input_modalities: list, output_modalities: list, status: list[st
     return {NOT_TEXT: not_text, RETIRED: retired}
 
 
-def scope_reasons(input_modalities, output_modalities, status: str, include_retired: bool) -> list[str]:
-    """Why a comparison of text models leaves a model out (of SCOPE_REASONS); empty when it ranks it."""
-    masks = scope_masks([input_modalities], [output_modalities], [status], include_retired)
-    return [reason for reason, holds in masks.items() if holds[0]]
-
-
 def describe_scope(reason: str, input_modalities, output_modalities) -> str:
     if reason == NOT_TEXT:
         return (f"not a text model (input: {', '.join(input_modalities)}; output: {', '.join(output_modalities)}): "
@@ -198,7 +192,7 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
          period: str | None = None, at: datetime | None = None, scheduled: np.ndarray | None = None,
          scopes: dict[str, np.ndarray] | None = None) -> Ranking:
     """The text models of a spots frame that can serve the profile, cheapest first (ties by
-    ticker), and those left out, with their first reason: out of scope (`scope_reasons`) first,
+    ticker), and those left out, with their first reason: out of scope (`scope_masks`) first,
     then unable to serve it (`unfit_reasons`).
 
     `theta` (the mode's θ per row) and `book` (`PriceBook.of(spots, rate_columns(mode))`) may be

@@ -45,6 +45,11 @@ class Answer:
     def compressible(self) -> bool:
         return len(self.data) >= MIN_BYTES
 
+    def encoding_for(self, accepted: str | None) -> str | None:
+        """The encoding this answer is sent in, for the one a client accepts: none when it is too
+        short to gain from one."""
+        return accepted if accepted is not None and self.compressible else None
+
     @cached_property
     def head(self) -> bytes:
         """The envelope up to its age: the same bytes for the life of the snapshot, joined once
@@ -122,7 +127,7 @@ def header(scope: dict, name: bytes) -> str:
 
 
 def chosen_encoding(scope: dict, answer: Answer) -> str | None:
-    return accepted_encoding(header(scope, b"accept-encoding")) if answer.compressible else None
+    return answer.encoding_for(accepted_encoding(header(scope, b"accept-encoding")))
 
 
 def reply(snapshot: LoadedSnapshot, answer: Answer, scope: dict) -> tuple[int, list[tuple[bytes, bytes]], list[bytes]]:

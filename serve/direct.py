@@ -135,7 +135,7 @@ def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes, encoding: 
         made = Answer("", msgspec.json.encode(envelope["data"]), msgspec.json.encode(envelope["oracle_timestamp"]),
                       "", level=FAST)
         memo.keep(raw, made)
-    if encoding is not None and made.compressible:
+    if made.encoding_for(encoding) is not None:
         made.stream(encoding)
     return made
 
@@ -144,7 +144,8 @@ def encoded(snapshot: LoadedSnapshot, made: Answer,
             encoding: str | None) -> tuple[list[bytes], list[tuple[bytes, bytes]]]:
     """The envelope's parts and its headers, compressed when the client accepts an encoding and
     the answer is long enough to gain from it."""
-    if encoding is None or not made.compressible:
+    encoding = made.encoding_for(encoding)
+    if encoding is None:
         return body_parts(snapshot, made, None), JSON_HEADERS
     return body_parts(snapshot, made, encoding), [*JSON_HEADERS, (b"content-encoding", encoding.encode()),
                                                   (b"vary", b"Accept-Encoding")]

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from warehouse.storage import Storage
 
@@ -38,17 +37,13 @@ class TableFile:
         """The rows `where` keeps, in table order, with `columns` (all when None). `where` takes
         pyarrow's filter form: a list of (column, op, value) that must all hold, or a list of such
         lists of which one must (`[("date", "==", day)]`, `[[("mode", "==", "sync")], [("date", "in", days)]]`).
-        Filtered a row group at a time, so memory holds one row group and the rows kept."""
-        if not where:
-            return self.storage.read_parquet(self.path, columns=columns).to_pandas()
-        clauses = where if isinstance(where[0], list) else [where]
-        named = {column for clause in clauses for column, _, _ in clause}
-        read = None if columns is None else [*columns, *sorted(named - set(columns))]
-        with self.storage.parquet_file(self.path) as file:
-            keep = pq.filters_to_expression(_typed(clauses, file.schema_arrow))
-            kept = [file.read_row_group(index, columns=read).filter(keep) for index in range(file.num_row_groups)]
-            table = pa.concat_tables(kept) if kept else file.schema_arrow.empty_table()
-        return (table if columns is None else table.select(columns)).to_pandas()
+        Arrow filters as it reads, a batch at a time (skipping row groups whose statistics rule
+        them out), so memory holds a batch and the rows kept."""
+        filters = None
+        if where:
+            with self.storage.parquet_file(self.path) as file:
+                filters = _typed(where if isinstance(where[0], list) else [where], file.schema_arrow)
+        return self.storage.read_parquet(self.path, columns=columns, filters=filters).to_pandas()
 
     def row_groups(self, columns: list[str] | None = None) -> Iterator[pd.DataFrame]:
         """The table one row group at a time, in order."""

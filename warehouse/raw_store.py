@@ -97,24 +97,33 @@ class RawStore:
         return [r for r in self.records(source) if r.as_of == day]
 
     def daily_good(self, source: str, through: str, url: str | None = None) -> list[FetchRecord]:
-        """The last successful fetch of each day `source` (at `url`, when given) was read on, for
-        days up to `through` (ISO), oldest day first: one catalogue per day, the oracle's own
-        dated archive."""
-        by_day: dict[str, FetchRecord] = {}
-        for record in self.records(source):
-            if record.outcome == OK and record.as_of and record.as_of <= through and url in (None, record.url):
-                by_day[record.as_of] = record  # records come oldest first: the day's last wins
-        return [by_day[day] for day in sorted(by_day)]
-
-    def urls(self, source: str, through: str) -> list[str]:
-        """Every address `source` was read from on days up to `through` (ISO), sorted."""
-        return sorted({r.url for r in self.records(source) if r.as_of and r.as_of <= through})
+        """`daily_good` of every fetch of `source`."""
+        return daily_good(self.records(source), through, url)
 
     def last_good(self, source: str, at_or_before: str | None = None, url: str | None = None) -> FetchRecord | None:
-        """The newest successful fetch of `source` (at or before an ISO time, and of `url`, when given)."""
-        good = [r for r in self.records(source) if r.outcome == OK and url in (None, r.url)
-                and (at_or_before is None or r.fetched_at <= at_or_before)]
-        return good[-1] if good else None
+        """`last_good` of every fetch of `source`."""
+        return last_good(self.records(source), at_or_before, url)
+
+
+# Questions of a source's fetch records, oldest first (`RawStore.records`), for a caller that
+# asks several of the same records without reading them again.
+
+def daily_good(records: list[FetchRecord], through: str, url: str | None = None) -> list[FetchRecord]:
+    """The last successful fetch of each day read on (of `url`, when given), for days up to
+    `through` (ISO), oldest day first: one catalogue per day, the oracle's own dated archive."""
+    by_day: dict[str, FetchRecord] = {}
+    for record in records:
+        if record.outcome == OK and record.as_of and record.as_of <= through and url in (None, record.url):
+            by_day[record.as_of] = record  # records come oldest first: the day's last wins
+    return [by_day[day] for day in sorted(by_day)]
+
+
+def last_good(records: list[FetchRecord], at_or_before: str | None = None,
+              url: str | None = None) -> FetchRecord | None:
+    """The newest successful fetch (at or before an ISO time, and of `url`, when given)."""
+    good = [r for r in records if r.outcome == OK and url in (None, r.url)
+            and (at_or_before is None or r.fetched_at <= at_or_before)]
+    return good[-1] if good else None
 
 
 FETCH_COLUMNS = ["source", "as_of", "fetched_at", "outcome", "url", "status", "bytes", "sha256", "models", "attempts",

@@ -40,14 +40,18 @@ class RunStatus:
         return json.dumps({"status": self.status, "finished": iso_utc(self.finished), "detail": self.detail,
                            "run_id": self.run_id, "host": self.host, "pid": self.pid}, sort_keys=True)
 
-    def interrupted(self, now: datetime, after: timedelta | None = None) -> bool:
+    def interrupted(self, now: datetime) -> bool:
         """A `running` or `publishing` record whose process is gone (on this host), or older than
-        `after` (by default what such a step can take)."""
+        such a step can take."""
         if self.status not in (RUNNING, PUBLISHING):
             return False
-        if now - self.finished > (after or (PUBLISH_TIMEOUT if self.status == PUBLISHING else RUN_TIMEOUT)):
+        if now - self.finished > (PUBLISH_TIMEOUT if self.status == PUBLISHING else RUN_TIMEOUT):
             return True
         return self.host == socket.gethostname() and self.pid > 0 and not _alive(self.pid)
+
+    def at_work(self, now: datetime) -> bool:
+        """A run still running or publishing: its staging folder is its own."""
+        return self.status in (RUNNING, PUBLISHING) and not self.interrupted(now)
 
 
 def _alive(pid: int) -> bool:
@@ -73,19 +77,17 @@ def start_run(store: SnapshotStore, run_id: str, now: datetime) -> list[str]:
     previous = last_run(store.storage)
     if previous is not None and previous.run_id == run_id:
         return []
+    at_work = previous is not None and previous.at_work(now)
     ended = previous is not None and (previous.status == FAILED or previous.interrupted(now))
-    cut_short = {previous.run_id} if ended else set()
-    live = {previous.run_id} if previous is not None and previous.status in (RUNNING, PUBLISHING) else set()
     record_run(store.storage, running(run_id, now))
-    return store.clean_staging(keep={run_id} | (live - cut_short), older_than=STALE_STAGING_SECONDS,
-                               also=cut_short)
+    return store.clean_staging(keep={run_id} | ({previous.run_id} if at_work else set()),
+                               older_than=STALE_STAGING_SECONDS, also={previous.run_id} if ended else set())
 
 
 def clean(store: SnapshotStore, now: datetime) -> list[str]:
     """Remove every staging folder but a live recorded run's (`oracle refresh --clean`)."""
     previous = last_run(store.storage)
-    alive = previous is not None and previous.status in (RUNNING, PUBLISHING) and not previous.interrupted(now)
-    return store.clean_staging(keep={previous.run_id} if alive else set())
+    return store.clean_staging(keep={previous.run_id} if previous is not None and previous.at_work(now) else set())
 
 
 def publishing(run_id: str, now: datetime) -> RunStatus:

@@ -188,15 +188,18 @@ class SnapshotStore:
         """Remove the staging folders of runs not in `keep`: those in `also`, and the rest when
         untouched for `older_than` seconds (all of them when None). Returns the runs removed."""
         storage, removed = self.storage, []
-        if not storage.exists(storage.join(STAGING)):
-            return removed
-        for run, _ in sorted(storage.entries(storage.join(STAGING))):
-            age = storage.age_seconds(storage.join(STAGING, run))
-            stale = older_than is None or (age is not None and age > older_than)
-            if run not in keep and (run in also or stale):
+        for run, _ in sorted(storage.entries(storage.join(STAGING))):  # none when there is no staging
+            if run in keep:
+                continue
+            if run in also or older_than is None or self._untouched_for(run, older_than):
                 storage.remove(storage.join(STAGING, run))
                 removed.append(run)
         return removed
+
+    def _untouched_for(self, run: str, seconds: float) -> bool:
+        """Asked last: on an object store, a folder's age lists every file in it."""
+        age = self.storage.age_seconds(self.storage.join(STAGING, run))
+        return age is not None and age > seconds
 
     def publish(
         self, run_id: str, last_update: datetime, tables: Sequence[str], extra: dict | None = None

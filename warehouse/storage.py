@@ -107,11 +107,12 @@ class Storage:
     def read_text(self, path: str) -> str:
         return self.read_bytes(path).decode("utf-8")
 
-    def read_parquet(self, path: str, columns: list[str] | None = None) -> pa.Table:
-        if self.local:
-            return pq.read_table(path, columns=columns)  # memory-mapped by Arrow: no copy through Python
+    def read_parquet(self, path: str, columns: list[str] | None = None, filters: list | None = None) -> pa.Table:
+        """The table, or the rows `filters` keeps (pyarrow's filter form), with `columns`."""
+        if self.local:  # memory-mapped by Arrow: no copy through Python
+            return pq.read_table(path, columns=columns, filters=filters)
         with self.fs.open(path, "rb") as handle:
-            return pq.read_table(handle, columns=columns)
+            return pq.read_table(handle, columns=columns, filters=filters)
 
     @contextmanager
     def parquet_file(self, path: str) -> Iterator[pq.ParquetFile]:

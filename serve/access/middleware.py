@@ -36,7 +36,6 @@ class Access:
     limit: int
     count: int
     reset_at: float
-    client: str
     key: KeyRecord | None = None
 
 
@@ -126,7 +125,7 @@ class AccessControl:
         if count > limit:
             await self._limited(send, f"{tier} tier", limit, reset, now, rate)
             return
-        scope[SCOPE_KEY] = Access(tier, limit, count, reset, client, record)
+        scope[SCOPE_KEY] = Access(tier, limit, count, reset, record)
         await self.app(scope, receive, _with_headers(send, _encoded(rate)))
 
     def _count_creation(self, send, client: str, now: float):

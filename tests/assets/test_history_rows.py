@@ -1,26 +1,18 @@
-"""Each product built from the part of the daily history it reads (`assets.history_rows`) is the
-product built from the whole history, on the bundled data."""
+"""Each product built from the part of the daily history its asset reads (`assets.history_rows`)
+is the product built from the whole history, on the bundled data."""
 
 from datetime import date
 
 import pandas as pd
 import pytest
 
-from assets.history_rows import OBSERVED, observed_or_on, of_tickers_since, on_days, sync_on
+from assets.history_rows import backtest_rows, index_history_rows, index_rows, observed_rows, spot_rows
 from assets.resources import PriceSources
-from pipelines.backtest import backtest_parts, run_backtest, scored_days
+from pipelines.backtest import backtest_parts, run_backtest
 from pipelines.dynamics import fit_processes
 from pipelines.events import build_events
 from pipelines.evidence import compared, spot_evidence
-from pipelines.ici import (
-    HISTORY_START,
-    basket_days,
-    build_ici,
-    build_ici_history,
-    constituents_of,
-    history_baskets,
-    last_rebalance,
-)
+from pipelines.ici import build_ici, build_ici_history
 from pipelines.registry import Rules
 from pipelines.spots import build_spots
 from tests.conftest import AS_OF
@@ -42,13 +34,13 @@ def history(store):
 
 def test_the_parts_are_small(history, tables):
     whole = len(tables["price_history"])
-    assert len(history.read(where=OBSERVED)) < whole / 10
-    assert len(history.read(where=on_days(TODAY))) < whole / 100
+    assert len(observed_rows(history)) < whole / 10
+    assert len(spot_rows(history, TODAY)) < whole / 100
 
 
 def test_spots_and_evidence_from_the_days_rows(history, tables):
     whole, observations, models = tables["price_history"], tables["price_observations"], tables["models"]
-    today = history.read(where=on_days(TODAY))
+    today = spot_rows(history, TODAY)
     pd.testing.assert_frame_equal(compared(observations, today, TODAY), compared(observations, whole, TODAY))
     evidence = spot_evidence(compared(observations, whole, TODAY), models["ticker"])
     pd.testing.assert_frame_equal(build_spots(today, models, TODAY, evidence),
@@ -57,7 +49,7 @@ def test_spots_and_evidence_from_the_days_rows(history, tables):
 
 def test_fits_and_events_from_the_observed_rows(history, tables):
     whole, models = tables["price_history"], tables["models"]
-    observed = history.read(where=OBSERVED)
+    observed = observed_rows(history)
     groups = models[["ticker", "family", "tier"]]
     pd.testing.assert_frame_equal(fit_processes(observed, groups, TODAY), fit_processes(whole, groups, TODAY))
     pd.testing.assert_frame_equal(build_events(observed, models, TODAY), build_events(whole, models, TODAY))
@@ -65,11 +57,9 @@ def test_fits_and_events_from_the_observed_rows(history, tables):
 
 def test_the_index_from_the_observed_rows_and_its_days(history, tables):
     whole, observations, models = tables["price_history"], tables["price_observations"], tables["models"]
-    rows = history.read(where=observed_or_on(TODAY, last_rebalance(TODAY)))
-    pd.testing.assert_frame_equal(build_ici(rows, models, observations, TODAY),
+    pd.testing.assert_frame_equal(build_ici(index_rows(history, TODAY), models, observations, TODAY),
                                   build_ici(whole, models, observations, TODAY))
-    baskets = history_baskets(history.read(where=observed_or_on(*basket_days(TODAY))), models, observations, TODAY)
-    constituents = history.read(where=of_tickers_since(constituents_of(baskets), HISTORY_START))
+    constituents, baskets = index_history_rows(history, models, observations, TODAY)
     pd.testing.assert_frame_equal(build_ici_history(constituents, models, observations, TODAY, baskets=baskets),
                                   build_ici_history(whole, models, observations, TODAY))
 
@@ -77,7 +67,7 @@ def test_the_index_from_the_observed_rows_and_its_days(history, tables):
 def test_the_backtest_from_the_sync_rows_of_its_target_days_an_anchor_at_a_time(history, tables, tmp_path):
     whole, observations, models = tables["price_history"], tables["price_observations"], tables["models"]
     rules = Rules.from_frame(PriceSources().seed_table("model_rules"))
-    realised = history.read(columns=["ticker", "mode", "date", "output"], where=sync_on(scored_days(TODAY)))
+    realised = backtest_rows(history, TODAY)
     expected = run_backtest(observations, whole, models, rules, TODAY)
     pd.testing.assert_frame_equal(run_backtest(observations, realised, models, rules, TODAY), expected)
     # Early anchors forecast nothing the data can score: their parts are empty, and still a table's.
