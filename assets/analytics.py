@@ -1,21 +1,23 @@
 """Analytics assets: spots, the Greek sheet, forward curves, the index, events and the backtest."""
 
 import pandas as pd
-from dagster import asset
+from dagster import AssetOut, asset, multi_asset
 
 from assets.history_rows import backtest_rows, index_history_rows, index_rows, observed_rows, spot_rows
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
-from pipelines.backtest import accuracy_table, backtest_parts, summarise
-from pipelines.dynamics import fit_processes
+from pipelines.backtest import backtest_parts
+from pipelines.change_panel import Histories, change_points
 from pipelines.events import build_events
 from pipelines.evidence import compared, spot_evidence
+from pipelines.forecast import FittedLaw, build_change_laws, build_processes
 from pipelines.forwards import build_forward_curves
-from pipelines.greeks import build_greeks, processes_from_greeks
+from pipelines.greeks import build_greeks, process_fields
 from pipelines.guard import unconfirmed_moves, vanished
 from pipelines.ici import build_ici, build_ici_history
 from pipelines.registry import Rules
 from pipelines.scheduled import build_scheduled_changes
+from pipelines.scorecard import accuracy_table, reliability_table, summarise
 from pipelines.spots import build_spots
 from warehouse.large_tables import TableFile, TableParts
 
@@ -38,18 +40,45 @@ def scheduled_changes(price_observations, spots, settings: RefreshSettings):
     return build_scheduled_changes(price_observations, spots, settings.as_of_date())
 
 
-@asset(group_name=GROUP, kinds={"parquet"})
-def greeks(spots, price_history: TableFile, models, settings: RefreshSettings):
-    """The Greek sheet: spot record and fitted price process per ticker (contract §4)."""
-    processes = fit_processes(observed_rows(price_history), models[["ticker", "family", "tier"]],
-                              settings.as_of_date())
-    return build_greeks(spots, processes)
+def _histories(price_history: TableFile, models: pd.DataFrame, sources: PriceSources,
+               settings: RefreshSettings) -> Histories:
+    """Every model's observed sync price changes to the snapshot date (`pipelines.change_panel`)."""
+    rules = Rules.from_frame(sources.seed_table("model_rules"))
+    return Histories(change_points(observed_rows(price_history), settings.as_of_date()), models, rules)
+
+
+def _priced_modes(spots: pd.DataFrame) -> pd.DataFrame:
+    """(ticker, mode) of every positive spot price."""
+    return pd.concat([spots.loc[spots[f"beta_{mode}"] > 0, ["ticker"]].assign(mode=mode) for mode in ("sync", "batch")],
+                     ignore_index=True)
+
+
+@multi_asset(group_name=GROUP, outs={
+    "processes": AssetOut(kinds={"parquet"}, description="The forecast law per ticker and mode: the chance of a "
+                                                         "change by the end of each month 1–12, and its change law."),
+    "change_laws": AssetOut(kinds={"parquet"}, description="Each change law: the ratios new/old of a change and "
+                                                           "their weights."),
+})
+def processes(price_history: TableFile, models, spots, sources: PriceSources, settings: RefreshSettings):
+    """The forecast law fitted on the history to the snapshot date (`pipelines.forecast`)."""
+    histories = _histories(price_history, models, sources, settings)
+    fitted = FittedLaw.fit(histories, settings.as_of_date())
+    return (build_processes(histories, fitted, _priced_modes(spots), settings.as_of_date()),
+            build_change_laws(fitted))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def forward_curves(greeks, scheduled_changes, settings: RefreshSettings):
-    """Expected price and 90% band at 1M–12M, sync and batch, from any announced price."""
-    return build_forward_curves(processes_from_greeks(greeks), scheduled_changes, settings.as_of_date())
+def greeks(spots, processes, change_laws, price_history: TableFile, models, sources: PriceSources,
+           settings: RefreshSettings):
+    """The Greek sheet: spot record and a summary of the forecast law per ticker (contract §4)."""
+    histories = _histories(price_history, models, sources, settings)
+    return build_greeks(spots, process_fields(processes, change_laws, histories, settings.as_of_date()))
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def forward_curves(processes, change_laws, spots, scheduled_changes, settings: RefreshSettings):
+    """Mean, median, 90% band and chance of change at 1M–12M, sync and batch, from any announced price."""
+    return build_forward_curves(processes, change_laws, spots, scheduled_changes, settings.as_of_date())
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
@@ -83,12 +112,13 @@ def backtest(price_observations, price_history: TableFile, models, sources: Pric
     """Every walk-forward prediction of the oracle and both baselines, scored (written an anchor at a time)."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
     as_of = settings.as_of_date()
-    return TableParts(backtest_parts(price_observations, backtest_rows(price_history, as_of), models, rules, as_of))
+    return TableParts(backtest_parts(price_observations, backtest_rows(price_history, as_of),
+                                     observed_rows(price_history), models, rules, as_of))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
 def backtest_summary(backtest):
-    """Per tenor and method: n, relative RMSE, MAPE, median APE, bias, band coverage."""
+    """Per tenor and method: every score of the scorecard, revisions left out."""
     return summarise(backtest, ["tenor", "method"])
 
 
@@ -99,6 +129,13 @@ def backtest_families(backtest):
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
+def backtest_reliability(backtest):
+    """How often a change came, per tenor and bin of the predicted chance of change."""
+    return reliability_table(backtest)
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
 def accuracy(backtest):
-    """The headline: the oracle against both baselines per tenor."""
+    """The headline: the oracle against both baselines per tenor, every model and fixed names
+    apart, with standard errors and a verdict in words."""
     return accuracy_table(backtest)

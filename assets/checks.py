@@ -55,7 +55,8 @@ def ici_weights_sum_to_one(ici):
 
 @asset_check(asset="forward_curves", blocking=True)
 def forwards_well_formed(forward_curves):
-    """Every forward and band bound is a positive, finite price with p05 ≤ p95."""
+    """Every forward, median and band bound is a positive, finite price, each band holds its
+    median (p05 ≤ median ≤ p95), and every chance of change is a probability."""
     return _result(quality.malformed_forwards(forward_curves), rows=len(forward_curves))
 
 

@@ -48,7 +48,7 @@ def spot_rows(history: TableFile, as_of: date) -> pd.DataFrame:
 
 
 def observed_rows(history: TableFile) -> pd.DataFrame:
-    """The rows where an observation lands: the fitted processes and the events."""
+    """The rows where an observation lands: the forecast law, the events and the backtest's revisions."""
     return history.read(where=OBSERVED)
 
 

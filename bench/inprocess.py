@@ -22,8 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipelines.dynamics import Process
-from pipelines.montecarlo import CHUNK_PATHS, simulate_ratios
+from pipelines.forecast import read_processes
 from pipelines.pricing import PriceBook, Rates, task_cost
 from pipelines.spots import rate_columns
 from warehouse.snapshot import SnapshotStore
@@ -117,38 +116,33 @@ def bench_compare(spots, warehouse: Path, repeats: int) -> list[dict]:
                        "ms", "—", None, f"first call {cold * 1e3:.0f} ms")]
 
 
-def _draws_only(process: Process, paths: int) -> None:
-    """The floor: the random numbers simulate_ratios draws, in the same order and chunks, and nothing else."""
-    grid = np.asarray(HORIZONS, dtype=float)
-    lam = process.jump_rate * np.diff(grid, prepend=0.0)
+def _draws_only(paths: int) -> None:
+    """The floor: the random numbers a path draws (a uniform for its time of change, one for its
+    ratio), in the same order, and nothing else."""
     rng = np.random.default_rng(SEED)
-    for start in range(0, paths, CHUNK_PATHS):
-        size = min(CHUNK_PATHS, paths - start)
-        rng.poisson(lam, size=(size, grid.size))
-        rng.standard_normal((size, grid.size))
-        rng.standard_normal((size, grid.size))
+    rng.random(paths)
+    rng.random(paths)
 
 
-def bench_montecarlo(greeks, repeats: int) -> list[dict]:
-    pick = greeks.loc[greeks["jump_rate"].idxmax()]
-    process = Process(jump_rate=float(pick["jump_rate"]), jump_mean=float(pick["jump_mean"]),
-                      jump_std=float(pick["jump_std"]), sigma=float(pick["sigma"]))
+def bench_montecarlo(processes, change_laws, repeats: int) -> list[dict]:
+    fitted = read_processes(processes, change_laws)
+    key = max(fitted, key=lambda k: fitted[k].by_month[-1])
+    process = fitted[key]
 
     def simulate():
-        return simulate_ratios(process, horizons=HORIZONS, paths=PATHS, seed=SEED)
+        return process.sample(HORIZONS, PATHS, np.random.default_rng(SEED))
 
-    t = timed({"sim": simulate, "floor": lambda: _draws_only(process, PATHS)}, repeats)
+    t = timed({"sim": simulate, "floor": lambda: _draws_only(PATHS)}, repeats)
     tracemalloc.start()
     result = simulate()
     peak = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     need = result.nbytes / 2**20
-    ratio = t["sim"] / t["floor"]
     return [
-        row(f"simulate_ratios {pick['ticker']} {PATHS:,}×{len(HORIZONS)} (ms) vs RNG draws alone",
-            t["sim"] * 1e3, t["floor"] * 1e3, "ms", "≤ 2×", ratio <= 2.0,
-            f"jump_rate {process.jump_rate:.3f}/month"),
-        row("simulate_ratios peak traced memory (MiB) vs result array", peak, need, "MiB", "—", None),
+        row(f"Process.sample {key[0]} {PATHS:,}×{len(HORIZONS)} (ms) vs RNG draws alone",
+            t["sim"] * 1e3, t["floor"] * 1e3, "ms", "—", None,
+            f"P(change by 12 months) {process.by_month[-1]:.3f}"),
+        row("Process.sample peak traced memory (MiB) vs result array", peak, need, "MiB", "—", None),
     ]
 
 
@@ -195,12 +189,13 @@ def main(argv: list[str] | None = None) -> int:
     manifest = store.current()
     if manifest is None:
         parser.error(f"no snapshot in {warehouse}")
-    spots, greeks = store.read_table("spots", manifest), store.read_table("greeks", manifest)
+    spots = store.read_table("spots", manifest)
     repeats = 3 if args.quick else 9
 
     rows = bench_task_cost(spots, repeats)
     rows += bench_compare(spots, warehouse, repeats)
-    rows += bench_montecarlo(greeks, repeats)
+    rows += bench_montecarlo(store.read_table("processes", manifest), store.read_table("change_laws", manifest),
+                             repeats)
     info = machine() | {"snapshot": manifest.snapshot_id, "repeats": repeats}
     print_table(rows, info)
     if args.json_out:

@@ -1,14 +1,24 @@
-"""Walk-forward backtest of the forward curves, against two baselines.
+"""Walk-forward backtest of the forecasts, against two baselines.
 
 At each monthly anchor the history is rebuilt from the observations dated on or before it (so
-nothing after the anchor can leak in), every process is fitted on that history alone, and the
-sync β of each model is forecast at 1, 3 and 6 months. Each forecast is scored against the β
-the full history shows on the target date.
+nothing after the anchor can leak in), the law is fitted on that history alone
+(`pipelines.forecast`), and the sync β of each model is forecast at 1, 3 and 6 months. Each
+forecast is scored against the β the full history shows on the target date.
 
-Methods:
-- `oracle`: the fitted process's expected price spot·exp(−θt) and its 90% band;
-- `flat`: the price stays as it is (no band);
-- `single_exp`: the original oracle's estimator, per family lineage (see `single_exp_params`).
+Methods, each a whole distribution of β at the horizon:
+- `oracle`: the published law: an atom at the spot and the change law (scheduled prices are
+  announced after the fact in the bundled data, so none is known at an anchor);
+- `flat`: the price stays as it is (all mass at the spot);
+- `single_exp`: the original oracle's estimator, per family lineage (see `single_exp_params`):
+  a lognormal whose median is its published forward spot·e^(−θt), with log-sd σ√t.
+
+Each case is scored on every measure the scorecard (`pipelines.scorecard`) reads: the error of
+the mean (`forecast`) relative to the spot and in log ratio, the absolute percentage error of the
+median, the CRPS of the distribution (in units of the spot), the randomised PIT (the share of a
+uniform draw inside [F(y−), F(y)] that lands in [0.05, 0.95]: an atom counts fractionally, and a
+calibrated 90% band covers 90%), and `p_change` beside the base rate of change the history showed
+at the anchor. A case whose window holds a revision (a move with a switch of source, or a move
+undone within 62 days: `change_panel`) is kept but flagged, and left out of every score.
 """
 
 from __future__ import annotations
@@ -18,16 +28,30 @@ from datetime import date, timedelta
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtr
 
-from pipelines.dynamics import DAYS_PER_MONTH, decay_factor, fit_processes, ratio_quantiles
+from pipelines.change_panel import FIXED, Histories, change_points
+from pipelines.forecast import (
+    ChangeLaw,
+    FittedLaw,
+    chance_at,
+    change_by_month,
+    mixture_cdf,
+    mixture_crps,
+    mixture_mean,
+    mixture_quantiles,
+)
 from pipelines.history import archive_tracks_maker, history_points
 from pipelines.listings import SYNC
+from pipelines.months import DAYS_PER_MONTH
 from pipelines.registry import Rules, default_tier
 
 TENOR_MONTHS = {"1M": 1, "3M": 3, "6M": 6}
 START = date(2024, 1, 1)  # the first anchor
 METHODS = ("oracle", "flat", "single_exp")
 Z90 = 1.6448536269514722  # the standard normal's 95% quantile
+BAND = (0.05, 0.95)
+CHANGED = 1e-9  # relative: a realised price this close to the spot did not change
 
 # The single-exponential baseline, as the original oracle published it.
 BASELINE_WEIGHT_DECAY = 0.85
@@ -36,8 +60,9 @@ BASELINE_SIGMA_RANGE = (0.02, 0.25)
 BASELINE_DEFAULT = (0.05, 0.06)
 BASELINE_MIN_GAP_MONTHS = 0.5
 
-PREDICTION_COLUMNS = ["anchor", "ticker", "family", "tier", "tenor", "months", "method", "target_date", "spot",
-                      "forecast", "p05", "p95", "realised", "rel_error", "ape", "covered"]
+PREDICTION_COLUMNS = ["anchor", "ticker", "family", "tier", "fixed_name", "tenor", "months", "method", "target_date",
+                      "spot", "forecast", "median", "p05", "p95", "p_change", "p_base", "realised", "changed",
+                      "revision", "rel_error", "log_error", "ape", "crps", "pit_low", "pit_high", "covered"]
 
 
 def anchor_dates(start: date, as_of: date) -> list[date]:
@@ -63,7 +88,8 @@ def known_points(observations: pd.DataFrame, anchor: date) -> pd.DataFrame:
     """The history's observed points as they could be built on `anchor` from what was known then."""
     known = observations[observations["effective_date"] <= anchor]
     points = history_points(known, anchor, archive_tracks_maker(known))
-    return points.rename(columns={"effective_date": "date"})[["ticker", "mode", "date", "output", "provenance"]]
+    return points.rename(columns={"effective_date": "date"})[["ticker", "mode", "date", "output", "source",
+                                                              "provenance"]]
 
 
 def groups_at(models: pd.DataFrame, spots: pd.Series, rules: Rules) -> pd.DataFrame:
@@ -116,36 +142,55 @@ def _single_exp(days: np.ndarray, prices: np.ndarray) -> tuple[float, float]:
     return theta, sigma
 
 
-def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules, anchor: date) -> pd.DataFrame:
-    """Every method's forecast of each model's sync β made on `anchor`, from what was known then."""
+def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules,
+                 anchor: date) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
+    """Every method's forecast of each model's sync β made on `anchor`, from what was known then,
+    and the change laws fitted then. Columns: the identifying ones, spot, forecast (the mean),
+    median, p05, p95, p_change and p_base, and what scoring needs of each distribution
+    (`change_law` for the oracle; `mu`, `s` for single_exp: ln(β/spot) ~ N(mu, s²))."""
     points = known_points(observations, anchor)
     spots = spots_at(points)
     groups = groups_at(models, spots, rules)
-    params = fit_processes(points, groups, anchor)
-    base = params[params["mode"] == SYNC].merge(groups, on="ticker").assign(spot=lambda f: f["ticker"].map(spots))
-    base = base[base["spot"] > 0].reset_index(drop=True)
+    histories = Histories(change_points(points, anchor), models, rules)
+    fitted = FittedLaw.fit(histories, anchor)
+    known = [t for t in histories.tickers if spots.get(t, 0) > 0]
+    base = groups.set_index("ticker").loc[known].reset_index()
+    base["spot"] = base["ticker"].map(spots).astype("float64")  # float even when no model is known yet
+    base["fixed_name"] = np.array([histories.name_class[t] == FIXED for t in base["ticker"]], dtype=bool)
+    by_month = change_by_month(fitted.hazard, histories, known, anchor)
+    law_of = fitted.groups(histories, known, anchor)
     sync_points = points[(points["mode"] == SYNC) & (points["output"] > 0)].merge(groups, on="ticker")
     lineage = lineage_params(sync_points)
     baseline = np.array([lineage.get(f, BASELINE_DEFAULT) for f in base["family"]]).reshape(-1, 2)
+    spot = base["spot"].to_numpy(float)
     frames = []
     for tenor, months in TENOR_MONTHS.items():
-        common = base[["ticker", "family", "tier", "spot"]].assign(anchor=anchor, tenor=tenor, months=float(months))
-        band = ratio_quantiles(base, months)
-        oracle = common.assign(method="oracle", forecast=base["spot"] * decay_factor(base["theta"], months),
-                               p05=base["spot"] * band[:, 0], p95=base["spot"] * band[:, 1])
-        flat = common.assign(method="flat", forecast=base["spot"], p05=np.nan, p95=np.nan)
-        drift = base["spot"] * np.exp(-baseline[:, 0] * months)
-        spread = Z90 * baseline[:, 1] * np.sqrt(months)
-        single = common.assign(method="single_exp", forecast=drift, p05=drift * np.exp(-spread),
-                               p95=drift * np.exp(spread))
+        common = base[["ticker", "family", "tier", "fixed_name", "spot"]].assign(
+            anchor=anchor, tenor=tenor, months=float(months), p_base=fitted.base_rates.get(float(months), np.nan))
+        p = chance_at(by_month, months).reshape(-1)
+        mean, q = np.empty(len(p)), np.empty((len(p), 3))
+        for name, law in fitted.laws.items():
+            rows = law_of == name
+            mean[rows] = mixture_mean(p[rows], law)
+            q[rows] = mixture_quantiles(p[rows], law, (BAND[0], 0.5, BAND[1]))
+        oracle = common.assign(method="oracle", forecast=spot * mean, median=spot * q[:, 1], p05=spot * q[:, 0],
+                               p95=spot * q[:, 2], p_change=p, change_law=law_of)
+        flat = common.assign(method="flat", forecast=spot, median=spot, p05=spot, p95=spot, p_change=0.0)
+        mu, s = -baseline[:, 0] * months, baseline[:, 1] * np.sqrt(months)
+        drift = spot * np.exp(mu)
+        single = common.assign(method="single_exp", forecast=drift, median=drift, p05=drift * np.exp(-Z90 * s),
+                               p95=drift * np.exp(Z90 * s), p_change=1.0, mu=mu, s=s)
         frames += [oracle, flat, single]
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat(frames, ignore_index=True), fitted.laws
 
 
-def score(forecasts: pd.DataFrame, history: pd.DataFrame, as_of: date) -> pd.DataFrame:
-    """Attach the realised sync β on each target date (where it is known and positive) and the errors.
-    `history` needs only its sync rows on `scored_days`."""
-    return _score(forecasts, _realised(history), as_of)
+def score(forecasts: pd.DataFrame, laws: dict[str, ChangeLaw], history: pd.DataFrame, revisions: Histories,
+          as_of: date) -> pd.DataFrame:
+    """Attach the realised sync β on each target date (where it is known and positive), flag the
+    cases whose window holds a revision (`revisions`: the change points of the full history),
+    and score every case (`forecasts` and `laws` as `forecasts_at` gives them). `history` needs
+    only its sync rows on `scored_days`."""
+    return _score(forecasts, laws, _realised(history), revisions, as_of)
 
 
 def _realised(history: pd.DataFrame) -> pd.Series:
@@ -153,101 +198,75 @@ def _realised(history: pd.DataFrame) -> pd.Series:
     return history[history["mode"] == SYNC].set_index(["ticker", "date"])["output"]
 
 
-def _score(forecasts: pd.DataFrame, realised: pd.Series, as_of: date) -> pd.DataFrame:
+def _score(forecasts: pd.DataFrame, laws: dict[str, ChangeLaw], realised: pd.Series, revisions: Histories,
+           as_of: date) -> pd.DataFrame:
     days = [target_date(a, m) for a, m in zip(forecasts["anchor"], forecasts["months"], strict=True)]
     # Dates, even where there is none: an anchor with no forecast still gives a table's part.
     forecasts = forecasts.assign(target_date=pd.Series(days, index=forecasts.index, dtype=object))
     forecasts = forecasts[forecasts["target_date"] <= as_of]
     key = pd.MultiIndex.from_arrays([forecasts["ticker"], forecasts["target_date"]])
     scored = forecasts.assign(realised=realised.reindex(key).to_numpy())
-    scored = scored[scored["realised"] > 0].copy()
-    scored["rel_error"] = (scored["forecast"] - scored["realised"]) / scored["spot"]
-    scored["ape"] = (scored["forecast"] - scored["realised"]).abs() / scored["realised"] * 100
-    inside = (scored["p05"] <= scored["realised"]) & (scored["realised"] <= scored["p95"])
-    scored["covered"] = inside.where(scored["p05"].notna())
-    return scored[PREDICTION_COLUMNS].reset_index(drop=True)
+    scored = scored[scored["realised"] > 0].reset_index(drop=True)
+    for column in ("change_law", "mu", "s"):
+        if column not in scored:
+            scored[column] = np.nan
+    spot, y = scored["spot"].to_numpy(float), scored["realised"].to_numpy(float)
+    x = y / spot
+    scored["changed"] = np.abs(x - 1.0) > CHANGED
+    tracked = scored["ticker"].isin(revisions.index).to_numpy()
+    revised = np.zeros(len(scored), dtype=bool)
+    revised[tracked] = revisions.revised_between(scored["ticker"].to_numpy(dtype=object)[tracked],
+                                                 scored["anchor"].to_numpy()[tracked],
+                                                 scored["target_date"].to_numpy()[tracked])
+    scored["revision"] = revised
+    scored["rel_error"] = (scored["forecast"].to_numpy(float) - y) / spot
+    scored["log_error"] = np.log(scored["forecast"].to_numpy(float) / y)
+    scored["ape"] = np.abs(scored["median"].to_numpy(float) - y) / y * 100
+    crps, low, high = np.empty(len(scored)), np.empty(len(scored)), np.empty(len(scored))
+    method = scored["method"].to_numpy()
+    flat = method == "flat"
+    crps[flat], low[flat], high[flat] = np.abs(1.0 - x[flat]), x[flat] > 1.0 + CHANGED, x[flat] >= 1.0 - CHANGED
+    single = method == "single_exp"
+    mu, s = scored["mu"].to_numpy(float)[single], scored["s"].to_numpy(float)[single]
+    crps[single] = lognormal_crps(mu, s, x[single])
+    low[single] = high[single] = ndtr((np.log(x[single]) - mu) / s)
+    p = scored["p_change"].to_numpy(float)
+    for name, law in laws.items():
+        rows = (method == "oracle") & (scored["change_law"].to_numpy() == name)
+        crps[rows] = mixture_crps(p[rows], law, x[rows])
+        low[rows], high[rows] = mixture_cdf(p[rows], law, x[rows])
+    scored["crps"], scored["pit_low"], scored["pit_high"] = crps, low, high
+    scored["covered"] = band_share(low, high)
+    return scored[PREDICTION_COLUMNS]
 
 
-def run_backtest(observations: pd.DataFrame, history: pd.DataFrame, models: pd.DataFrame, rules: Rules,
-                 as_of: date, start: date = START) -> pd.DataFrame:
-    """Every scored prediction of every method at every anchor (`history` as `score` reads it)."""
-    return pd.concat(backtest_parts(observations, history, models, rules, as_of, start), ignore_index=True)
+def band_share(low: np.ndarray, high: np.ndarray, band: tuple[float, float] = BAND) -> np.ndarray:
+    """P(low + U·(high − low) ∈ band), U uniform: the randomised PIT's chance of lying in the band."""
+    width = high - low
+    inside = np.clip(high, *band) - np.clip(low, *band)
+    point = ((low >= band[0]) & (low <= band[1])).astype(float)
+    return np.where(width > 1e-12, inside / np.where(width > 1e-12, width, 1.0), point)
 
 
-def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, models: pd.DataFrame, rules: Rules,
-                   as_of: date, start: date = START) -> Iterator[pd.DataFrame]:
+def lognormal_crps(mu: np.ndarray, s: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """CRPS of X = e^(mu + s·Z) at x > 0 (Baran and Lerch's closed form):
+    x(2Φ(z) − 1) − 2e^(mu + s²/2)(Φ(z − s) + Φ(s/√2) − 1), z = (ln x − mu)/s."""
+    z = (np.log(x) - mu) / s
+    return x * (2 * ndtr(z) - 1) - 2 * np.exp(mu + s**2 / 2) * (ndtr(z - s) + ndtr(s / np.sqrt(2)) - 1)
+
+
+def run_backtest(observations: pd.DataFrame, history: pd.DataFrame, observed: pd.DataFrame, models: pd.DataFrame,
+                 rules: Rules, as_of: date, start: date = START) -> pd.DataFrame:
+    """Every scored prediction of every method at every anchor (`history` as `score` reads it;
+    `observed`, the history's observed rows, for the revisions)."""
+    return pd.concat(backtest_parts(observations, history, observed, models, rules, as_of, start), ignore_index=True)
+
+
+def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, observed: pd.DataFrame, models: pd.DataFrame,
+                   rules: Rules, as_of: date, start: date = START) -> Iterator[pd.DataFrame]:
     """`run_backtest` an anchor at a time: each anchor's scored predictions, in order, so that
     only one anchor's are held."""
     realised = _realised(history)
+    revisions = Histories(change_points(observed, as_of), models, rules)
     for anchor in anchor_dates(start, as_of):
-        yield _score(forecasts_at(observations, models, rules, anchor), realised, as_of)
-
-
-def summarise(predictions: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """n, relative RMSE, MAPE, median APE, bias (percent of spot) and band coverage per group."""
-    def metrics(rows: pd.DataFrame) -> pd.Series:
-        covered = rows["covered"].dropna()
-        return pd.Series({
-            "n": len(rows),
-            "rel_rmse": float(np.sqrt(np.mean(rows["rel_error"] ** 2))),
-            "mape": float(rows["ape"].mean()),
-            "median_ape": float(rows["ape"].median()),
-            "bias": float(rows["rel_error"].mean() * 100),
-            "coverage": float(covered.astype(float).mean()) if len(covered) else np.nan,
-        })
-    summary = predictions.groupby(by, sort=True).apply(metrics, include_groups=False).reset_index()
-    summary["n"] = summary["n"].astype(int)
-    return summary
-
-
-BOOTSTRAP_DRAWS = 1000
-
-
-def rmse_gap_se(predictions: pd.DataFrame, seed: int = 0) -> float:
-    """Standard error of RMSE(oracle) − RMSE(flat), by resampling whole anchors with replacement
-    (forecasts made on one anchor share its luck, so anchors are the independent units)."""
-    oracle = predictions[predictions["method"] == "oracle"]
-    flat = predictions[predictions["method"] == "flat"]
-    squared = pd.DataFrame({
-        "anchor": oracle["anchor"].to_numpy(),
-        "oracle": oracle["rel_error"].to_numpy() ** 2,
-        "flat": flat.set_index(["anchor", "ticker"])["rel_error"].reindex(
-            pd.MultiIndex.from_frame(oracle[["anchor", "ticker"]])).to_numpy() ** 2,
-    })
-    per_anchor = squared.groupby("anchor").agg(oracle=("oracle", "sum"), flat=("flat", "sum"), n=("oracle", "size"))
-    if len(per_anchor) < 2:
-        return np.nan
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(per_anchor), size=(BOOTSTRAP_DRAWS, len(per_anchor)))
-    sums = per_anchor[["oracle", "flat", "n"]].to_numpy()[picks].sum(axis=1)
-    gaps = np.sqrt(sums[:, 0] / sums[:, 2]) - np.sqrt(sums[:, 1] / sums[:, 2])
-    return float(np.std(gaps))
-
-
-def accuracy_table(predictions: pd.DataFrame) -> pd.DataFrame:
-    """The headline per tenor: the oracle beside both baselines, the standard error of its RMSE
-    gap to the flat forward, and the share of outcomes where the price did not move at all (any
-    band that holds the spot covers at least that share)."""
-    summary = summarise(predictions, ["tenor", "method"]).set_index(["tenor", "method"])
-    rows = []
-    for tenor in TENOR_MONTHS:
-        if (tenor, "oracle") not in summary.index:
-            continue
-        within = predictions[predictions["tenor"] == tenor]
-        oracle = within[within["method"] == "oracle"]
-
-        def pick(method, metric, tenor=tenor):
-            return summary.loc[(tenor, method), metric]
-
-        rows.append({
-            "tenor": tenor, "n": int(pick("oracle", "n")),
-            "rel_rmse": pick("oracle", "rel_rmse"), "rel_rmse_flat": pick("flat", "rel_rmse"),
-            "rel_rmse_single_exp": pick("single_exp", "rel_rmse"), "rel_rmse_gap_se": rmse_gap_se(within),
-            "mape": pick("oracle", "mape"), "mape_flat": pick("flat", "mape"),
-            "mape_single_exp": pick("single_exp", "mape"),
-            "bias": pick("oracle", "bias"), "bias_flat": pick("flat", "bias"),
-            "bias_single_exp": pick("single_exp", "bias"),
-            "coverage": pick("oracle", "coverage"), "coverage_single_exp": pick("single_exp", "coverage"),
-            "no_change_share": float((np.abs(oracle["realised"] / oracle["spot"] - 1) < 1e-12).mean()),
-        })
-    return pd.DataFrame(rows)
+        yield _score(*forecasts_at(observations, models, rules, anchor), realised, revisions, as_of)

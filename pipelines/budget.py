@@ -8,12 +8,12 @@ Its spend in month m (m = 1, …, horizon) is priced at the end of that month:
 
 (L(m) the price a source has announced for month m over today's, 1 where none: `pipelines.scheduled`)
 
-with spot_cost from `pipelines.pricing` and β_m/β_0 the fitted process (`pipelines.dynamics`).
+with spot_cost from `pipelines.pricing` and β_m/β_0 the forecast law (`pipelines.forecast`).
 
-- Expected spend is analytic, not simulated: E[spend_m] = requests·spot_cost·L(m)·exp(−θm), the same
-  number as the forward curve's decay_factor; the workloads' shares are of that expected spend.
+- Expected spend is analytic, not simulated: E[spend_m] = requests·spot_cost·L(m)·E[R_m], E[R_m]
+  the forward curve's decay_factor; the workloads' shares are of that expected spend.
 - The percentile bands (p05 … p95) of the portfolio's total spend in each month come from paths
-  of `pipelines.montecarlo.simulate_ratios` on the monthly grid 1, …, horizon.
+  of the law (`Process.sample`) on the monthly grid 1, …, horizon.
 - One path per process: workloads on the same model and mode share its path (their prices are the
   same price, so they move together); different models, and the sync and batch prices of one model,
   follow independent paths, because the oracle fits no co-movement between processes. Where a
@@ -31,8 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipelines.dynamics import JUMP_THRESHOLD, Process, decay_factor
-from pipelines.montecarlo import simulate_ratios
+from pipelines.forecast import Process
 from pipelines.pricing import Rates, spot_cost
 
 MAX_HORIZON_MONTHS = 12
@@ -66,18 +65,12 @@ def histogram(values: np.ndarray, bins: int = HISTOGRAM_BINS) -> list[dict[str, 
     return [{"lower": float(edges[i]), "upper": float(edges[i + 1]), "count": int(counts[i])} for i in range(bins)]
 
 
-def changed_share(ratios: np.ndarray, threshold: float = JUMP_THRESHOLD) -> float:
-    """Share of paths whose price changed: |ln(β_t/β_0)| ≥ threshold, the size that counts as a move.
-
-    The diffusion moves every simulated price by a hair, so "any change at all" would be every path;
-    the methodology's jump threshold (5% in log terms) separates a price change from that noise.
-    """
-    return float(np.mean(np.abs(np.log(np.asarray(ratios, dtype=float))) >= threshold))
+CHANGED = 1e-9  # relative: a simulated price this close to today's did not change
 
 
-def probability_of_jump(jump_rate: float, months: float) -> float:
-    """1 − exp(−λt): the model's probability of at least one discrete price change by t."""
-    return float(-math.expm1(-jump_rate * months))
+def changed_share(ratios: np.ndarray) -> float:
+    """Share of paths whose price changed (β_t/β_0 ≠ 1): the law moves a price only by a change."""
+    return float(np.mean(np.abs(np.asarray(ratios, dtype=float) - 1.0) > CHANGED))
 
 
 # --- Budget --------------------------------------------------------------------------------------
@@ -143,8 +136,8 @@ def monthly_spend(workload: Workload) -> float:
 
 
 def expected_spend(workloads: Sequence[Workload], months: np.ndarray) -> np.ndarray:
-    """E[spend] of each workload in each month, shape (workloads, months): monthly_spend·L(m)·exp(−θm)."""
-    return np.array([monthly_spend(w) * w.level(months) * decay_factor(w.process.theta, months)
+    """E[spend] of each workload in each month, shape (workloads, months): monthly_spend·L(m)·E[R_m]."""
+    return np.array([monthly_spend(w) * w.level(months) * w.process.expected_ratio(months)
                      for w in workloads]).reshape(len(workloads), len(months))
 
 
@@ -161,7 +154,8 @@ def spend_paths(workloads: Sequence[Workload], months: np.ndarray, paths: int, s
         members = [w for w in workloads if w.key == key]
         spend = sum(monthly_spend(w) for w in members)
         if spend > 0:
-            total += spend * members[0].level(months) * simulate_ratios(members[0].process, months, paths, child)
+            total += spend * members[0].level(months) * members[0].process.sample(
+                months, paths, np.random.default_rng(child))
     return total
 
 

@@ -1,33 +1,62 @@
-"""The Greek sheet (contract §4): each ticker's spot record with its fitted process.
+"""The Greek sheet (contract §4): each ticker's spot record with a summary of its forecast law.
 
-Sync parameters carry the plain names (theta, sigma, jump_rate, jump_mean, prior_weight); the
-batch process, where the model has a batch price, the same names with `_batch`.
+The law (`pipelines.forecast`) is an atom at "no change" and a change law; the sheet's process
+fields now mean, per mode (sync under the plain names, batch with `_batch`):
+
+- theta: the average decay per month the law implies over 12 months, −ln(E[R_12])/12
+  (positive: prices expected to fall; scheduled prices left out);
+- sigma: 0. The law has no diffusion: between changes a price does not move;
+- jump_rate: the hazard of the coming month, −ln(1 − P(a change within 1 month));
+- jump_mean, jump_std: the mean and standard deviation of ln(new/old) of a change under the
+  change law;
+- prior_weight: the weight of the pooled share of rises in the model's change law (its evidence
+  group's shrinkage; the change law itself is pooled over the group);
+- pool: the change law (the evidence group: `family_rose` or `family_never_rose`);
+- exposure_months, n_jumps: months since the model's first price, and its price changes
+  (revisions left out).
 """
 
 from __future__ import annotations
 
+from datetime import date
+
+import numpy as np
 import pandas as pd
+
+from pipelines.change_panel import Histories
+from pipelines.forecast import Process, read_processes
 
 PROCESS_FIELDS = ["theta", "sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight", "pool",
                   "exposure_months", "n_jumps"]
 
 
-def build_greeks(spots: pd.DataFrame, params: pd.DataFrame) -> pd.DataFrame:
-    by_mode = {mode: rows.set_index("ticker")[PROCESS_FIELDS] for mode, rows in params.groupby("mode")}
+def process_fields(processes: pd.DataFrame, change_laws: pd.DataFrame, histories: Histories,
+                   as_of: date) -> pd.DataFrame:
+    """PROCESS_FIELDS per (ticker, mode) of `processes`."""
+    fitted = read_processes(processes, change_laws)
+    prior = change_laws.groupby("change_law")["prior_weight"].first()
+    pools = processes.drop_duplicates(["ticker", "mode"]).set_index(["ticker", "mode"])["change_law"]
+    keys = list(fitted)
+    tickers = [t for t, _ in keys]
+    day = np.array([as_of], dtype="datetime64[D]")
+    return pd.DataFrame({
+        "ticker": tickers, "mode": [m for _, m in keys],
+        "theta": [p.theta for p in fitted.values()], "sigma": 0.0,
+        "jump_rate": [_hazard(p) for p in fitted.values()],
+        "jump_mean": [p.law.log_mean for p in fitted.values()], "jump_std": [p.law.log_std for p in fitted.values()],
+        "prior_weight": [float(prior[pools[k]]) for k in keys], "pool": [pools[k] for k in keys],
+        "exposure_months": histories.age_months(tickers, day) if keys else [],
+        "n_jumps": histories.changes_upto(tickers, day).astype("int64") if keys else [],
+    })
+
+
+def _hazard(process: Process) -> float:
+    return float(-np.log1p(-process.p_change(1.0)[0]))
+
+
+def build_greeks(spots: pd.DataFrame, fields: pd.DataFrame) -> pd.DataFrame:
+    """The spots with `process_fields` beside them: sync under the plain names, batch with `_batch`."""
+    by_mode = {mode: rows.set_index("ticker")[PROCESS_FIELDS] for mode, rows in fields.groupby("mode")}
     sync = by_mode.get("sync", pd.DataFrame(columns=PROCESS_FIELDS))
     batch = by_mode.get("batch", pd.DataFrame(columns=PROCESS_FIELDS)).add_suffix("_batch")
-    greeks = spots.join(sync, on="ticker").join(batch, on="ticker")
-    return greeks.reset_index(drop=True)
-
-
-MODEL_FIELDS = ["theta", "sigma", "jump_rate", "jump_mean", "jump_std"]
-
-
-def processes_from_greeks(greeks: pd.DataFrame) -> pd.DataFrame:
-    """The fitted process per (ticker, mode) back from the sheet, with each mode's spot."""
-    frames = []
-    for mode, suffix, spot in (("sync", "", "beta_sync"), ("batch", "_batch", "beta_batch")):
-        columns = {f"{field}{suffix}": field for field in MODEL_FIELDS}
-        rows = greeks[["ticker", spot, *columns]].rename(columns={spot: "spot", **columns}).assign(mode=mode)
-        frames.append(rows[rows["spot"].notna() & rows["jump_rate"].notna()])
-    return pd.concat(frames, ignore_index=True)
+    return spots.join(sync, on="ticker").join(batch, on="ticker").reset_index(drop=True)

@@ -84,7 +84,11 @@ def index_inconsistencies(ici: pd.DataFrame, tolerance: float = 1e-9) -> list[st
 
 
 def malformed_forwards(curves: pd.DataFrame) -> list[str]:
-    prices = curves[["beta_forward", "p05", "p95"]].to_numpy(dtype=float)
-    bad = ~(np.isfinite(prices).all(axis=1) & (prices > 0).all(axis=1) & (curves["p05"] <= curves["p95"]).to_numpy())
-    return [f"{row.ticker_forward}: forward {row.beta_forward}, band [{row.p05}, {row.p95}]"
-            for row in curves[bad].head(20).itertuples()]
+    """Forward rows whose forward, median or band bound is not a positive finite price, whose band
+    does not hold its median, or whose chance of change is not a probability."""
+    prices = curves[["beta_forward", "beta_median", "p05", "p95"]].to_numpy(dtype=float)
+    ordered = (curves["p05"] <= curves["beta_median"]) & (curves["beta_median"] <= curves["p95"])
+    chance = curves["p_change"].between(0.0, 1.0)
+    bad = ~(np.isfinite(prices).all(axis=1) & (prices > 0).all(axis=1) & ordered.to_numpy() & chance.to_numpy())
+    return [f"{row.ticker_forward}: forward {row.beta_forward}, median {row.beta_median}, band "
+            f"[{row.p05}, {row.p95}], p_change {row.p_change}" for row in curves[bad].head(20).itertuples()]

@@ -2,13 +2,14 @@
 of one model (contract §3 and §6, `POST /v1/price`, `/v1/compare`, `/v1/providers`).
 
 The arithmetic is not here: costs come from `pipelines.pricing` (`task_cost` for one model,
-`spot_costs` for a frame of them) and the forward from `pipelines.dynamics`. This module
+`spot_costs` for a frame of them) and the forward from `pipelines.forecast`. This module
 decides which models can serve a profile, ranks them, and carries a cost forward.
 
-A forward cost is spot_cost · L(t) · exp(−θt), L(t) the output price a source has announced for t
-over today's (1 where none, `pipelines.scheduled`): the process moves β, and every price of a model (input,
-cache, reasoning, and its fees, which the same price list sets) is taken as a fixed ratio of β,
-so the whole cost scales with it. Its 90% band is the spot cost times the quantiles of β_t/β_0.
+A forward cost is spot_cost · L(t) · E[R_t], L(t) the output price a source has announced for t
+over today's (1 where none, `pipelines.scheduled`) and E[R_t] the forecast's mean ratio: the law
+moves β, and every price of a model (input, cache, reasoning, and its fees, which the same price
+list sets) is taken as a fixed ratio of β, so the whole cost scales with it. Its median and 90%
+band are spot_cost · L(t) times the quantiles of R_t.
 """
 
 from __future__ import annotations
@@ -21,9 +22,7 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 
-from pipelines.dynamics import decay_factor, ratio_quantiles
-from pipelines.greeks import MODEL_FIELDS
-from pipelines.listings import BATCH
+from pipelines.forecast import Process
 from pipelines.model_metadata import RETIRED as RETIRED_STATUS
 from pipelines.pricing import FEE_LINES, LINES, PriceBook, Rates, TaskCost, is_missing, spot_costs, task_costs
 from pipelines.spots import rate_columns
@@ -82,42 +81,32 @@ def model_rates(row: Mapping, mode: str) -> Rates | None:
     return Rates.from_row(row, columns)
 
 
-def process_of(greeks_row: Mapping, mode: str) -> dict[str, float | None]:
-    """The fitted process of a mode from a Greek sheet row (batch parameters carry `_batch`)."""
-    suffix = "_batch" if mode == BATCH else ""
-    return {field: None if is_missing(greeks_row.get(f"{field}{suffix}")) else float(greeks_row[f"{field}{suffix}"])
-            for field in MODEL_FIELDS}
-
-
 @dataclass(frozen=True)
 class ForwardQuote:
     horizon_months: float
     cost: float | None  # spot_cost · scheduled_factor · decay_factor, the expected cost at the horizon
     beta_forward: float | None  # β · scheduled_factor · decay_factor
-    theta_used: float | None
-    decay_factor: float | None
+    p_change: float | None  # the chance of a price change by the horizon
+    decay_factor: float | None  # E[R_t]
+    cost_median: float | None
     cost_p05: float | None  # the 90% band of the cost at the horizon
     cost_p95: float | None
     scheduled_factor: float = 1.0  # β announced for the horizon over β today (`pipelines.scheduled`)
 
 
-def forward_quote(spot_cost: float, beta: float, process: Mapping[str, float | None], months: float,
+def forward_quote(spot_cost: float, beta: float, process: Process | None, months: float,
                   scheduled_factor: float = 1.0) -> ForwardQuote:
-    """The cost carried to `months` under the fitted process, from the level a source has
-    announced for then (`scheduled_factor`, 1 where none); None where the process is not known."""
+    """The cost carried to `months` under the forecast law, from the level a source has announced
+    for then (`scheduled_factor`, 1 where none); None where the model has no law (no history)."""
     if not 0 < months <= 12 or not math.isfinite(months):
         raise ValueError(f"months must be in (0, 12], got {months!r}")
-    theta = process.get("theta")
-    if is_missing(theta):
-        return ForwardQuote(months, None, None, None, None, None, None, scheduled_factor)
-    factor = float(decay_factor(theta, months))
+    if process is None:
+        return ForwardQuote(months, None, None, None, None, None, None, None, scheduled_factor)
+    factor = float(process.expected_ratio(months)[0])
+    low, median, high = (float(q) for q in process.quantiles(months, (0.05, 0.5, 0.95))[0])
     level = spot_cost * scheduled_factor
-    low = high = None
-    if not any(is_missing(process.get(field)) for field in MODEL_FIELDS):
-        low, high = ratio_quantiles(pd.DataFrame([dict(process)]), months)[0]
-        low, high = level * float(low), level * float(high)
-    return ForwardQuote(months, level * factor, beta * scheduled_factor * factor, float(theta), factor, low, high,
-                        scheduled_factor)
+    return ForwardQuote(months, level * factor, beta * scheduled_factor * factor, float(process.p_change(months)[0]),
+                        factor, level * median, level * low, level * high, scheduled_factor)
 
 
 def cost_lines(cost: TaskCost) -> list[dict]:
@@ -188,17 +177,19 @@ class Ranking:
 
 
 def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | None = None,
-         months: float | None = None, book: PriceBook | None = None, include_retired: bool = False,
+         forward_ratio: np.ndarray | None = None, book: PriceBook | None = None, include_retired: bool = False,
          period: str | None = None, at: datetime | None = None, scheduled: np.ndarray | None = None,
          scopes: dict[str, np.ndarray] | None = None) -> Ranking:
     """The text models of a spots frame that can serve the profile, cheapest first (ties by
     ticker), and those left out, with their first reason: out of scope (`scope_masks`) first,
     then unable to serve it (`unfit_reasons`).
 
-    `theta` (the mode's θ per row) and `book` (`PriceBook.of(spots, rate_columns(mode))`) may be
-    passed in by a caller that keeps them; the forward cost needs both `theta` and `months`.
-    Models priced by the hour are priced in `period`, or at time `at`, else in their standard period.
-    `scheduled` is each row's announced level at `months` over today's (`scheduled.level_ratios`).
+    `theta` (the mode's θ per row, shown as it is) and `book` (`PriceBook.of(spots,
+    rate_columns(mode))`) may be passed in by a caller that keeps them. With `forward_ratio` (each
+    row's E[R_t] at the horizon, NaN where the model has no law) the forward cost is the spot cost
+    times it and `scheduled`, each row's announced level at the horizon over today's
+    (`scheduled.level_ratios`). Models priced by the hour are priced in `period`, or at time `at`,
+    else in their standard period.
     `scopes` (`scope_masks` of the rows, for this `include_retired`) may be kept by the caller too.
     """
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
@@ -219,7 +210,8 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
                      dtype=int)
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
     level = costs.spot_cost if scheduled is None else costs.spot_cost * scheduled
-    forward = level * decay_factor(theta, months) if months is not None else np.full(len(spots), np.nan)
+    forward = level * np.asarray(forward_ratio, dtype=float) if forward_ratio is not None else np.full(len(spots),
+                                                                                                          np.nan)
     out = [(tickers[i], reason, describe_scope(reason, inputs[i], outputs[i]) if reason in SCOPE_REASONS
             else describe(reason, profile, mode, windows[i]))
            for i, reason in enumerate(first) if reason]

@@ -18,8 +18,8 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
-from pipelines.dynamics import DAYS_PER_MONTH
 from pipelines.listings import PRICE_FIELDS, PUBLISHED, same_price
+from pipelines.months import DAYS_PER_MONTH
 
 SCHEDULED_COLUMNS = ["ticker", "mode", "effective_date", "field", "before", "after", "pct_change", "source",
                      "source_version", "source_url", "announced_on"]

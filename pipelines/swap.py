@@ -6,8 +6,9 @@ output tokens of each monthly fixing. Symbols, t in months:
     float(t)   = spot_cost·10⁶/n_out · β_t/β_0              the task's cost per million output tokens, every
                                                              billed line and fee included (`floating_rate`,
                                                              from `pipelines.pricing`)
-    E[float(t)] = float(0)·L(t)·exp(−θt)                     (the process's expected price, `pipelines.dynamics`,
-                                                             from the level L a source announces, `pipelines.scheduled`)
+    E[float(t)] = float(0)·L(t)·E[R_t]                       (the forecast's mean, `pipelines.forecast`: E[R_t] =
+                                                             1 − P_t + P_t·m, from the level L a source announces,
+                                                             `pipelines.scheduled`)
     fixings    t_i = 1, …, n (n = tenor in months), N_i = notional_tokens/n output tokens each,
                dated as_of + round(t_i·30.4375) days
     DF_i       = exp(−r·t_i/12)                              r the annual rate, continuously compounded
@@ -17,15 +18,15 @@ output tokens of each monthly fixing. Symbols, t in months:
 
 Greeks of npv(K), in USD:
 
-- delta = ∂npv/∂β = Σ DF_i·N_i·L(t_i)·exp(−θt_i)·m·10⁻⁶ per $/M of β, with m = float(0)/β the
+- delta = ∂npv/∂β = Σ DF_i·N_i·L(t_i)·E[R_(t_i)]·m·10⁻⁶ per $/M of β, with m = float(0)/β the
   exposure multiplier (kappa + n_think·r_think/n_out, plus the other lines over β) of the rates
   that bill the profile (after any context tier). Every price of a model, fees included, is taken
   to scale with β, so float(0) is linear in β.
-- vega = ∂npv/∂σ = 0: the diffusion is mean-preserving (its drift −½σ² offsets the convexity of
-  exp), so E[float(t)] and hence the npv do not depend on σ. It is published as 0, not omitted.
+- vega = ∂npv/∂σ = 0: the law has no diffusion (σ = 0 on the Greek sheet), and the npv depends
+  on the law only through its mean E[R_t], not its spread. It is published as 0, not omitted.
 - theta_greek = npv(K) one day later minus npv(K) today, β unchanged and the fixing dates
-  unchanged: every fixing is one day (1/30.4375 month) nearer, so each expected rate decays by
-  one day less and is discounted by one day less.
+  unchanged: every fixing is one day (1/30.4375 month) nearer, so each expected rate carries one
+  day less of the chance of a change and is discounted by one day less.
 - pv01 = npv(K + 0.01) − npv(K) = −0.01·Σ DF_i·N_i·10⁻⁶: the value of 0.01 $/M more fixed rate.
 """
 
@@ -38,7 +39,8 @@ from datetime import date
 
 import numpy as np
 
-from pipelines.dynamics import DAYS_PER_MONTH, decay_factor
+from pipelines.forecast import Process
+from pipelines.months import DAYS_PER_MONTH
 from pipelines.pricing import PER_MILLION, Rates, task_cost
 from pipelines.scheduled import horizon_date
 
@@ -93,9 +95,9 @@ def discount_factors(months: np.ndarray, annual_rate: float) -> np.ndarray:
     return np.exp(-_finite("discount_rate", annual_rate) * np.asarray(months, dtype=float) / 12.0)
 
 
-def expected_floating_rates(float0: float, theta: float, months: np.ndarray, levels=1.0) -> np.ndarray:
-    """E[float(t_i)] = float(0)·L_i·exp(−θt_i), L_i the announced level at the fixing (1 where none)."""
-    return _finite("floating rate", float0, 0.0) * levels * decay_factor(_finite("theta", theta), months)
+def expected_floating_rates(float0: float, process: Process, months: np.ndarray, levels=1.0) -> np.ndarray:
+    """E[float(t_i)] = float(0)·L_i·E[R_(t_i)], L_i the announced level at the fixing (1 where none)."""
+    return _finite("floating rate", float0, 0.0) * levels * process.expected_ratio(months)
 
 
 def fair_fixed_rate(dfs: np.ndarray, notionals: np.ndarray, expected: np.ndarray) -> float:
@@ -114,26 +116,26 @@ def notional_usd(notionals: np.ndarray, expected: np.ndarray) -> float:
     return float(np.sum(notionals * expected) * PER_MILLION)
 
 
-def delta(dfs: np.ndarray, notionals: np.ndarray, theta: float, months: np.ndarray, multiplier: float,
+def delta(dfs: np.ndarray, notionals: np.ndarray, process: Process, months: np.ndarray, multiplier: float,
           levels=1.0) -> float:
-    """∂npv/∂β = Σ DF·N·L·exp(−θt)·m·10⁻⁶ (USD per $/M of β)."""
-    return float(np.sum(dfs * notionals * levels * decay_factor(theta, months)) * multiplier * PER_MILLION)
+    """∂npv/∂β = Σ DF·N·L·E[R_t]·m·10⁻⁶ (USD per $/M of β)."""
+    return float(np.sum(dfs * notionals * levels * process.expected_ratio(months)) * multiplier * PER_MILLION)
 
 
 def vega() -> float:
-    """∂npv/∂σ = 0: the diffusion is mean-preserving, so no expected rate depends on σ."""
+    """∂npv/∂σ = 0: the law has no diffusion, and no expected rate depends on a spread."""
     return 0.0
 
 
-def theta_greek(float0: float, theta: float, months: np.ndarray, notionals: np.ndarray, fixed_rate: float,
+def theta_greek(float0: float, process: Process, months: np.ndarray, notionals: np.ndarray, fixed_rate: float,
                 annual_rate: float, levels=1.0) -> float:
     """npv one day later minus npv today, β and the fixing dates (so the announced levels) unchanged
     (USD per day)."""
     later = months - ONE_DAY
     tomorrow = npv(discount_factors(later, annual_rate), notionals,
-                   expected_floating_rates(float0, theta, later, levels), fixed_rate)
+                   expected_floating_rates(float0, process, later, levels), fixed_rate)
     today = npv(discount_factors(months, annual_rate), notionals,
-                expected_floating_rates(float0, theta, months, levels), fixed_rate)
+                expected_floating_rates(float0, process, months, levels), fixed_rate)
     return tomorrow - today
 
 
@@ -169,7 +171,7 @@ class SwapQuote:
     schedule: tuple[Fixing, ...]
 
 
-def price_swap(rates: Rates, theta: float, n_in: float, n_out: float, eta: float, n_think: float,
+def price_swap(rates: Rates, process: Process, n_in: float, n_out: float, eta: float, n_think: float,
                tenor_months: int, notional_tokens: float, discount_rate: float, as_of: date,
                fixed_rate: float | None = None, levels: Callable[[np.ndarray], np.ndarray] | None = None) -> SwapQuote:
     """The whole quote of module docstring; greeks at the given fixed rate, else at the fair one.
@@ -179,7 +181,7 @@ def price_swap(rates: Rates, theta: float, n_in: float, n_out: float, eta: float
     notionals = fixing_notionals(notional_tokens, months)
     dfs = discount_factors(months, discount_rate)
     float0 = floating_rate(rates, n_in, n_out, eta, n_think)
-    expected = expected_floating_rates(float0, theta, months, level)
+    expected = expected_floating_rates(float0, process, months, level)
     fair = fair_fixed_rate(dfs, notionals, expected)
     given = None if fixed_rate is None else _finite("fixed_rate", fixed_rate)
     contract = fair if given is None else given
@@ -196,9 +198,9 @@ def price_swap(rates: Rates, theta: float, n_in: float, n_out: float, eta: float
         notional_usd=notional_usd(notionals, expected),
         tenor_months=int(tenor_months),
         discount_rate=float(discount_rate),
-        delta=None if multiplier is None else delta(dfs, notionals, theta, months, multiplier, level),
+        delta=None if multiplier is None else delta(dfs, notionals, process, months, multiplier, level),
         vega=vega(),
-        theta_greek=theta_greek(float0, theta, months, notionals, contract, discount_rate, level),
+        theta_greek=theta_greek(float0, process, months, notionals, contract, discount_rate, level),
         pv01=pv01(dfs, notionals),
         schedule=schedule,
     )

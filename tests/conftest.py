@@ -42,6 +42,16 @@ def store(built_warehouse) -> SnapshotStore:
     return SnapshotStore(built_warehouse)
 
 
+@pytest.fixture(scope="session")
+def by_hand(store):
+    """The snapshot's forecast law recomputed by hand from its tables (tests/forecast_by_hand.py)."""
+    from datetime import date
+
+    from tests.forecast_by_hand import ByHand
+
+    return ByHand.of(store, date.fromisoformat(AS_OF))
+
+
 @pytest.fixture
 def warehouse_copy(built_warehouse, tmp_path) -> Path:
     """A private copy of the published warehouse, for tests that try to break it."""

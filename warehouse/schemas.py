@@ -161,9 +161,17 @@ GREEKS = _schema(**_SPOT_COLUMNS, **_PROCESS, **{f"{k}_batch": v for k, v in _PR
 
 FORWARD_CURVES = _schema(
     ticker=(_STR, False), mode=(_STR, False), ticker_forward=(_STR, False), tenor=(_STR, False),
-    months=(_F64, False), spot=(_F64, False), theta=(_F64, False), decay_factor=(_F64, False),
-    beta_forward=(_F64, False), p05=(_F64, False), p95=(_F64, False),
+    months=(_F64, False), spot=(_F64, False), scheduled=(_F64, False), p_change=(_F64, False),
+    decay_factor=(_F64, False), beta_forward=(_F64, False), beta_median=(_F64, False), p05=(_F64, False),
+    p95=(_F64, False), change_mean=(_F64, False), change_p05=(_F64, False), change_p50=(_F64, False),
+    change_p95=(_F64, False),
 )
+# The forecast law (pipelines/forecast.py): per ticker and mode, P(a change by the end of each
+# month 1–12) and the change law it follows; each change law's ratios and weights.
+PROCESSES = _schema(ticker=(_STR, False), mode=(_STR, False), months=(_F64, False), p_change=(_F64, False),
+                    change_law=(_STR, False))
+CHANGE_LAWS = _schema(change_law=(_STR, False), ratio=(_F64, False), weight=(_F64, False),
+                      prior_weight=(_F64, False))
 
 ICI = _schema(
     type=(_STR, False), as_of=(_DATE, False), value=(_F64, False), methodology_version=(_STR, False),
@@ -181,19 +189,27 @@ EVENTS = _schema(
 )
 
 BACKTEST = _schema(
-    anchor=(_DATE, False), ticker=(_STR, False), family=(_STR, False), tier=(_STR, False), tenor=(_STR, False),
-    months=(_F64, False), method=(_STR, False), target_date=(_DATE, False), spot=(_F64, False),
-    forecast=(_F64, False), p05=_F64, p95=_F64, realised=(_F64, False), rel_error=(_F64, False),
-    ape=(_F64, False), covered=_BOOL,
+    anchor=(_DATE, False), ticker=(_STR, False), family=(_STR, False), tier=(_STR, False),
+    fixed_name=(_BOOL, False), tenor=(_STR, False), months=(_F64, False), method=(_STR, False),
+    target_date=(_DATE, False), spot=(_F64, False), forecast=(_F64, False), median=(_F64, False),
+    p05=(_F64, False), p95=(_F64, False), p_change=(_F64, False), p_base=_F64, realised=(_F64, False),
+    changed=(_BOOL, False), revision=(_BOOL, False), rel_error=(_F64, False), log_error=(_F64, False),
+    ape=(_F64, False), crps=(_F64, False), pit_low=(_F64, False), pit_high=(_F64, False), covered=(_F64, False),
 )
-_METRICS = dict(n=(_I64, False), rel_rmse=_F64, mape=_F64, median_ape=_F64, bias=_F64, coverage=_F64)
+_METRICS = dict(n=(_I64, False), changed_share=_F64, rel_rmse=_F64, log_rmse=_F64, mape=_F64, median_ape=_F64,
+                bias=_F64, crps=_F64, brier=_F64, coverage=_F64)
 BACKTEST_SUMMARY = _schema(tenor=(_STR, False), method=(_STR, False), **_METRICS)
 BACKTEST_FAMILIES = _schema(family=(_STR, False), tenor=(_STR, False), method=(_STR, False), **_METRICS)
+_VERSUS = {f"{metric}{suffix}": _F64 for metric in ("rel_rmse", "log_rmse", "mape", "median_ape", "crps",
+                                                      "coverage", "bias")
+           for suffix in ("", "_flat", "_single_exp")}
 ACCURACY = _schema(
-    tenor=(_STR, False), n=(_I64, False), rel_rmse=_F64, rel_rmse_flat=_F64, rel_rmse_single_exp=_F64,
-    rel_rmse_gap_se=_F64, mape=_F64, mape_flat=_F64, mape_single_exp=_F64, bias=_F64, bias_flat=_F64,
-    bias_single_exp=_F64, coverage=_F64, coverage_single_exp=_F64, no_change_share=_F64,
+    scope=(_STR, False), tenor=(_STR, False), n=(_I64, False), revisions_excluded=(_I64, False),
+    changed_share=_F64, **_VERSUS, rel_rmse_gap_se=_F64, crps_gap_se=_F64, brier=_F64, brier_base=_F64,
+    brier_gap_se=_F64, coverage_se=_F64, verdict=(_STR, False),
 )
+BACKTEST_RELIABILITY = _schema(tenor=(_STR, False), low=(_F64, False), high=(_F64, False), n=(_I64, False),
+                               predicted=(_F64, False), observed=(_F64, False))
 
 # The warehouse's tables, declared here and nowhere else, in pipeline order (each table after
 # the tables it is built from). The snapshot publishes exactly these; assets/definitions.py refuses
@@ -242,6 +258,8 @@ SCHEMAS: dict[str, pa.Schema] = {
     "price_disputes": PRICE_DISPUTES,
     "spots": SPOTS,
     "scheduled_changes": SCHEDULED_CHANGES,
+    "processes": PROCESSES,
+    "change_laws": CHANGE_LAWS,
     "greeks": GREEKS,
     "forward_curves": FORWARD_CURVES,
     "ici": ICI,
@@ -251,4 +269,5 @@ SCHEMAS: dict[str, pa.Schema] = {
     "backtest_summary": BACKTEST_SUMMARY,
     "backtest_families": BACKTEST_FAMILIES,
     "accuracy": ACCURACY,
+    "backtest_reliability": BACKTEST_RELIABILITY,
 }

@@ -21,6 +21,7 @@ from litestar.params import Parameter
 from pipelines.backtest import METHODS, TENOR_MONTHS
 from pipelines.events import EVENT_KINDS, recent_events
 from pipelines.listings import PRICE_FIELDS
+from pipelines.scorecard import headline
 from serve.api.market import record_of, table_records, ticker_of
 from serve.deps import settings_of, snapshot_of
 from serve.problems import Problem, invalid
@@ -31,6 +32,7 @@ from warehouse.schemas import (
     ACCURACY,
     BACKTEST,
     BACKTEST_FAMILIES,
+    BACKTEST_RELIABILITY,
     BACKTEST_SUMMARY,
     EVENTS,
     FORWARD_CURVES,
@@ -47,14 +49,17 @@ DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
 METHODOLOGY = "docs/methodology.md"
 ACCURACY_NOTE = (
     "Each row scores the oracle's sync output-price forecasts at one tenor against the realised price, beside "
-    "the flat forward and the single-exponential baseline: lower rel_rmse and mape are better, bias is in "
-    "percent of spot (negative means forecasts fell below outcomes), and coverage is the share of outcomes "
-    "inside the 90% band."
+    "the flat forward and the single-exponential baseline, for every model (scope all) and for fixed-name models "
+    "(scope fixed_name); cases whose window holds a source revision are left out. Lower is better for crps (the "
+    "whole distribution, in units of the spot), brier (the chance of change, beside the base rate's), rel_rmse "
+    "and log_rmse (the mean), mape and median_ape (the median); coverage is the randomised-PIT share inside the "
+    "90% band (90% is calibrated); bias is in percent of spot. Standard errors are by a block bootstrap over "
+    "tickers. `reliability` compares the predicted chance of change with how often a change came."
 )
 
 # --- response shapes -------------------------------------------------------------------------------
 
-ForwardPoint = struct_from_schema("ForwardPoint", FORWARD_CURVES, exclude=("ticker", "mode", "spot", "theta"))
+ForwardPoint = struct_from_schema("ForwardPoint", FORWARD_CURVES, exclude=("ticker", "mode", "spot"))
 
 
 class ForwardCurve(msgspec.Struct, kw_only=True):
@@ -154,10 +159,13 @@ class Backtest(msgspec.Struct, kw_only=True):
 
 
 AccuracyRow = struct_from_schema("AccuracyRow", ACCURACY)
+ReliabilityRow = struct_from_schema("ReliabilityRow", BACKTEST_RELIABILITY)
 
 
 class Accuracy(msgspec.Struct, kw_only=True):
+    headline: Annotated[str, msgspec.Meta(description="In words: where the forecast beats the flat forward")]
     tenors: list[AccuracyRow]
+    reliability: list[ReliabilityRow]
     methods: list[str]
     methodology: str
     note: str
@@ -232,7 +240,7 @@ def _model_and_mode(snapshot: LoadedSnapshot, name: str, mode: str | None) -> tu
 # --- forwards --------------------------------------------------------------------------------------
 
 
-FORWARD_POINT = ["tenor", "ticker_forward", "months", "beta_forward", "decay_factor", "p05", "p95"]
+FORWARD_POINT = [c for c in FORWARD_CURVES.names if c not in ("ticker", "mode", "spot")]
 
 
 def forward_curve_answer(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str, spot: float,
@@ -264,8 +272,9 @@ def _forward_curve(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str) -
 
 
 @get("/v1/forwards/{ticker:path}", summary="Forward curve of one model", tags=["curves"],
-     description="Expected output price (β) and its 5%–95% band at 1M, 2M, 3M, 6M, 9M and 12M, with the "
-                 "process behind them (theta, sigma, jumps; methodology §4–5). `mode` is sync or batch; it "
+     description="Expected output price (β, the mean), its median and 5%–95% band and the chance of a change at "
+                 "1M, 2M, 3M, 6M, 9M and 12M, from any scheduled price, with the change law behind them "
+                 "(methodology §4–5). `mode` is sync or batch; it "
                  "defaults to sync, or to batch when the ticker is a batch ticker (`SONNET-4.B`). Forward "
                  "tickers are `ticker_forward_prefix`-tenor, e.g. `SONNET-4.B-3M`.")
 async def forwards(request: Request, ticker: str, mode: ModeParam = None) -> Response[ForwardsResponse]:
@@ -456,13 +465,17 @@ async def backtest(
 
 
 @get("/v1/accuracy", summary="Backtest headline: accuracy per tenor against the baselines", tags=["curves"],
-     description="One row per tenor: the oracle's relative RMSE, MAPE, bias and 90%-band coverage beside the flat "
-                 "forward's and the single-exponential baseline's, the bootstrap standard error of the RMSE gap "
-                 "to the flat forward, and the share of outcomes equal to the spot (methodology §9).")
+     description="One row per scope and tenor: the oracle's CRPS, Brier score, relative and log-ratio RMSE, MAPE, "
+                 "median APE, bias and randomised-PIT coverage of its 90% band beside the flat forward's and the "
+                 "single-exponential baseline's (and the base rate's Brier score), with block-bootstrap standard "
+                 "errors and a verdict in words; the reliability of the chance of change; and a headline "
+                 "(methodology §9).")
 async def accuracy(request: Request) -> Response[AccuracyResponse]:
     snapshot = snapshot_of(request)
-    return _answer(request, snapshot, {"tenors": table_records(snapshot, "accuracy"), "methods": list(METHODS),
-                                       "methodology": METHODOLOGY, "note": ACCURACY_NOTE})
+    return _answer(request, snapshot, memoized(snapshot, ("accuracy",), lambda: {
+        "headline": headline(snapshot.table("accuracy")), "tenors": table_records(snapshot, "accuracy"),
+        "reliability": table_records(snapshot, "backtest_reliability"), "methods": list(METHODS),
+        "methodology": METHODOLOGY, "note": ACCURACY_NOTE}))
 
 
 ROUTES = [forwards, history, ici, events, backtest, accuracy]

@@ -40,7 +40,6 @@ from pipelines.quotes import (
     describe,
     forward_quote,
     model_rates,
-    process_of,
     provider_quotes,
     rank,
     scope_masks,
@@ -53,6 +52,7 @@ from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
 from serve.direct import direct, handler_answer
 from serve.lookup import Resolved, UnknownModel
+from serve.outlook import forward_ratios, process_of
 from serve.problems import Problem, invalid
 from serve.respond import TidyList, column_values, envelope, envelope_type, records, snapshot_response, tidy_floats
 from serve.state import LoadedSnapshot
@@ -139,8 +139,9 @@ class ForwardOut(msgspec.Struct):
     horizon_months: float
     cost: float | None
     beta_forward: float | None
-    theta_used: float | None
-    decay_factor: float | None
+    p_change: Annotated[float | None, msgspec.Meta(description="The chance of a price change by the horizon")]
+    decay_factor: Annotated[float | None, msgspec.Meta(description="The forecast's mean ratio E[R_t] at the horizon")]
+    cost_median: float | None
     cost_p05: float | None
     cost_p95: float | None
     scheduled_factor: Annotated[float, msgspec.Meta(description="The output price a source has announced for the "
@@ -341,7 +342,7 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
         "cost_lines": cost_lines(cost), "period": period_of(rates, period, at),
     }
     if months is not None:
-        process = process_of(record_of(snapshot, "greeks", resolved.ticker), mode)
+        process = process_of(snapshot, resolved.ticker, mode)
         factor = float(level_ratios(snapshot.table("scheduled_changes"), resolved.ticker, mode,
                                     spot[f"beta_{mode}"], date.fromisoformat(snapshot.as_of), [months])[0])
         data["forward"] = dict(vars(forward_quote(cost.spot_cost, cost.beta_used, process, months, factor)))
@@ -410,9 +411,11 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     profile, mode = _profile(body), body.mode
     _, theta, row_of, book = _mode_inputs(snapshot, mode)
     spots, labels = snapshot.table("spots"), _rank_labels(snapshot)
+    ratios = forward_ratios(snapshot, mode, body.horizon_months) if body.horizon_months is not None else None
     if body.models is not None:
         rows = [row_of[t] for t in _listed(snapshot, body.models, mode)]
         spots, theta, book = spots.iloc[rows], theta[rows], None  # a few models: priced afresh
+        ratios = None if ratios is None else ratios[rows]
         labels = {column: [values[i] for i in rows] for column, values in labels.items()}
     # A model named in `models` was asked for: it ranks even if retired (marked by its status).
     include_retired = body.include_retired or body.models is not None
@@ -425,7 +428,7 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
                                                           date.fromisoformat(snapshot.as_of), body.horizon_months)
                                  / beta, 1.0)
     scopes = _scopes(snapshot, include_retired) if body.models is None else None  # a few models: afresh
-    ranking = rank(spots, profile, mode, theta, body.horizon_months, book, include_retired, period, at, scheduled,
+    ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled,
                    scopes)
     figures = {column: tidy_floats(values) for column, values in ranking.figures().items()}
     columns = [c for c in RANK_COLUMNS if c != "forward_cost" or body.horizon_months is not None]

@@ -1,9 +1,9 @@
 """Simulation endpoints (contract §6): the inference cost swap, the Monte Carlo of one model's
 price, and the budget simulation of a workload portfolio.
 
-Every number comes from the snapshot's `greeks` row of the model (its rates and fitted process
-per mode) through `pipelines.swap`, `pipelines.montecarlo` and `pipelines.budget`; nothing here
-computes a price. Request fields that the interface specification writes in camelCase
+Every number comes from the snapshot's `greeks` row of the model (its rates per mode) and its
+published forecast law (`serve.outlook`) through `pipelines.swap`, `pipelines.forecast` and
+`pipelines.budget`; nothing here computes a price. Request fields that the interface specification writes in camelCase
 (`taskType`, `notionalTokens`, `taskCategory`, `horizonMonths`, also `fixedRate`) are accepted in
 snake_case too; giving both spellings with different values is a 400. Where a check needs a
 message better than the decoder's (twins, allowed values, bounds from the settings), it is made
@@ -29,12 +29,9 @@ from pipelines.budget import (
     changed_share,
     histogram,
     percentiles,
-    probability_of_jump,
     simulate_budget,
     summary,
 )
-from pipelines.dynamics import JUMP_THRESHOLD, Process, decay_factor
-from pipelines.montecarlo import simulate_ratios
 from pipelines.pricing import Rates, task_cost
 from pipelines.scheduled import level_ratios
 from pipelines.spots import rate_columns
@@ -43,6 +40,7 @@ from pipelines.tasks import TASK_TYPES, TaskProfile, task_profile
 from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
 from serve.direct import strict
+from serve.outlook import process_of
 from serve.problems import Problem, invalid
 from serve.respond import computed_envelope, envelope_type, snapshot_response
 from serve.state import LoadedSnapshot
@@ -120,7 +118,7 @@ class TaskProfileOut(Struct):
 
 class SwapGreeks(Struct):
     delta: float | None  # USD per $/M of β; null when β is 0
-    vega: float  # 0: the diffusion is mean-preserving
+    vega: float  # 0: the law has no diffusion, and the npv reads only its mean
     theta_greek: float  # USD per day
     pv01: float  # USD per +0.01 $/M of fixed rate
 
@@ -201,7 +199,6 @@ class MonteCarloData(Struct, kw_only=True):
     histogram: list[HistogramBin]
     probabilityOfChange: float
     probabilityOfChangeModel: float
-    changeThreshold: float
     fan: list[FanPoint]
 
 
@@ -274,7 +271,7 @@ def _paths(request: Request, paths: int | None) -> int:
 
 
 class _Priced:
-    """A model's rates and fitted process in one mode, from its `greeks` row."""
+    """A model's rates in one mode, from its `greeks` row, and its forecast law."""
 
     def __init__(self, snapshot: LoadedSnapshot, name: str, mode: str | None, model_field: str = "model",
                  mode_field: str = "mode"):
@@ -292,19 +289,18 @@ class _Priced:
             row = record_of(snapshot, "greeks", resolved.ticker)
         except KeyError:
             raise Problem(404, "no_price", f"{resolved.ticker} has no price in this snapshot") from None
-        suffix = "" if chosen == "sync" else "_batch"
-        fields = ("theta", "sigma", "jump_rate", "jump_mean", "jump_std")
-        process = {field: row.get(f"{field}{suffix}") for field in fields}
-        if row.get(f"beta_{chosen}") is None or any(value is None for value in process.values()):
+        if row.get(f"beta_{chosen}") is None:
             raise Problem(404, "no_price", f"{resolved.ticker} has no {chosen} price in this snapshot")
-        self.ticker, self.mode, self.row = resolved.ticker, chosen, row
+        process = process_of(snapshot, resolved.ticker, chosen)
+        if process is None:
+            raise Problem(404, "no_forecast", f"{resolved.ticker} has no forecast in {chosen}: no price history to "
+                                              f"fit one from")
+        self.ticker, self.mode, self.row, self.process = resolved.ticker, chosen, row, process
         self.model_id: str = row["model_id"]
         self.beta: float = float(row[f"beta_{chosen}"])
-        self.theta: float = float(process["theta"])
+        self.theta: float = float(row["theta" if chosen == "sync" else "theta_batch"])
         self.rates = Rates.from_row(row, columns=rate_columns(chosen))
         self._snapshot = snapshot
-        self.process = Process(jump_rate=float(process["jump_rate"]), jump_mean=float(process["jump_mean"]),
-                               jump_std=float(process["jump_std"]), sigma=float(process["sigma"]))
 
     def levels(self, months) -> np.ndarray:
         """The price announced for each horizon over today's (`scheduled.level_ratios`)."""
@@ -343,7 +339,7 @@ async def swap(request: Request, data: SwapRequest) -> SwapResponse:
     priced = _Priced(snapshot, data.model, data.mode)
     rate = settings_of(request).discount_rate
     try:
-        quote = price_swap(priced.rates, priced.theta, profile.n_in, profile.n_out, profile.eta, profile.n_think,
+        quote = price_swap(priced.rates, priced.process, profile.n_in, profile.n_out, profile.eta, profile.n_think,
                            TENORS[tenor_key], notional, rate, date.fromisoformat(snapshot.as_of), fixed,
                            priced.levels)
     except ValueError as error:
@@ -381,18 +377,18 @@ async def monte_carlo(
                                 le=SEED_MAX)] = 0,
     mode: Annotated[str | None, _query("sync (default) or batch")] = None,
 ) -> Response[MonteCarloResponse]:
-    """Paths of the model's fitted price process to the horizon, and the task's cost on them.
+    """Paths of the model's forecast law to the horizon, and the task's cost on them.
 
     The response follows the query's camelCase (`taskCategory`, `horizonMonths`, `spotCost`, …).
-    `cost` and `beta` summarise the simulated task cost (USD) and output price ($/M) at the horizon;
-    `forwardCost` is the analytic expected cost spot_cost·L(t)·exp(−θt) (L the price a source has
-    announced for the horizon over today's, 1 where none), which `cost.mean` estimates
-    within `meanStandardError`. `histogram` has 20 equal bins of the cost. `probabilityOfChange` is
-    the simulated share of paths whose price the process moved by at least `changeThreshold` in log
-    terms (a change a source has announced is not counted: it is known, see `/v1/scheduled`; the
-    methodology's size of a price change: the diffusion alone moves every path by a hair), beside
-    the model's probability of at least one discrete change, 1 − exp(−λt). `fan` holds the monthly
-    mean and percentiles of β to the horizon. Same query, same answer.
+    Each path draws a time of change from the model's chance of change and a ratio from its change
+    law (`pipelines.forecast`). `cost` and `beta` summarise the simulated task cost (USD) and output
+    price ($/M) at the horizon; `forwardCost` is the analytic expected cost spot_cost·L(t)·E[R_t]
+    (L the price a source has announced for the horizon over today's, 1 where none: the forward
+    curve's mean), which `cost.mean` estimates within `meanStandardError`. `histogram` has 20 equal
+    bins of the cost. `probabilityOfChange` is the simulated share of paths whose price changed (a
+    change a source has announced is not counted: it is known, see `/v1/scheduled`), beside the
+    law's chance of a change, `probabilityOfChangeModel`. `fan` holds the monthly mean and
+    percentiles of β to the horizon. Same query, same answer.
     """
     return await request.app.state.computing.run(partial(
         _monte_carlo, request, ticker, taskCategory=taskCategory, task_category=task_category,
@@ -414,7 +410,7 @@ def _monte_carlo(request: Request, ticker: str, *, taskCategory: str | None, tas
     cost_today = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
     grid = np.arange(1, horizon + 1, dtype=float)
     levels = priced.levels(grid)
-    moves = simulate_ratios(priced.process, grid, count, seed)  # the process alone: what may change
+    moves = priced.process.sample(grid, count, np.random.default_rng(seed))  # the law alone: what may change
     ratios = moves * levels  # from the level a source has announced, where one has
     at_horizon = ratios[:, -1]
     costs, betas = cost_today * at_horizon, priced.beta * at_horizon
@@ -423,13 +419,12 @@ def _monte_carlo(request: Request, ticker: str, *, taskCategory: str | None, tas
     data = MonteCarloData(
         ticker=priced.ticker, modelId=priced.model_id, mode=priced.mode, taskCategory=task, horizonMonths=horizon,
         paths=count, seed=seed, spotCost=cost_today, spotBeta=priced.beta, theta=priced.theta,
-        forwardCost=float(cost_today * levels[-1] * decay_factor(priced.theta, horizon)),
+        forwardCost=float(cost_today * levels[-1] * priced.process.expected_ratio(horizon)[0]),
         meanStandardError=cost_stats["std"] / count**0.5,
         cost=Stats(**cost_stats), beta=Stats(**summary(betas)),
         histogram=[HistogramBin(**b) for b in histogram(costs, HISTOGRAM_BINS)],
-        probabilityOfChange=changed_share(moves[:, -1]), probabilityOfChangeModel=probability_of_jump(
-            priced.process.jump_rate, horizon),
-        changeThreshold=JUMP_THRESHOLD,
+        probabilityOfChange=changed_share(moves[:, -1]),
+        probabilityOfChangeModel=float(priced.process.p_change(horizon)[0]),
         fan=[FanPoint(int(m), float(priced.beta * ratios[:, i].mean()), *(float(v) for v in fan[:, i]))
              for i, m in enumerate(grid)],
     )
@@ -444,7 +439,7 @@ def _monte_carlo(request: Request, ticker: str, *, taskCategory: str | None, tas
 async def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
     """Monthly spend of a portfolio of workloads to the horizon, with percentile bands and shares.
 
-    `expected_spend` (per month, per workload and in total) is analytic: requests·spot_cost·L(m)·exp(−θm)
+    `expected_spend` (per month, per workload and in total) is analytic: requests·spot_cost·L(m)·E[R_m]
     at the end of month m (L the price announced for then over today's, 1 where none), the forward
     curve's expectation. The bands p05 … p95 of each month's total
     spend are simulated (`pipelines.budget`): workloads on one model and mode share its price path,

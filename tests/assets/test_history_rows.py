@@ -9,9 +9,10 @@ import pytest
 from assets.history_rows import backtest_rows, index_history_rows, index_rows, observed_rows, spot_rows
 from assets.resources import PriceSources
 from pipelines.backtest import backtest_parts, run_backtest
-from pipelines.dynamics import fit_processes
+from pipelines.change_panel import Histories, change_points
 from pipelines.events import build_events
 from pipelines.evidence import compared, spot_evidence
+from pipelines.forecast import FittedLaw, build_change_laws, build_processes
 from pipelines.ici import build_ici, build_ici_history
 from pipelines.registry import Rules
 from pipelines.spots import build_spots
@@ -47,11 +48,25 @@ def test_spots_and_evidence_from_the_days_rows(history, tables):
                                   build_spots(whole, models, TODAY, evidence))
 
 
-def test_fits_and_events_from_the_observed_rows(history, tables):
+def _law_tables(rows, models, rules, modes):
+    """The forecast law's two tables (`processes`, `change_laws`) fitted on `rows` of the history."""
+    histories = Histories(change_points(rows, TODAY), models, rules)
+    fitted = FittedLaw.fit(histories, TODAY)
+    return build_processes(histories, fitted, modes, TODAY), build_change_laws(fitted)
+
+
+def test_the_law_and_events_from_the_observed_rows(history, tables, store):
     whole, models = tables["price_history"], tables["models"]
     observed = observed_rows(history)
-    groups = models[["ticker", "family", "tier"]]
-    pd.testing.assert_frame_equal(fit_processes(observed, groups, TODAY), fit_processes(whole, groups, TODAY))
+    rules = Rules.from_frame(PriceSources().seed_table("model_rules"))
+    published = store.read_table("processes")
+    modes = published[["ticker", "mode"]].drop_duplicates()
+    from_observed = _law_tables(observed, models, rules, modes)
+    for part, from_whole in zip(from_observed, _law_tables(whole, models, rules, modes), strict=True):
+        pd.testing.assert_frame_equal(part, from_whole)
+    # And they are the published tables, fitted as the asset fits them.
+    pd.testing.assert_frame_equal(from_observed[0], published, check_dtype=False)
+    pd.testing.assert_frame_equal(from_observed[1], store.read_table("change_laws"), check_dtype=False)
     pd.testing.assert_frame_equal(build_events(observed, models, TODAY), build_events(whole, models, TODAY))
 
 
@@ -64,14 +79,27 @@ def test_the_index_from_the_observed_rows_and_its_days(history, tables):
                                   build_ici_history(whole, models, observations, TODAY))
 
 
-def test_the_backtest_from_the_sync_rows_of_its_target_days_an_anchor_at_a_time(history, tables, tmp_path):
+@pytest.fixture(scope="module")
+def backtests(history, tables):
+    """The backtest from the whole history, and from the parts of it its asset reads."""
     whole, observations, models = tables["price_history"], tables["price_observations"], tables["models"]
     rules = Rules.from_frame(PriceSources().seed_table("model_rules"))
-    realised = backtest_rows(history, TODAY)
-    expected = run_backtest(observations, whole, models, rules, TODAY)
-    pd.testing.assert_frame_equal(run_backtest(observations, realised, models, rules, TODAY), expected)
+    realised, observed = backtest_rows(history, TODAY), observed_rows(history)
+    parts = list(backtest_parts(observations, realised, observed, models, rules, TODAY))
+    return run_backtest(observations, whole, whole, models, rules, TODAY), parts
+
+
+def test_the_backtest_from_the_sync_rows_of_its_target_days_an_anchor_at_a_time(backtests):
+    expected, parts = backtests
+    assert len(expected) > 1000
+    pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), expected)
     # Early anchors forecast nothing the data can score: their parts are empty, and still a table's.
+    assert len(parts[0]) == 0 and list(parts[0].columns) == list(expected.columns)
+
+
+def test_the_backtest_written_an_anchor_at_a_time_reads_back_as_the_whole(backtests, tmp_path):
+    expected, parts = backtests
     staging = SnapshotStore(tmp_path)
-    staging.write_table("parts", "backtest", TableParts(backtest_parts(observations, realised, models, rules, TODAY)))
+    staging.write_table("parts", "backtest", TableParts(iter(parts)))
     staging.write_table("whole", "backtest", expected)
     pd.testing.assert_frame_equal(staging.read_staged("parts", "backtest"), staging.read_staged("whole", "backtest"))

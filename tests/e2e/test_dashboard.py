@@ -130,9 +130,13 @@ def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
     open_page(page, f"{dashboard_base}/dashboard/models/{MODEL}")
 
     forwards = _marks(page, "[data-chart=forward-curve] [data-layer=points-forwards] .point")
-    assert [(m["tenor"], float(m["value"]), float(m["p05"]), float(m["p95"])) for m in forwards] == [
-        (p["tenor"], p["beta_forward"], p["p05"], p["p95"]) for p in curve["forwards"]]
+    assert [(m["tenor"], float(m["value"]), float(m["p05"]), float(m["p95"]), float(m["p_change"]))
+            for m in forwards] == [(p["tenor"], p["beta_forward"], p["p05"], p["p95"], p["p_change"])
+                                   for p in curve["forwards"]]
     assert float(_marks(page, "[data-chart=forward-curve] [data-layer=points-spot] .point")[0]["value"]) == curve["spot"]
+    table = _cells(page, "forwards")
+    assert [(row[0], _value(row[2]), _value(row[3]), _value(row[6])) for row in table] == [
+        (p["tenor"], p["beta_forward"], p["beta_median"], p["p_change"]) for p in curve["forwards"]]
 
     points = sorted(_marks(page, "[data-chart=history] .point"), key=lambda m: m["date"])
     assert [(m["date"], float(m["value"]), m["provenance"]) for m in points] == [
@@ -240,14 +244,22 @@ def test_index_page_holds_the_three_variants(page, dashboard_base, api):
 def test_accuracy_page_holds_the_backtest(page, dashboard_base, api):
     accuracy = _data(api.get("/v1/accuracy"))
     open_page(page, f"{dashboard_base}/dashboard/accuracy")
-    table = _table(page, "accuracy")
-    for row in accuracy["tenors"]:
-        for column in ("n", "rel_rmse", "rel_rmse_flat", "rel_rmse_single_exp", "mape", "bias", "coverage"):
-            assert _value(table[row["tenor"]][column]) == row[column], (row["tenor"], column)
+    assert page.locator("[data-name=headline]").inner_text() == accuracy["headline"]
+    for scope in ("all", "fixed_name"):
+        table = _table(page, f"accuracy-{scope}")
+        rows = [row for row in accuracy["tenors"] if row["scope"] == scope]
+        assert sorted(table) == sorted(row["tenor"] for row in rows)
+        for row in rows:
+            for column in ("n", "changed_share", "crps", "crps_flat", "crps_gap_se", "brier", "brier_base",
+                           "rel_rmse", "rel_rmse_flat", "rel_rmse_single_exp", "coverage", "coverage_flat"):
+                assert _value(table[row["tenor"]][column]) == row[column], (scope, row["tenor"], column)
+    every = [row for row in accuracy["tenors"] if row["scope"] == "all"]
     bars = {(b["tenor"], b["method"]): float(b["value"]) for b in _marks(page, "[data-chart=accuracy-bars] .bar")}
-    for row in accuracy["tenors"]:
-        assert bars[(row["tenor"], "flat")] == row["rel_rmse_flat"]
-        assert bars[(row["tenor"], "oracle")] == row["rel_rmse"]
+    for row in every:
+        assert bars[(row["tenor"], "flat")] == row["crps_flat"]
+        assert bars[(row["tenor"], "oracle")] == row["crps"]
+    verdicts = page.locator("ul.verdicts li").all_inner_texts()
+    assert verdicts == [row["verdict"] for row in every]
 
     backtest = _data(api.get("/v1/backtest?method=oracle&tenor=3M&limit=1000&offset=0"))
     drawn = _marks(page, "[data-chart=predictions] .point")

@@ -1,6 +1,7 @@
 """End to end: the graph materialised into a folder (the session fixture runs `oracle refresh`),
 `oracle serve` started on it as a real process, and every endpoint's numbers checked against
-the Parquet tables or the `pipelines/` functions."""
+the Parquet tables, the `pipelines/` pricing functions, or the forecast law recomputed by hand from
+its tables (tests/forecast_by_hand.py)."""
 
 import os
 import signal
@@ -50,6 +51,7 @@ def test_forwards_history_and_index_equal_the_tables(server, store):
     o3 = curves[(curves["ticker"] == "O3") & (curves["mode"] == "sync")]
     served = _data(server.get("/v1/forwards/O3"))["forwards"]
     assert [f["beta_forward"] for f in served] == o3["beta_forward"].tolist()
+    assert [f["p_change"] for f in served] == o3["p_change"].tolist()
     history = _data(server.get("/v1/history/O3?from=2025-06-09&to=2025-06-10"))["prices"]
     assert [(p["beta"], p["provenance"]) for p in history] == [(40.0, "published"), (8.0, "published")]
     ici = store.read_table("ici")
@@ -60,12 +62,37 @@ def test_events_backtest_and_accuracy_equal_the_tables(server, store):
     cut = _data(server.get("/v1/events?since=2025-06-10&ticker=O3&kind=price_cut"))["events"]
     assert {(e["field"], e["before"], e["after"]) for e in cut if e["effective_date"] == "2025-06-10"} == {
         ("output", 40.0, 8.0), ("input", 10.0, 2.0)}
-    accuracy = store.read_table("accuracy").set_index("tenor")
-    served = {row["tenor"]: row for row in _data(server.get("/v1/accuracy"))["tenors"]}
-    assert served["6M"]["rel_rmse"] == accuracy.loc["6M", "rel_rmse"]
+    accuracy = store.read_table("accuracy").set_index(["scope", "tenor"])
+    body = _data(server.get("/v1/accuracy"))
+    served = {(row["scope"], row["tenor"]): row for row in body["tenors"]}
+    assert served.keys() == set(accuracy.index)
+    for key in [("all", "6M"), ("fixed_name", "1M")]:
+        for column in ("rel_rmse", "crps", "crps_flat", "brier", "brier_base", "coverage", "verdict"):
+            assert served[key][column] == accuracy.loc[key, column], (key, column)
+    assert body["headline"].startswith("The forecast ") and len(body["reliability"]) == len(
+        store.read_table("backtest_reliability"))
     page = _data(server.get("/v1/backtest?tenor=1M&method=oracle&limit=10"))
     assert page["total"] == int(((store.read_table("backtest")["tenor"] == "1M")
                                  & (store.read_table("backtest")["method"] == "oracle")).sum())
+
+
+def test_on_demand_forwards_equal_the_law_by_hand(server, by_hand):
+    """A family that rose (LLAMA-3.2-1B) and a price announced from 2027-01-01 (GEMINI-3.6-FLASH, ×2):
+    each forward is spot_cost · L_h · (1 + P_h·(m − 1)) from the processes and change_laws rows."""
+    for ticker, months, level in [("LLAMA-3.2-1B", 6, 1.0), ("GEMINI-3.6-FLASH", 1, 1.0), ("GEMINI-3.6-FLASH", 3, 2.0)]:
+        factor = 1 + by_hand.p_change(ticker, "sync", months) * (by_hand.law_mean(ticker) - 1)
+        price = _data(server.post("/v1/price", json={"model": ticker, "n_in": 3000, "n_out": 700,
+                                                     "horizon_months": months}))
+        assert price["forward"]["scheduled_factor"] == level
+        assert price["forward"]["cost"] == pytest.approx(price["spot_cost"] * level * factor, rel=1e-12)
+        ranked = _data(server.post("/v1/compare", json={"n_in": 3000, "n_out": 700, "horizon_months": months,
+                                                        "models": [ticker]}))["models"][0]
+        assert ranked["forward_cost"] == pytest.approx(ranked["spot_cost"] * level * factor, rel=1e-12)
+        mc = _data(server.get(f"/v1/monte-carlo/{ticker}?taskCategory=chat&horizonMonths={months}&paths=50000"
+                              f"&seed=5"))
+        assert mc["forwardCost"] == pytest.approx(mc["spotCost"] * level * factor, rel=1e-12)
+        assert abs(mc["cost"]["mean"] - mc["forwardCost"]) <= 3 * mc["meanStandardError"] + 1e-15
+        assert mc["probabilityOfChangeModel"] == pytest.approx(by_hand.p_change(ticker, "sync", months), rel=1e-12)
 
 
 def test_on_demand_prices_equal_the_pipeline_functions(server, store):

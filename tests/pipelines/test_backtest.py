@@ -1,4 +1,4 @@
-"""The walk-forward backtest: anchors, the single-exponential baseline, scoring and the summary."""
+"""The walk-forward backtest: anchors, the single-exponential baseline, and the scoring of each case."""
 
 import math
 from datetime import date
@@ -9,14 +9,16 @@ import pytest
 
 from pipelines.backtest import (
     PREDICTION_COLUMNS,
-    accuracy_table,
     anchor_dates,
-    rmse_gap_se,
+    band_share,
+    lognormal_crps,
     score,
     single_exp_params,
-    summarise,
     target_date,
 )
+from pipelines.change_panel import Histories
+from pipelines.forecast import ChangeLaw
+from pipelines.registry import Rules
 
 EXACT = 1e-12
 MONTH = 30.4375
@@ -96,122 +98,88 @@ def test_single_exp_skips_pairs_within_half_a_month():
     assert single_exp_params(frame) == pytest.approx((theta, sigma), abs=EXACT)
 
 
-def forecast(anchor, ticker, months, method, spot, value, p05=NAN, p95=NAN):
-    return dict(anchor=anchor, ticker=ticker, family="f", tier="mid", tenor=f"{months}M", months=float(months),
-                method=method, spot=spot, forecast=value, p05=p05, p95=p95)
+LAW = ChangeLaw(np.array([0.5, 0.8, 2.0]), np.array([0.5, 0.3, 0.2]))
+MODELS = pd.DataFrame([dict(ticker=t, provider="p", model_id=t.lower(), family="f", is_reasoning=False)
+                       for t in ("A", "B", "C")])
+NO_RULES = Rules.from_frame(pd.DataFrame(columns=["kind", "pattern", "value"]))
+
+
+def forecast(anchor, ticker, months, method, spot, value, median, **rest):
+    return dict(anchor=anchor, ticker=ticker, family="f", tier="mid", fixed_name=True, tenor=f"{months}M",
+                months=float(months), method=method, spot=spot, forecast=value, median=median, p05=rest.get("p05", NAN),
+                p95=rest.get("p95", NAN), p_change=rest.get("p_change", 0.0), p_base=0.02,
+                change_law=rest.get("change_law", NAN), mu=rest.get("mu", NAN), s=rest.get("s", NAN))
+
+
+def revisions():
+    """B's price switched source on 20 January: a revision in its January window."""
+    changes = pd.DataFrame([("A", date(2024, 6, 1), 10.0, NAN, "first"), ("B", date(2024, 6, 1), 4.0, NAN, "first"),
+                            ("B", date(2025, 1, 20), 4.4, 1.1, "switch")],
+                           columns=["ticker", "date", "price", "ratio", "kind"])
+    return Histories(changes, MODELS, NO_RULES)
+
+
+def brute_crps(values, weights, x):
+    """E|X − x| − ½E|X − X'| summed over the atoms."""
+    return weights @ np.abs(values - x) - 0.5 * weights @ np.abs(values[:, None] - values[None, :]) @ weights
 
 
 def test_score_by_hand():
     jan, feb = date(2025, 1, 1), date(2025, 2, 1)
     forecasts = pd.DataFrame([
-        forecast(jan, "A", 1, "oracle", 10.0, 9.5, 8.5, 9.8),
-        forecast(jan, "A", 1, "flat", 10.0, 10.0),
-        forecast(jan, "A", 1, "single_exp", 10.0, 9.6, 9.2, 9.9),
-        forecast(jan, "A", 3, "oracle", 10.0, 9.0, 8.0, 9.9),  # target 2 April, after as_of
-        forecast(jan, "B", 1, "oracle", 4.0, 3.9, 3.0, 4.5),  # realised 0
-        forecast(jan, "C", 1, "oracle", 4.0, 3.9, 3.0, 4.5),  # no realised price
-        forecast(feb, "A", 1, "flat", 9.0, 9.0),  # target 3 March = as_of
+        forecast(jan, "A", 1, "oracle", 10.0, 9.5, 10.0, p_change=0.4, change_law="law"),
+        forecast(jan, "A", 1, "flat", 10.0, 10.0, 10.0),
+        forecast(jan, "A", 1, "single_exp", 10.0, 9.6, 9.6, p_change=1.0, mu=math.log(0.96), s=0.1),
+        forecast(jan, "A", 3, "oracle", 10.0, 9.0, 10.0, p_change=0.1, change_law="law"),  # target 2 April: too late
+        forecast(jan, "B", 1, "flat", 4.0, 4.0, 4.0),  # realised 4.4 after a switch of source: a revision
+        forecast(jan, "C", 1, "flat", 4.0, 4.0, 4.0),  # no realised price
+        forecast(feb, "A", 1, "flat", 9.0, 9.0, 9.0),  # target 3 March = as_of, unchanged
     ])
     history = pd.DataFrame([
         dict(ticker="A", mode="sync", date=date(2025, 1, 31), output=9.0),
         dict(ticker="A", mode="batch", date=date(2025, 1, 31), output=4.0),
-        dict(ticker="B", mode="sync", date=date(2025, 1, 31), output=0.0),
-        dict(ticker="A", mode="sync", date=date(2025, 3, 3), output=8.0),
+        dict(ticker="B", mode="sync", date=date(2025, 1, 31), output=4.4),
+        dict(ticker="A", mode="sync", date=date(2025, 3, 3), output=9.0),
         dict(ticker="A", mode="sync", date=date(2025, 4, 2), output=7.0),
     ])
-    scored = score(forecasts, history, as_of=date(2025, 3, 3))
+    scored = score(forecasts, {"law": LAW}, history, revisions(), as_of=date(2025, 3, 3))
     assert list(scored.columns) == PREDICTION_COLUMNS
-    assert list(zip(scored["anchor"], scored["method"])) == [
-        (jan, "oracle"), (jan, "flat"), (jan, "single_exp"), (feb, "flat")]
-    assert scored["target_date"].tolist() == [date(2025, 1, 31)] * 3 + [date(2025, 3, 3)]
-    assert scored["realised"].tolist() == [9.0, 9.0, 9.0, 8.0]
-    assert scored["rel_error"].tolist() == pytest.approx([0.05, 0.1, 0.06, 1 / 9], abs=EXACT)
-    assert scored["ape"].tolist() == pytest.approx([50 / 9, 100 / 9, 20 / 3, 12.5], abs=EXACT)
-    assert scored["covered"].iloc[[0, 2]].tolist() == [True, False]
-    assert scored["covered"].iloc[[1, 3]].isna().all()
+    assert list(zip(scored["ticker"], scored["method"])) == [("A", "oracle"), ("A", "flat"), ("A", "single_exp"),
+                                                             ("B", "flat"), ("A", "flat")]
+    assert scored["realised"].tolist() == [9.0, 9.0, 9.0, 4.4, 9.0]
+    assert scored["changed"].tolist() == [True, True, True, True, False]
+    assert scored["revision"].tolist() == [False, False, False, True, False]
+    assert scored["rel_error"].tolist() == pytest.approx([0.05, 0.1, 0.06, -0.1, 0.0], abs=EXACT)
+    assert scored["log_error"].tolist() == pytest.approx(
+        np.log([9.5 / 9, 10 / 9, 9.6 / 9, 4 / 4.4, 1.0]).tolist(), abs=EXACT)
+    assert scored["ape"].tolist() == pytest.approx([100 / 9, 100 / 9, 60 / 9, 100 * 0.4 / 4.4, 0.0], abs=EXACT)
+    # The oracle: atoms 1 (0.6), 0.5 (0.2), 0.8 (0.12), 2 (0.08); the outcome 0.9 of the spot.
+    oracle = scored.iloc[0]
+    assert oracle["crps"] == pytest.approx(brute_crps(np.array([1, 0.5, 0.8, 2]), np.array([0.6, 0.2, 0.12, 0.08]),
+                                                      0.9), abs=EXACT)
+    assert (oracle["pit_low"], oracle["pit_high"], oracle["covered"]) == pytest.approx((0.32, 0.32, 1.0), abs=EXACT)
+    # Flat: all mass at the spot. A cut is below it (PIT 0, outside the band); no change is the whole atom
+    # (PIT uniform on [0, 1]: 90% inside).
+    assert scored["crps"].iloc[[1, 4]].tolist() == pytest.approx([0.1, 0.0], abs=EXACT)
+    assert scored["covered"].iloc[[1, 3, 4]].tolist() == pytest.approx([0.0, 0.0, 0.9], abs=EXACT)
+    assert (scored["pit_low"].iloc[3], scored["pit_high"].iloc[3]) == (1.0, 1.0)  # a rise: above the whole atom
+    # Single-exp: ln(β/spot) ~ N(ln 0.96, 0.1²); the PIT at 0.9, and the CRPS by integration.
+    single = scored.iloc[2]
+    z = (math.log(0.9) - math.log(0.96)) / 0.1
+    assert single["pit_low"] == single["pit_high"] == pytest.approx(0.5 * math.erfc(-z / math.sqrt(2)), abs=EXACT)
+    grid = np.linspace(1e-6, 3.0, 300_001)
+    cdf = 0.5 * np.vectorize(math.erfc)(-(np.log(grid) - math.log(0.96)) / 0.1 / math.sqrt(2))
+    integral = np.sum((cdf - (grid >= 0.9)) ** 2) * (grid[1] - grid[0])
+    assert single["crps"] == pytest.approx(integral, abs=1e-5)
 
 
-def predictions(rows):
-    """rows: (anchor, ticker, tenor, method, spot, forecast, realised, p05, p95)."""
-    frame = pd.DataFrame(rows, columns=["anchor", "ticker", "tenor", "method", "spot", "forecast", "realised",
-                                        "p05", "p95"])
-    frame["rel_error"] = (frame["forecast"] - frame["realised"]) / frame["spot"]
-    frame["ape"] = (frame["forecast"] - frame["realised"]).abs() / frame["realised"] * 100
-    inside = (frame["p05"] <= frame["realised"]) & (frame["realised"] <= frame["p95"])
-    frame["covered"] = inside.where(frame["p05"].notna())
-    return frame
+@pytest.mark.parametrize(("low", "high", "share"), [
+    (0.0, 1.0, 0.9), (0.5, 0.5, 1.0), (0.01, 0.01, 0.0), (0.97, 0.97, 0.0), (0.0, 0.1, 0.5), (0.9, 1.0, 0.5),
+    (0.05, 0.05, 1.0), (0.95, 0.95, 1.0),
+])
+def test_band_share(low, high, share):
+    assert band_share(np.array([low]), np.array([high]))[0] == pytest.approx(share, abs=EXACT)
 
 
-def test_summarise_by_hand():
-    frame = pd.DataFrame({
-        "method": ["oracle"] * 3 + ["flat"] * 2,
-        "rel_error": [0.1, -0.2, 0.05, 0.3, -0.1],
-        "ape": [10.0, 20.0, 4.0, 30.0, 10.0],
-        "covered": pd.Series([True, False, None, None, None], dtype=object),
-    })
-    summary = summarise(frame, ["method"]).set_index("method")
-    oracle, flat = summary.loc["oracle"], summary.loc["flat"]
-    assert summary["n"].tolist() == [2, 3] and summary.index.tolist() == ["flat", "oracle"]
-    assert oracle["rel_rmse"] == pytest.approx(math.sqrt((0.01 + 0.04 + 0.0025) / 3), abs=EXACT)
-    assert oracle["mape"] == pytest.approx(34 / 3, abs=EXACT)
-    assert oracle["median_ape"] == 10.0
-    assert oracle["bias"] == pytest.approx(-0.05 / 3 * 100, abs=EXACT)
-    assert oracle["coverage"] == 0.5
-    assert flat["rel_rmse"] == pytest.approx(math.sqrt(0.05), abs=EXACT)
-    assert flat["bias"] == pytest.approx(10.0, abs=EXACT)
-    assert np.isnan(flat["coverage"])
-
-
-def gap_frame(per_anchor):
-    """per_anchor: {anchor: (oracle rel_errors, flat rel_errors)}, one ticker per error."""
-    rows = []
-    for anchor, (oracle, flat) in per_anchor.items():
-        for method, errors in (("oracle", oracle), ("flat", flat)):
-            rows += [dict(anchor=anchor, ticker=f"T{i}", method=method, rel_error=e) for i, e in enumerate(errors)]
-    return pd.DataFrame(rows)
-
-
-def test_rmse_gap_se():
-    same = gap_frame({1: ([0.1, -0.2], [0.1, -0.2]), 2: ([0.3, 0.0], [0.3, 0.0]), 3: ([0.05, 0.1], [0.05, 0.1])})
-    assert rmse_gap_se(same) == 0.0
-    # Oracle and flat differ, but by the same at every anchor: every resample has the same gap.
-    alike = gap_frame({1: ([0.1], [0.2]), 2: ([0.1], [0.2])})
-    assert rmse_gap_se(alike) == pytest.approx(0.0, abs=1e-15)
-    assert np.isnan(rmse_gap_se(gap_frame({1: ([0.1], [0.2])})))
-    # Two anchors, oracle errors 0.1 and 0, flat 0: resamples give gaps 0.1, √0.005, 0 with
-    # probabilities 1/4, 1/2, 1/4, whose standard deviation is √(0.005 − 0.0603553²) = 0.036841.
-    two = gap_frame({1: ([0.1], [0.0]), 2: ([0.0], [0.0])})
-    assert rmse_gap_se(two) == pytest.approx(math.sqrt(0.005 - (0.025 + math.sqrt(0.005) / 2) ** 2), rel=0.1)
-
-
-def test_accuracy_table():
-    jan, feb = date(2025, 1, 1), date(2025, 2, 1)
-    rows = []
-    for anchor, ticker, spot, realised, oracle, single in [
-        (jan, "A", 10.0, 10.0, 9.8, 9.7), (jan, "B", 4.0, 3.0, 3.5, 3.8),
-        (feb, "A", 10.0, 9.0, 9.5, 9.6), (feb, "B", 3.0, 2.7, 2.9, 2.8),
-    ]:
-        rows += [(anchor, ticker, "1M", "oracle", spot, oracle, realised, 0.9 * oracle, 1.1 * oracle),
-                 (anchor, ticker, "1M", "flat", spot, spot, realised, NAN, NAN),
-                 (anchor, ticker, "1M", "single_exp", spot, single, realised, single - 0.1, single + 0.1)]
-    rows += [(jan, "A", "6M", m, 10.0, 9.0, 10.0, 8.0, 9.5) for m in ("oracle", "flat", "single_exp")]
-    table = accuracy_table(predictions(rows))
-    assert list(table.columns) == [
-        "tenor", "n", "rel_rmse", "rel_rmse_flat", "rel_rmse_single_exp", "rel_rmse_gap_se", "mape", "mape_flat",
-        "mape_single_exp", "bias", "bias_flat", "bias_single_exp", "coverage", "coverage_single_exp",
-        "no_change_share"]
-    assert table["tenor"].tolist() == ["1M", "6M"] and table["n"].tolist() == [4, 1]
-    one = table.iloc[0]
-    oracle_errors = [-0.02, 0.125, 0.05, 0.2 / 3]
-    assert one["rel_rmse"] == pytest.approx(math.sqrt(sum(e * e for e in oracle_errors) / 4), abs=EXACT)
-    assert one["rel_rmse_flat"] == pytest.approx(math.sqrt((0 + 0.0625 + 0.01 + 0.01) / 4), abs=EXACT)
-    assert one["bias"] == pytest.approx(sum(oracle_errors) / 4 * 100, abs=EXACT)
-    assert one["mape_flat"] == pytest.approx((0 + 100 / 3 + 100 / 9 + 100 / 9) / 4, abs=EXACT)
-    # Oracle bands 0.9·f to 1.1·f hold 10, 3, 9 and 2.7 except 3 (band 3.15 to 3.85): 3 of 4.
-    assert one["coverage"] == 0.75
-    # Single-exp bands ±0.1: only 2.7 in [2.7, 2.9]: 1 of 4.
-    assert one["coverage_single_exp"] == 0.25
-    # Only A on 1 January did not move at all.
-    assert one["no_change_share"] == 0.25
-    assert table.iloc[1]["no_change_share"] == 1.0
-    assert np.isnan(table.iloc[1]["rel_rmse_gap_se"])  # a single anchor
+def test_lognormal_crps_of_a_narrow_law_is_the_distance():
+    assert lognormal_crps(np.array([0.0]), np.array([1e-9]), np.array([1.3]))[0] == pytest.approx(0.3, abs=1e-7)

@@ -1,29 +1,58 @@
-"""Forward curves and the Greek sheet, on small hand-made processes."""
+"""Forward curves and the Greek sheet, on small hand-made processes and change laws."""
 
 import math
+from datetime import date
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from pipelines.forwards import FORWARD_COLUMNS, TENORS, build_forward_curves, forward_rows, forward_ticker
-from pipelines.greeks import PROCESS_FIELDS, build_greeks, processes_from_greeks
+from pipelines.change_panel import Histories
+from pipelines.forwards import FORWARD_COLUMNS, TENORS, build_forward_curves, forward_ticker
+from pipelines.greeks import PROCESS_FIELDS, build_greeks, process_fields
+from pipelines.registry import Rules
+from pipelines.scheduled import SCHEDULED_COLUMNS
 
 EXACT = 1e-12
-Z95 = 1.6448536269514722
 NAN = float("nan")
+AS_OF = date(2026, 11, 22)
+K = np.arange(1, 13)
+ROSE, NEVER = "family_rose", "family_never_rose"
+
+# A change: 0.5 (w 0.25) or 0.8 (0.75), mean 0.725, ln-mean 0.25·ln 0.5 + 0.75·ln 0.8; prior weight 0.4.
+# Or 0.8 or 1.25 at even odds, mean 1.025, ln-mean 0; prior weight 0.7.
+LAWS = pd.DataFrame({"change_law": [NEVER, NEVER, ROSE, ROSE], "ratio": [0.5, 0.8, 0.8, 1.25],
+                     "weight": [0.25, 0.75, 0.5, 0.5], "prior_weight": [0.4, 0.4, 0.7, 0.7]})
+A_SYNC = 1 - 0.9**K  # a constant hazard: P(h) = 1 − 0.9^h
+A_BATCH = 1 - 0.8**K  # P(h) = 1 − 0.8^h
+B_SYNC = np.array([0.1, 0.16, 0.3, 0.3, 0.3, 0.4, 0.4, 0.4, 0.5, 0.5, 0.5, 0.6])
 
 
-def process(ticker, mode, spot, theta, sigma=0.1, jump_rate=0.0, jump_mean=0.0, jump_std=0.0):
-    return dict(ticker=ticker, mode=mode, spot=spot, theta=theta, sigma=sigma, jump_rate=jump_rate,
-                jump_mean=jump_mean, jump_std=jump_std)
+def process(ticker, mode, by_month, law):
+    return pd.DataFrame({"ticker": ticker, "mode": mode, "months": K.astype(float), "p_change": by_month,
+                         "change_law": law})
 
 
-PROCESSES = pd.DataFrame([
-    process("SONNET-4", "sync", 15.0, 0.02),
-    process("SONNET-4", "batch", 7.5, -0.01, sigma=0.05),
-    process("HAIKU-3", "sync", 1.25, 0.0, sigma=0.0),
-])
+PROCESSES = pd.concat([
+    process("B", "sync", B_SYNC, ROSE),
+    process("A", "sync", A_SYNC, NEVER).iloc[::-1],  # in any order: read back by month
+    process("A", "batch", A_BATCH, NEVER),
+    process("ZERO", "sync", A_SYNC, NEVER),  # a spot of 0: no curve
+    process("GONE", "sync", A_SYNC, NEVER),  # no spot at all
+    process("B", "batch", A_BATCH, NEVER),  # no batch price
+], ignore_index=True)
+SPOTS = pd.DataFrame({"ticker": ["A", "B", "C", "ZERO"], "beta_sync": [10.0, 2.0, 4.0, 0.0],
+                      "beta_batch": [5.0, NAN, 2.0, NAN]})
+# A's sync output price goes from 10 to 20 on 2027-02-01: after the 2M date (+61 days, 2027-01-22) and on
+# or before the 3M date (+91 days, 2027-02-21).
+SCHEDULED = pd.DataFrame([{
+    "ticker": "A", "mode": "sync", "effective_date": date(2027, 2, 1), "field": "output", "before": 10.0,
+    "after": 20.0, "pct_change": 100.0, "source": "maker", "source_version": "1", "source_url": None,
+    "announced_on": date(2026, 11, 1)}], columns=SCHEDULED_COLUMNS)
+
+
+def curve(curves, ticker, mode):
+    return curves[(curves["ticker"] == ticker) & (curves["mode"] == mode)].set_index("tenor")
 
 
 @pytest.mark.parametrize(("ticker", "mode", "tenor", "expected"), [
@@ -36,85 +65,157 @@ def test_forward_ticker(ticker, mode, tenor, expected):
     assert forward_ticker(ticker, mode, tenor) == expected
 
 
-def test_forward_rows_by_hand():
-    rows = forward_rows(PROCESSES, "3M", 3)
-    assert list(rows.columns) == FORWARD_COLUMNS
-    assert rows["ticker_forward"].tolist() == ["SONNET-4-3M", "SONNET-4.B-3M", "HAIKU-3-3M"]
-    assert rows["tenor"].tolist() == ["3M"] * 3
-    assert rows["months"].tolist() == [3.0] * 3
-    assert rows["decay_factor"].tolist() == pytest.approx([math.exp(-0.06), math.exp(0.03), 1.0], abs=EXACT)
-    assert rows["beta_forward"].tolist() == pytest.approx(
-        [15.0 * math.exp(-0.06), 7.5 * math.exp(0.03), 1.25], abs=EXACT)
-    assert rows["theta"].tolist() == [0.02, -0.01, 0.0]
-    # No jumps: the band is the lognormal's 5% and 95% quantiles times the spot.
-    for i, (spot, sigma) in enumerate([(15.0, 0.1), (7.5, 0.05), (1.25, 0.0)]):
-        half, spread = -0.5 * sigma**2 * 3, Z95 * sigma * math.sqrt(3)
-        assert rows["p05"].iloc[i] == pytest.approx(spot * math.exp(half - spread), abs=1e-9)
-        assert rows["p95"].iloc[i] == pytest.approx(spot * math.exp(half + spread), abs=1e-9)
-    assert rows["p05"].iloc[2] == rows["p95"].iloc[2] == 1.25
-
-
 def test_build_forward_curves_keeps_positive_spots_and_orders_tenors():
-    processes = pd.concat([PROCESSES, pd.DataFrame([
-        process("ZERO", "sync", 0.0, 0.02), process("NEG", "sync", -1.0, 0.02), process("NONE", "sync", NAN, 0.02),
-    ])], ignore_index=True)
-    curves = build_forward_curves(processes)
+    curves = build_forward_curves(PROCESSES, LAWS, SPOTS, SCHEDULED, AS_OF)
     assert list(curves.columns) == FORWARD_COLUMNS
     assert len(curves) == 3 * 6
-    assert sorted(set(curves["ticker"])) == ["HAIKU-3", "SONNET-4"]
-    assert list(dict.fromkeys(zip(curves["ticker"], curves["mode"]))) == [
-        ("HAIKU-3", "sync"), ("SONNET-4", "batch"), ("SONNET-4", "sync")]
+    assert list(dict.fromkeys(zip(curves["ticker"], curves["mode"]))) == [("A", "batch"), ("A", "sync"),
+                                                                          ("B", "sync")]
     order = ["1M", "2M", "3M", "6M", "9M", "12M"]
     assert list(TENORS) == order
     for _, rows in curves.groupby(["ticker", "mode"]):
         assert rows["tenor"].tolist() == order
         assert rows["months"].tolist() == [1.0, 2.0, 3.0, 6.0, 9.0, 12.0]
-    sonnet = curves[(curves["ticker"] == "SONNET-4") & (curves["mode"] == "sync")]
-    assert sonnet["beta_forward"].tolist() == pytest.approx(
-        [15.0 * math.exp(-0.02 * m) for m in (1, 2, 3, 6, 9, 12)], abs=EXACT)
-    assert sonnet["ticker_forward"].tolist() == [f"SONNET-4-{t}" for t in order]
+    assert curve(curves, "A", "batch")["ticker_forward"].tolist() == [f"A.B-{t}" for t in order]
+    assert curve(curves, "A", "sync")["ticker_forward"].tolist() == [f"A-{t}" for t in order]
+    assert curve(curves, "A", "batch")["spot"].tolist() == [5.0] * 6
 
 
-def params_row(ticker, mode, theta, sigma, jump_rate, jump_mean, jump_std, prior_weight):
-    return dict(ticker=ticker, mode=mode, theta=theta, sigma=sigma, jump_rate=jump_rate, jump_mean=jump_mean,
-                jump_std=jump_std, prior_weight=prior_weight, pool="family:f", exposure_months=10.0,
-                n_jumps=1, n_moves=2)
+def test_the_curve_of_a_falling_law_with_an_announced_price_by_hand():
+    a = curve(build_forward_curves(PROCESSES, LAWS, SPOTS, SCHEDULED, AS_OF), "A", "sync")
+    # The announced 20 from 2027-02-01: 1M (2026-12-22) and 2M (2027-01-22) before it, 3M (2027-02-21) on.
+    assert a["scheduled"].tolist() == [10.0, 10.0, 20.0, 20.0, 20.0, 20.0]
+    assert a["spot"].tolist() == [10.0] * 6
+    # 2M: P = 1 − 0.81 = 0.19; E[R] = 1 − 0.19·(1 − 0.725) = 0.94775. R is 0.5 (0.25·0.19 = 0.0475), 0.8
+    # (0.1425) or 1 (0.81), cumulative 0.0475, 0.19, 1: quantiles 0.8, 1, 1 of the scheduled 10.
+    two = a.loc["2M"]
+    assert two["p_change"] == pytest.approx(0.19, abs=EXACT)
+    assert two["decay_factor"] == pytest.approx(0.94775, abs=EXACT)
+    assert two["beta_forward"] == pytest.approx(9.4775, abs=EXACT)
+    assert (two["p05"], two["beta_median"], two["p95"]) == pytest.approx((8.0, 10.0, 10.0), abs=EXACT)
+    # 6M: P = 1 − 0.531441 = 0.468559; E[R] = 1 − 0.468559·0.275 = 0.871146275. R is 0.5 (0.11713975), 0.8
+    # (0.35141925) or 1 (0.531441), cumulative 0.117, 0.469, 1: quantiles 0.5, 1, 1 of the scheduled 20.
+    six = a.loc["6M"]
+    assert six["p_change"] == pytest.approx(0.468559, abs=EXACT)
+    assert six["decay_factor"] == pytest.approx(0.871146275, abs=EXACT)
+    assert six["beta_forward"] == pytest.approx(17.4229255, abs=EXACT)  # 20·0.871146275
+    assert (six["p05"], six["beta_median"], six["p95"]) == pytest.approx((10.0, 20.0, 20.0), abs=EXACT)
+    # 12M: P = 1 − 0.9^12 = 0.7175704635; the 0.8 atom's cumulative 0.7176 passes 50%: the median is 0.8·20.
+    assert a.loc["12M", "p_change"] == pytest.approx(0.717570463519, abs=EXACT)
+    assert a.loc["12M", "beta_median"] == pytest.approx(16.0, abs=EXACT)
+    # The change law: mean 0.725; cumulative 0.25 at 0.5, 1 at 0.8.
+    for tenor in ("2M", "6M"):
+        assert a.loc[tenor, ["change_mean", "change_p05", "change_p50", "change_p95"]].tolist() == pytest.approx(
+            [0.725, 0.5, 0.8, 0.8], abs=EXACT)
+    # Batch has no announcement: its level stays the batch spot, 5. 1M: P = 0.2, E[R] = 1 − 0.2·0.275 = 0.945;
+    # 6M: P = 1 − 0.8^6 = 0.737856, E[R] = 1 − 0.737856·0.275 = 0.7970896.
+    batch = curve(build_forward_curves(PROCESSES, LAWS, SPOTS, SCHEDULED, AS_OF), "A", "batch")
+    assert batch["scheduled"].tolist() == [5.0] * 6
+    assert batch.loc[["1M", "6M"], "beta_forward"].tolist() == pytest.approx([4.725, 3.985448], abs=EXACT)
 
 
-PARAMS = pd.DataFrame([
-    params_row("A", "sync", 0.02, 0.1, 0.3, -0.07, 0.02, 0.4),
-    params_row("A", "batch", 0.01, 0.05, 0.2, -0.05, 0.01, 0.6),
-    params_row("B", "sync", 0.03, 0.2, 0.5, -0.06, 0.03, 0.5),
-])
-SPOTS = pd.DataFrame({"ticker": ["A", "B", "C"], "beta_sync": [10.0, 2.0, 4.0], "beta_batch": [5.0, NAN, 2.0]})
+def test_the_curve_of_a_rising_law_by_hand():
+    b = curve(build_forward_curves(PROCESSES, LAWS, SPOTS, SCHEDULED, AS_OF), "B", "sync")
+    assert b["scheduled"].tolist() == [2.0] * 6
+    assert b["p_change"].tolist() == pytest.approx([0.1, 0.16, 0.3, 0.4, 0.5, 0.6], abs=EXACT)
+    # 2M: P = 0.16, E[R] = 1 + 0.16·0.025 = 1.004; R is 0.8 (0.08), 1 (0.84) or 1.25 (0.08), cumulative 0.08,
+    # 0.92, 1: quantiles 0.8, 1, 1.25 of 2.
+    two = b.loc["2M"]
+    assert (two["decay_factor"], two["beta_forward"]) == pytest.approx((1.004, 2.008), abs=EXACT)
+    assert (two["p05"], two["beta_median"], two["p95"]) == pytest.approx((1.6, 2.0, 2.5), abs=EXACT)
+    # 9M: P = 0.5, E[R] = 1.0125; R is 0.8 (0.25), 1 (0.5) or 1.25 (0.25): quantiles 0.8, 1, 1.25.
+    nine = b.loc["9M"]
+    assert (nine["decay_factor"], nine["beta_forward"]) == pytest.approx((1.0125, 2.025), abs=EXACT)
+    assert (nine["p05"], nine["beta_median"], nine["p95"]) == pytest.approx((1.6, 2.0, 2.5), abs=EXACT)
+    # The change law: mean 1.025; cumulative 0.5 at 0.8 (so its median), 1 at 1.25.
+    assert nine[["change_mean", "change_p05", "change_p50", "change_p95"]].tolist() == pytest.approx(
+        [1.025, 0.8, 0.8, 1.25], abs=EXACT)
+
+
+def test_without_a_schedule_the_level_is_the_spot():
+    for scheduled in (None, SCHEDULED.iloc[:0]):
+        a = curve(build_forward_curves(PROCESSES, LAWS, SPOTS, scheduled, AS_OF), "A", "sync")
+        assert a["scheduled"].tolist() == [10.0] * 6
+        assert a.loc["6M", "beta_forward"] == pytest.approx(8.71146275, abs=EXACT)  # 10·0.871146275
+
+
+def test_every_band_holds_its_median_and_no_curve_rises_without_evidence():
+    for curves in (build_forward_curves(PROCESSES, LAWS, SPOTS, SCHEDULED, AS_OF),
+                   build_forward_curves(PROCESSES, LAWS, SPOTS)):
+        assert (curves["p05"] <= curves["beta_median"]).all() and (curves["beta_median"] <= curves["p95"]).all()
+        assert (curves["beta_forward"] == curves["scheduled"] * curves["decay_factor"]).all()
+    plain = build_forward_curves(PROCESSES, LAWS, SPOTS)
+    for (ticker, mode), rows in plain.groupby(["ticker", "mode"]):
+        forward = rows["beta_forward"].to_numpy()
+        if rows["change_mean"].iloc[0] <= 1:  # A sync and batch: never above the spot, never rising
+            assert (forward <= rows["spot"].to_numpy()).all() and (np.diff(forward) <= 0).all(), (ticker, mode)
+        else:  # B: a law that rises on average lifts the curve
+            assert (forward > rows["spot"].to_numpy()).all() and (np.diff(forward) >= 0).all()
+
+
+# The histories the Greek sheet reads its exposure and changes from (revisions and later changes left out).
+CHANGES = pd.DataFrame([
+    ("A", date(2025, 11, 22), 20.0, NAN, "first"),
+    ("A", date(2026, 3, 1), 10.0, 0.5, "change"),
+    ("A", date(2026, 6, 1), 10.5, 1.05, "switch"),
+    ("A", date(2026, 7, 1), 12.0, NAN, "slip"),
+    ("A", date(2026, 7, 20), 10.5, NAN, "slip"),
+    ("A", date(2026, 8, 1), 10.0, 10.0 / 10.5, "change"),
+    ("A", date(2026, 12, 15), 9.0, 0.9, "change"),  # after as_of
+    ("B", date(2026, 5, 22), 1.6, NAN, "first"),
+    ("B", date(2026, 9, 1), 2.0, 1.25, "change"),
+], columns=["ticker", "date", "price", "ratio", "kind"])
+MODELS = pd.DataFrame({"ticker": ["A", "B"], "provider": ["lab", "lab"], "model_id": ["alpha-1", "beta-2"],
+                       "family": ["lab/alpha", "lab/beta"], "is_reasoning": [False, True]})
+RULES = Rules.from_frame(pd.DataFrame(columns=["kind", "pattern", "value"]))
+SHEET = PROCESSES[PROCESSES["ticker"].isin(["A", "B"]) & ~((PROCESSES["ticker"] == "B")
+                                                            & (PROCESSES["mode"] == "batch"))]
+
+
+def test_process_fields_by_hand():
+    fields = process_fields(SHEET, LAWS, Histories(CHANGES, MODELS, RULES), AS_OF).set_index(["ticker", "mode"])
+    assert fields.index.tolist() == [("A", "batch"), ("A", "sync"), ("B", "sync")]
+    assert set(PROCESS_FIELDS) <= set(fields.columns)
+    # theta = −ln(E[R_12])/12: A sync 1 − 0.275·(1 − 0.9^12) = 0.802668122532; A batch 1 − 0.275·(1 − 0.8^12)
+    # = 0.743897856102; B 1 + 0.6·0.025 = 1.015 (negative: expected to rise).
+    assert fields["theta"].tolist() == pytest.approx(
+        [-math.log(0.743897856102) / 12, -math.log(0.802668122532) / 12, -math.log(1.015) / 12], abs=1e-12)
+    assert fields.loc[("A", "sync"), "theta"] == pytest.approx(0.01831783, abs=1e-8)
+    assert fields["sigma"].tolist() == [0.0, 0.0, 0.0]
+    # jump_rate = −ln(1 − P(1)): −ln 0.8, −ln 0.9, −ln 0.9.
+    assert fields["jump_rate"].tolist() == pytest.approx([0.2231435513, 0.1053605157, 0.1053605157], abs=1e-10)
+    # ln of a change: 0.25·ln 0.5 + 0.75·ln 0.8 = −0.1732868 − 0.1673577 = −0.3406445;
+    # sd √(0.25·0.75)·ln(0.8/0.5) = 0.4330127·0.4700036 = 0.2035175. Under the other law ±ln 1.25 at even
+    # odds: mean 0, sd ln 1.25 = 0.2231436.
+    assert fields["jump_mean"].tolist() == pytest.approx([-0.3406445, -0.3406445, 0.0], abs=1e-7)
+    assert fields["jump_std"].tolist() == pytest.approx([0.2035175, 0.2035175, 0.2231436], abs=1e-7)
+    assert fields["prior_weight"].tolist() == [0.4, 0.4, 0.7]
+    assert fields["pool"].tolist() == [NEVER, NEVER, ROSE]
+    # A's first price a year (365 days) before as_of, B's 184 days before; A changed twice by as_of (the
+    # switch, the slips and the December change left out), B once.
+    assert fields["exposure_months"].tolist() == pytest.approx([365 / 30.4375, 365 / 30.4375, 184 / 30.4375],
+                                                               abs=EXACT)
+    assert fields["n_jumps"].tolist() == [2, 2, 1]
 
 
 def test_build_greeks():
-    greeks = build_greeks(SPOTS, PARAMS)
-    assert greeks["ticker"].tolist() == ["A", "B", "C"]
+    fields = process_fields(SHEET, LAWS, Histories(CHANGES, MODELS, RULES), AS_OF)
+    greeks = build_greeks(SPOTS, fields)
+    assert greeks["ticker"].tolist() == ["A", "B", "C", "ZERO"]
     assert set(PROCESS_FIELDS) | {f"{f}_batch" for f in PROCESS_FIELDS} <= set(greeks.columns)
-    assert greeks["theta"].tolist()[:2] == [0.02, 0.03] and np.isnan(greeks["theta"].iloc[2])
-    assert greeks["prior_weight"].tolist()[:2] == [0.4, 0.5]
-    assert greeks["theta_batch"].iloc[0] == 0.01 and greeks["theta_batch"].iloc[1:].isna().all()
-    assert greeks["jump_std_batch"].iloc[0] == 0.01
-    assert greeks["beta_sync"].tolist() == [10.0, 2.0, 4.0]
-
-
-def test_greeks_round_trip_to_processes():
-    back = processes_from_greeks(build_greeks(SPOTS, PARAMS))
-    # B has no batch price and C no fitted process: neither gives a row.
-    assert list(zip(back["ticker"], back["mode"], back["spot"])) == [("A", "sync", 10.0), ("B", "sync", 2.0),
-                                                                      ("A", "batch", 5.0)]
-    fields = ["theta", "sigma", "jump_rate", "jump_mean", "jump_std"]
-    expected = PARAMS.set_index(["ticker", "mode"])[fields]
-    got = back.set_index(["ticker", "mode"])[fields]
-    assert got.to_numpy().tolist() == expected.loc[got.index].to_numpy().tolist()
-    # And the processes feed the forward curves straight away.
-    curves = build_forward_curves(back)
-    assert sorted(set(curves["ticker_forward"].str.rsplit("-", n=1).str[0])) == ["A", "A.B", "B"]
+    assert greeks["beta_sync"].tolist() == [10.0, 2.0, 4.0, 0.0]
+    assert greeks["theta"].tolist()[:2] == pytest.approx(
+        [-math.log(0.802668122532) / 12, -math.log(1.015) / 12], abs=1e-12)
+    assert greeks["theta"].iloc[2:].isna().all()  # C and ZERO have no law
+    assert greeks["theta_batch"].iloc[0] == pytest.approx(-math.log(0.743897856102) / 12, abs=1e-12)
+    assert greeks["theta_batch"].iloc[1:].isna().all()
+    assert greeks["pool"].tolist()[:2] == [NEVER, ROSE] and greeks["pool_batch"].iloc[0] == NEVER
+    assert greeks["jump_rate_batch"].iloc[0] == pytest.approx(-math.log(0.8), abs=EXACT)
+    assert greeks["n_jumps"].tolist()[:2] == [2, 1]
 
 
 def test_no_batch_process_at_all():
-    back = processes_from_greeks(build_greeks(SPOTS, PARAMS[PARAMS["mode"] == "sync"]))
-    assert back["mode"].tolist() == ["sync", "sync"]
-    assert back["ticker"].tolist() == ["A", "B"]
+    sync_only = SHEET[SHEET["mode"] == "sync"]
+    greeks = build_greeks(SPOTS, process_fields(sync_only, LAWS, Histories(CHANGES, MODELS, RULES), AS_OF))
+    assert greeks["theta"].notna().tolist() == [True, True, False, False]
+    assert greeks["theta_batch"].isna().all() and greeks["n_jumps_batch"].isna().all()

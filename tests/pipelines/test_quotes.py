@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipelines.forecast import ChangeLaw, Process
 from pipelines.pricing import Rates
 from pipelines.quotes import (
     CONTEXT_WINDOW,
@@ -22,16 +23,16 @@ from pipelines.quotes import (
     describe,
     forward_quote,
     model_rates,
-    process_of,
     provider_quotes,
     rank,
     unfit_reasons,
 )
 
 EXACT = 1e-12
-BAND = 1e-9  # the band is found by bisection
 NAN = float("nan")
 TIERS = '[{"above": 1000, "input": 2.0, "output": 4.0}]'
+# A constant 10% monthly hazard, P(t) = 1 − 0.9^t; a change of 0.5, 0.8 or 1.1 (weights 0.2, 0.5, 0.3, mean 0.83).
+FALLING = Process(1 - 0.9 ** np.arange(1, 13), ChangeLaw(np.array([0.5, 0.8, 1.1]), np.array([0.2, 0.5, 0.3])))
 
 
 def spot(ticker, beta, input_, cache=NAN, reasoning=NAN, tiers=None, thinks=False, window=None,
@@ -92,40 +93,59 @@ def test_model_rates_reads_a_mode_or_says_there_is_none():
     assert model_rates(rows[2], "sync").tiers == ((1000.0, Rates(2.0, 4.0)),)
 
 
-def test_process_of_reads_the_batch_names_for_batch():
-    row = {"theta": 0.1, "sigma": 0.2, "jump_rate": 0.3, "jump_mean": -0.4, "jump_std": 0.5,
-           "theta_batch": 0.01, "sigma_batch": NAN, "jump_rate_batch": 0.03, "jump_mean_batch": None,
-           "jump_std_batch": 0.05}
-    assert process_of(row, "sync") == {"theta": 0.1, "sigma": 0.2, "jump_rate": 0.3, "jump_mean": -0.4,
-                                       "jump_std": 0.5}
-    assert process_of(row, "batch") == {"theta": 0.01, "sigma": None, "jump_rate": 0.03, "jump_mean": None,
-                                        "jump_std": 0.05}
+def test_forward_quote_by_hand():
+    # P(t) = 1 − 0.9^t and a change of 0.5, 0.8 or 1.1 (weights 0.2, 0.5, 0.3, mean 0.83).
+    # One month: P = 0.1, E[R] = 1 − 0.1·0.17 = 0.983; R is 0.5 (0.02), 0.8 (0.05), 1 (0.9) or 1.1 (0.03),
+    # cumulative 0.02, 0.07, 0.97, 1: the 5% quantile is 0.8, the median and the 95% quantile 1.
+    quote = forward_quote(spot_cost=2.0, beta=10.0, process=FALLING, months=1.0)
+    assert quote.horizon_months == 1.0 and quote.scheduled_factor == 1.0
+    assert quote.p_change == pytest.approx(0.1, abs=EXACT)
+    assert quote.decay_factor == pytest.approx(0.983, abs=EXACT)
+    assert quote.cost == pytest.approx(1.966, abs=EXACT)  # 2·0.983
+    assert quote.beta_forward == pytest.approx(9.83, abs=EXACT)  # 10·0.983
+    assert (quote.cost_p05, quote.cost_median, quote.cost_p95) == pytest.approx((1.6, 2.0, 2.0), abs=EXACT)
 
 
-def test_forward_quote_with_pure_jumps_by_hand():
-    # One jump a month halving the price, no diffusion: theta = 1·(1 − 0.5) = 0.5 per month.
-    # Over one month N ~ Poisson(1): P(N ≥ 3) = 0.0803 ≥ 5% > P(N ≥ 4) = 0.019, so the 5% quantile of
-    # β_t/β_0 = 0.5^N is 0.5³ = 0.125; P(N = 0) = 0.368 > 5%, so the 95% quantile is 1.
-    process = {"theta": 0.5, "sigma": 0.0, "jump_rate": 1.0, "jump_mean": math.log(0.5), "jump_std": 0.0}
-    quote = forward_quote(spot_cost=2.0, beta=10.0, process=process, months=1.0)
-    assert quote.horizon_months == 1.0 and quote.theta_used == 0.5
-    assert quote.decay_factor == pytest.approx(math.exp(-0.5), abs=EXACT)
-    assert quote.cost == pytest.approx(2.0 * 0.6065306597126334, abs=EXACT)
-    assert quote.beta_forward == pytest.approx(10.0 * 0.6065306597126334, abs=EXACT)
-    assert quote.cost_p05 == pytest.approx(0.25, abs=BAND)
-    assert quote.cost_p95 == pytest.approx(2.0, abs=BAND)
+def test_forward_quote_from_an_announced_level_by_hand():
+    # Six months, announced at 1.5× today's: P = 1 − 0.9^6 = 0.468559, E[R] = 1 − 0.468559·0.17 = 0.92034497.
+    # R is 0.5 (0.0937118), 0.8 (0.2342795), 1 (0.531441) or 1.1 (0.1405677), cumulative 0.094, 0.328, 0.859, 1:
+    # quantiles 0.5, 1 and 1.1 of the level 2·1.5 = 3.
+    quote = forward_quote(spot_cost=2.0, beta=10.0, process=FALLING, months=6.0, scheduled_factor=1.5)
+    assert quote.scheduled_factor == 1.5
+    assert quote.p_change == pytest.approx(0.468559, abs=EXACT)
+    assert quote.decay_factor == pytest.approx(0.92034497, abs=EXACT)
+    assert quote.cost == pytest.approx(2.76103491, abs=EXACT)  # 3·0.92034497
+    assert quote.beta_forward == pytest.approx(13.80517455, abs=EXACT)  # 10·1.5·0.92034497
+    assert (quote.cost_p05, quote.cost_median, quote.cost_p95) == pytest.approx((1.5, 3.0, 3.3), abs=EXACT)
+    # Between months the survival is log-linear: at 1.5 months P = 1 − 0.9·√0.9 = 1 − 0.8538149683
+    # = 0.1461850317. R is 0.5 (0.029237), 0.8 (0.0730925), then 1 (0.8538150): cumulative 0.029, 0.102,
+    # 0.956, so the quantiles are 0.8, 1 and 1.
+    half = forward_quote(spot_cost=2.0, beta=10.0, process=FALLING, months=1.5)
+    assert half.p_change == pytest.approx(0.1461850317, abs=1e-10)
+    assert half.decay_factor == pytest.approx(1 - 0.17 * 0.1461850317, abs=1e-10)
+    assert (half.cost_p05, half.cost_median, half.cost_p95) == pytest.approx((1.6, 2.0, 2.0), abs=EXACT)
 
 
-def test_forward_quote_without_a_process_or_band():
-    unknown = {"theta": None, "sigma": None, "jump_rate": None, "jump_mean": None, "jump_std": None}
-    assert forward_quote(1.0, 5.0, unknown, 3.0).cost is None
-    partial = {"theta": 0.1, "sigma": None, "jump_rate": 0.2, "jump_mean": 0.0, "jump_std": 0.0}
-    quote = forward_quote(1.0, 5.0, partial, 2.0)
-    assert quote.cost == pytest.approx(math.exp(-0.2), abs=EXACT)
-    assert quote.cost_p05 is None and quote.cost_p95 is None
-    for months in (0.0, 12.5, math.inf, math.nan):
+def test_forward_quote_with_a_rising_law_by_hand():
+    # P(1) = 0.5, a change of 0.9 or 1.5 at even odds (mean 1.2): E[R] = 1 + 0.5·0.2 = 1.1; R is 0.9 (0.25),
+    # 1 (0.5) or 1.5 (0.25), cumulative 0.25, 0.75, 1: quantiles 0.9, 1, 1.5.
+    rising = Process(1 - 0.5 ** np.arange(1, 13), ChangeLaw(np.array([0.9, 1.5]), np.array([0.5, 0.5])))
+    quote = forward_quote(spot_cost=4.0, beta=8.0, process=rising, months=1.0)
+    assert quote.p_change == pytest.approx(0.5, abs=EXACT)
+    assert (quote.cost, quote.beta_forward) == pytest.approx((4.4, 8.8), abs=EXACT)
+    assert (quote.cost_p05, quote.cost_median, quote.cost_p95) == pytest.approx((3.6, 4.0, 6.0), abs=EXACT)
+
+
+def test_forward_quote_without_a_process():
+    quote = forward_quote(1.0, 5.0, None, 3.0, scheduled_factor=2.0)
+    assert quote.horizon_months == 3.0 and quote.scheduled_factor == 2.0
+    assert (quote.cost, quote.beta_forward, quote.p_change, quote.decay_factor, quote.cost_median, quote.cost_p05,
+            quote.cost_p95) == (None,) * 7
+    for months in (0.0, -1.0, 12.5, math.inf, math.nan):
         with pytest.raises(ValueError):
-            forward_quote(1.0, 5.0, partial, months)
+            forward_quote(1.0, 5.0, FALLING, months)
+        with pytest.raises(ValueError):
+            forward_quote(1.0, 5.0, None, months)
 
 
 def test_rank_prices_cheapest_first_and_excludes_with_reasons():
@@ -134,9 +154,13 @@ def test_rank_prices_cheapest_first_and_excludes_with_reasons():
     #   CACHED  (15·500 + 2000·(3·0.5 + 0.3·0.5))e-6     = 0.0108,  r_in_eff 0.11, kappa 1.44
     #   TIERED  tier 2/4: (4·500 + 2000·2)e-6            = 0.006,   r_in_eff 0.5,  kappa 3, beta 4
     #   SMALL   2500 tokens > window 1000; FREE β 0; UNPRICED no price.
+    # The forward at two months: CHEAP on FALLING (E[R_2] = 1 − 0.19·0.17 = 0.9677), CACHED without a change but
+    # announced at twice today's, TIERED expected 20% up; UNPRICED has no law (NaN).
     profile = Profile(2000, 500, 0.5)
     theta = np.array([0.1, 0.0, -0.1, 0.0, 0.0, NAN])
-    ranking = rank(SPOTS, profile, "sync", theta=theta, months=2.0)
+    ratio = np.array([FALLING.expected_ratio(2.0)[0], 1.0, 1.2, 1.0, 1.0, NAN])
+    scheduled = np.array([1.0, 2.0, 1.0, 1.0, 1.0, 1.0])
+    ranking = rank(SPOTS, profile, "sync", theta=theta, forward_ratio=ratio, scheduled=scheduled)
     priced, excluded = ranking.priced(SPOTS), ranking.excluded
     assert list(priced.columns) == RANK_COLUMNS and list(excluded.columns) == EXCLUDED_COLUMNS
     assert list(priced["ticker"]) == ["CHEAP", "TIERED", "CACHED"]
@@ -144,8 +168,12 @@ def test_rank_prices_cheapest_first_and_excludes_with_reasons():
     assert priced["r_in_eff"].tolist() == pytest.approx([0.5, 0.5, 0.11], abs=EXACT)
     assert priced["kappa"].tolist() == pytest.approx([3.0, 3.0, 1.44], abs=EXACT)
     assert priced["beta"].tolist() == [1.0, 4.0, 15.0]
-    assert priced["forward_cost"].tolist() == pytest.approx(
-        [0.0015 * math.exp(-0.2), 0.006 * math.exp(0.2), 0.0108], abs=EXACT)
+    assert priced["theta"].tolist() == [0.1, -0.1, 0.0]  # shown as given
+    # 0.0015·0.9677 = 0.00145155; 0.006·1.2 = 0.0072; 0.0108·2·1 = 0.0216
+    assert priced["forward_cost"].tolist() == pytest.approx([0.00145155, 0.0072, 0.0216], abs=EXACT)
+    assert np.isnan(ranking.forward_cost[5])
+    # Without forward ratios there is no forward cost, with or without a schedule.
+    assert np.isnan(rank(SPOTS, profile, "sync", scheduled=scheduled).forward_cost).all()
     assert excluded[["ticker", "reason"]].values.tolist() == [
         ["SMALL", CONTEXT_WINDOW], ["FREE", NO_OUTPUT_PRICE], ["UNPRICED", NO_PRICE]]
 

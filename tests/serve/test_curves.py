@@ -8,6 +8,7 @@ import json
 import math
 from datetime import date, timedelta
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -35,7 +36,7 @@ def rows_of(frame, columns=None):
 @pytest.fixture(scope="module")
 def tables(store):
     names = ["forward_curves", "greeks", "price_history", "ici", "ici_history", "events", "backtest",
-             "backtest_summary", "backtest_families", "accuracy", "models"]
+             "backtest_summary", "backtest_families", "accuracy", "backtest_reliability", "models"]
     return {name: store.read_table(name) for name in names}
 
 
@@ -69,14 +70,61 @@ def test_o3_forwards_are_the_forward_curve_rows_and_its_greeks(client, tables):
     curves, greeks = tables["forward_curves"], tables["greeks"]
     rows = curves[(curves["ticker"] == "O3") & (curves["mode"] == "sync")].sort_values("months")
     model = greeks[greeks["ticker"] == "O3"].iloc[0]
-    assert curve["forwards"] == rows_of(rows, ["tenor", "ticker_forward", "months", "beta_forward", "decay_factor",
-                                                "p05", "p95"])
+    assert curve["forwards"] == rows_of(rows, FORWARD_POINT)
+    assert list(curve["forwards"][0]) == FORWARD_POINT  # in the table's column order
     assert (curve["ticker"], curve["mode"], curve["ticker_forward_prefix"]) == ("O3", "sync", "O3")
     assert (curve["model_id"], curve["display_name"]) == (model["model_id"], model["display_name"])
     assert curve["spot"] == rows["spot"].iloc[0] == model["beta_sync"]
     for name in ["theta", "sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight"]:
         assert curve[name] == cell(model[name]), name
+    assert curve["sigma"] == 0.0  # the law has no diffusion
     assert all(p["ticker_forward"] == f"O3-{p['tenor']}" for p in curve["forwards"])
+
+
+# Every column of a forward curve row but the ones the curve states once (ticker, mode, spot).
+FORWARD_POINT = ["ticker_forward", "tenor", "months", "scheduled", "p_change", "decay_factor", "beta_forward",
+                 "beta_median", "p05", "p95", "change_mean", "change_p05", "change_p50", "change_p95"]
+
+
+@pytest.mark.parametrize(("ticker", "mode"), [("LLAMA-3.2-1B", "sync"), ("GEMINI-3.6-FLASH", "batch"),
+                                              ("O3", "sync")])
+def test_every_forward_point_is_the_law_by_hand(client, by_hand, ticker, mode):
+    """Each point from the processes and change_laws rows by hand: P_h, E[R_h] = 1 + P_h·(m − 1),
+    the mean S_h·E[R_h], the median and band S_h times the mixture's quantiles, and the change
+    law's own mean and quantiles."""
+    curve = data(client, f"/v1/forwards/{ticker}?mode={mode}")
+    ratios, weights = by_hand.law(ticker, mode)
+    mean = float(np.sum(ratios * weights) / np.sum(weights))
+    assert curve["spot"] == by_hand.spots.loc[ticker, f"beta_{mode}"]
+    for point in curve["forwards"]:
+        h = point["months"]
+        level = by_hand.scheduled_beta(ticker, mode, h)
+        p = by_hand.p_change(ticker, mode, h)
+        assert point["scheduled"] == level
+        assert point["p_change"] == pytest.approx(p, rel=1e-12)
+        assert point["decay_factor"] == pytest.approx(1 + p * (mean - 1), rel=1e-12)
+        assert point["beta_forward"] == pytest.approx(level * (1 + p * (mean - 1)), rel=1e-12)
+        for column, q in (("p05", 0.05), ("beta_median", 0.5), ("p95", 0.95)):
+            assert point[column] == pytest.approx(level * by_hand.quantile(ticker, mode, h, q), rel=1e-12), column
+        assert point["p05"] <= point["beta_median"] <= point["p95"]
+        assert point["change_mean"] == pytest.approx(mean, rel=1e-12)
+        for column, q in (("change_p05", 0.05), ("change_p50", 0.5), ("change_p95", 0.95)):
+            assert point[column] == pytest.approx(by_hand.law_quantile(ticker, mode, q), rel=1e-12), column
+    # The sheet's summary of the law: θ = −ln(E[R_12])/12, the coming month's hazard −ln(1 − P_1),
+    # and the mean and spread of ln(new/old) of a change.
+    logs = np.log(ratios)
+    log_mean = float(np.sum(logs * weights) / np.sum(weights))
+    assert curve["theta"] == pytest.approx(-np.log(1 + by_hand.p_change(ticker, mode, 12) * (mean - 1)) / 12,
+                                           rel=1e-9, abs=1e-15)
+    assert curve["jump_rate"] == pytest.approx(-np.log(1 - by_hand.chances[(ticker, mode)][0]), rel=1e-12)
+    assert curve["jump_mean"] == pytest.approx(log_mean, rel=1e-12)
+    assert curve["jump_std"] == pytest.approx(
+        np.sqrt(np.sum((logs - log_mean) ** 2 * weights) / np.sum(weights)), rel=1e-12)
+    assert curve["sigma"] == 0.0 and 0 <= curve["prior_weight"] <= 1
+    if by_hand.law_name[(ticker, mode)] == "family_rose":
+        assert curve["theta"] < 0 < curve["forwards"][-1]["decay_factor"] - 1  # expected to rise
+    else:
+        assert curve["theta"] >= 0 and all(p["decay_factor"] <= 1 + 1e-15 for p in curve["forwards"])
 
 
 def test_a_batch_ticker_or_mode_batch_gives_the_batch_curve(client, tables):
@@ -260,11 +308,58 @@ def test_backtest_summary_families_and_filters_are_the_tables(client, tables):
     assert unfiltered["total"] == len(predictions) and len(unfiltered["families"]) == len(families)
 
 
-def test_accuracy_is_the_accuracy_table(client, tables):
+def test_accuracy_is_the_accuracy_table_the_reliability_and_a_headline(client, tables):
     body = data(client, "/v1/accuracy")
-    assert body["tenors"] == rows_of(tables["accuracy"])
+    assert set(body) == {"headline", "tenors", "reliability", "methods", "methodology", "note"}
+    accuracy = tables["accuracy"]
+    assert body["tenors"] == rows_of(accuracy)
+    assert [(r["scope"], r["tenor"]) for r in body["tenors"]] == [
+        (scope, tenor) for scope in ("all", "fixed_name") for tenor in ("1M", "3M", "6M")]
+    assert all(r["verdict"].startswith(f"At {r['tenor']} the forecast ") for r in body["tenors"])
+    assert body["reliability"] == rows_of(tables["backtest_reliability"])
     assert body["methods"] == list(METHODS) == ["oracle", "flat", "single_exp"]
     assert body["methodology"] == "docs/methodology.md" and body["note"].endswith(".")
+    # The headline, read by hand from the scope-all rows of the table it summarises.
+    every = accuracy[accuracy["scope"] == "all"]
+
+    def tenors(mask):
+        chosen = [t for t, keep in zip(every["tenor"], mask, strict=True) if keep]
+        return "no tenor" if not chosen else chosen[0] if len(chosen) == 1 else (
+            ", ".join(chosen[:-1]) + " and " + chosen[-1])
+
+    headline = body["headline"]
+    assert headline.startswith("The forecast beats the flat forward as a distribution (lower CRPS) at "
+                               f"{tenors(every['crps'] < every['crps_flat'])}; ")
+    assert f"(lower Brier score) at {tenors(every['brier'] < every['brier_base'])};" in headline
+    close = (every["rel_rmse"] - every["rel_rmse_flat"]) <= every["rel_rmse_gap_se"]
+    assert f"standard error of, flat's relative RMSE at {tenors(close)}" in headline
+    if not close.all():
+        assert f"worse by more than one standard error at {tenors(~close)};" in headline
+    coverage = ", ".join(f"{100 * c:.1f}%" for c in every["coverage"])
+    assert headline.endswith(f"its 90% band holds {coverage} of outcomes at 1M, 3M and 6M (90% is calibrated).")
+
+
+def test_the_reliability_table_recomputes_from_the_predictions(tables):
+    """Per tenor and bin of the oracle's p_change: the count, the mean chance and the share that
+    changed, revisions left out."""
+    predictions = tables["backtest"]
+    oracle = predictions[(predictions["method"] == "oracle") & ~predictions["revision"]]
+    edges = [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+    reliability = tables["backtest_reliability"]
+    assert reliability["n"].sum() == len(oracle)
+    for row in reliability.itertuples():
+        assert (row.low, row.high) in list(zip(edges[:-1], edges[1:]))
+        inside = oracle[(oracle["tenor"] == row.tenor) & (oracle["p_change"] >= row.low)
+                        & ((oracle["p_change"] < row.high) | (row.high == 1.0))]
+        assert row.n == len(inside) > 0
+        assert row.predicted == pytest.approx(inside["p_change"].mean(), rel=1e-12)
+        assert row.observed == pytest.approx(inside["changed"].mean(), rel=1e-12, abs=1e-15)
+
+
+def test_backtest_prices_are_served_as_numbers(client, tables):
+    assert tables["backtest"]["spot"].dtype == np.float64
+    prediction = data(client, "/v1/backtest?limit=1")["predictions"][0]
+    assert all(isinstance(prediction[c], float) for c in ("spot", "forecast", "median", "realised"))
 
 
 # --- caching -------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import pytest
 
 import serve.api.pricing as pricing
 import serve.api.simulation as simulation
+from pipelines.forecast import Process
 from serve.direct import DIRECT
 
 
@@ -33,14 +34,32 @@ def test_compare_is_computed_in_a_worker_thread_and_price_on_the_loop(client):
     assert seen["compare"] != seen["price"] and "worker" in seen["compare"].lower()
 
 
-@pytest.mark.parametrize(("name", "call"), [
-    ("simulate_ratios", lambda client: client.get("/v1/monte-carlo/O3?taskCategory=chat&horizonMonths=3&seed=424242")),
-    ("simulate_budget", lambda client: client.post("/v1/simulate", json={
-        "items": [{"model": "O3", "taskType": "chat", "requests_per_month": 1000}], "horizon_months": 3,
-        "seed": 424242})),
-])
-def test_simulations_are_computed_in_a_worker_thread(client, monkeypatch, name, call):
-    seen, real = [], getattr(simulation, name)
-    monkeypatch.setattr(simulation, name, lambda *a, **k: seen.append(threading.current_thread().name) or real(*a, **k))
+MONTE_CARLO = "/v1/monte-carlo/O3?taskCategory=chat&horizonMonths=3&seed={}"
+BUDGET = {"items": [{"model": "O3", "taskType": "chat", "requests_per_month": 1000}], "horizon_months": 3}
+
+
+def _recording(seen, real):
+    def record(*args, **kwargs):
+        seen.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+    return record
+
+
+@pytest.mark.parametrize("call", [
+    lambda client: client.get(MONTE_CARLO.format(424242)),
+    lambda client: client.post("/v1/simulate", json={**BUDGET, "seed": 424242}),
+], ids=["monte-carlo", "simulate"])
+def test_the_paths_of_the_law_are_drawn_in_a_worker_thread(client, monkeypatch, call):
+    """Both draw their paths with `Process.sample` (the law's own sampler): each call is watched
+    where it runs."""
+    seen = []
+    monkeypatch.setattr(Process, "sample", _recording(seen, Process.sample))
     assert call(client).status_code == 200
+    assert len(seen) == 1 and "worker" in seen[0].lower() and seen[0] != threading.main_thread().name
+
+
+def test_the_budget_simulation_is_computed_in_a_worker_thread(client, monkeypatch):
+    seen = []
+    monkeypatch.setattr(simulation, "simulate_budget", _recording(seen, simulation.simulate_budget))
+    assert client.post("/v1/simulate", json={**BUDGET, "seed": 434343}).status_code == 200
     assert len(seen) == 1 and "worker" in seen[0].lower() and seen[0] != threading.main_thread().name

@@ -83,7 +83,11 @@ def _rebase(node):
     return node
 
 
-@pytest.mark.parametrize("method, url, body, status", CALLS, ids=[f"{m} {u}" for m, u, _, _ in CALLS])
+def _values(call):
+    return call.values if hasattr(call, "values") else call
+
+
+@pytest.mark.parametrize("method, url, body, status", CALLS, ids=[f"{_values(c)[0]} {_values(c)[1]}" for c in CALLS])
 def test_real_responses_conform_to_the_served_document(client, document, method, url, body, status):
     headers = {}
     if body == "WITH_KEY":  # the key endpoints act on the key presented
@@ -103,7 +107,7 @@ def test_real_responses_conform_to_the_served_document(client, document, method,
 
 
 def test_every_documented_operation_is_exercised(document):
-    exercised = {(_operation(document, m, u)[0], m.lower()) for m, u, _, _ in CALLS}
+    exercised = {(_operation(document, m, u)[0], m.lower()) for m, u, _, _ in map(_values, CALLS)}
     documented = {(path, method) for path, ops in document["paths"].items() for method in ops
                   if method in {"get", "post", "put", "delete", "patch"}}
     assert documented - exercised == set()

@@ -1,14 +1,16 @@
 """POST /v1/price, /v1/compare, /v1/providers and GET /v1/task-types against the real snapshot,
-each number checked against `pipelines.pricing` on the published tables, and every class of bad
-input answered with a problem."""
+each number checked against `pipelines.pricing` on the published tables (every forward against
+the law recomputed by hand from them: tests/forecast_by_hand.py), and every class of bad input
+answered with a problem."""
 
 import math
 
 import msgspec
+import numpy as np
 import pytest
 from litestar.testing import TestClient
 
-from pipelines.dynamics import decay_factor
+import serve.api.pricing as pricing
 from pipelines.pricing import Rates, task_cost
 from pipelines.spots import rate_columns
 from pipelines.tasks import task_table
@@ -87,22 +89,40 @@ def test_a_reasoning_model_bills_thinking_as_output(client):
     assert data["spot_cost"] == pytest.approx(0.038, rel=REL)
 
 
+FORWARD_FIELDS = {"horizon_months", "cost", "beta_forward", "p_change", "decay_factor", "cost_median", "cost_p05",
+                  "cost_p95", "scheduled_factor"}
+# SONNET-4's family never rose (its change law's mean is at most 1); LLAMA-3.2-1B's did, and it
+# changes often: its forward rises.
+FORWARD_MODELS = ["SONNET-4", "LLAMA-3.2-1B"]
+
+
+@pytest.mark.parametrize("ticker", FORWARD_MODELS)
 @pytest.mark.parametrize("months, tenor", [(3, "3M"), (12, "12M"), (1, "1M")])
-def test_the_forward_cost_scales_with_the_forward_curve(client, tables, months, tenor):
-    data = post(client, "/v1/price", {"model": "SONNET-4", **VECTOR, "horizon_months": months})
+def test_the_forward_cost_scales_with_the_forward_curve(client, tables, by_hand, ticker, months, tenor):
+    data = post(client, "/v1/price", {"model": ticker, **VECTOR, "horizon_months": months})
     curve = row_of(tables["forward_curves"][tables["forward_curves"]["mode"] == "sync"].assign(
-        ticker=lambda f: f["ticker_forward"]), f"SONNET-4-{tenor}")
+        ticker=lambda f: f["ticker_forward"]), f"{ticker}-{tenor}")
     forward = data["forward"]
-    assert forward["horizon_months"] == months
+    assert set(forward) == FORWARD_FIELDS
+    assert forward["horizon_months"] == months and forward["scheduled_factor"] == 1.0
+    # By hand from the processes and change_laws rows: E[R_h] = 1 + P_h·(m − 1).
+    p = by_hand.p_change(ticker, "sync", months)
+    factor = 1 + p * (by_hand.law_mean(ticker) - 1)
+    assert forward["p_change"] == pytest.approx(p, rel=REL) == curve["p_change"]
+    assert forward["decay_factor"] == pytest.approx(factor, rel=REL)
     assert forward["decay_factor"] == pytest.approx(curve["decay_factor"], rel=REL)
-    assert forward["theta_used"] == pytest.approx(curve["theta"], rel=REL)
-    assert forward["cost"] == pytest.approx(data["spot_cost"] * curve["decay_factor"], rel=REL)
+    assert forward["cost"] == pytest.approx(data["spot_cost"] * factor, rel=REL)
+    assert forward["beta_forward"] == pytest.approx(data["beta_used"] * factor, rel=REL)
     assert forward["beta_forward"] == pytest.approx(curve["beta_forward"], rel=REL)
-    assert forward["cost_p05"] == pytest.approx(data["spot_cost"] * curve["p05"] / curve["spot"], rel=1e-9)
-    assert forward["cost_p95"] == pytest.approx(data["spot_cost"] * curve["p95"] / curve["spot"], rel=1e-9)
+    for field, q, column in (("cost_p05", 0.05, "p05"), ("cost_median", 0.5, "beta_median"), ("cost_p95", 0.95, "p95")):
+        assert forward[field] == pytest.approx(data["spot_cost"] * by_hand.quantile(ticker, "sync", months, q), rel=REL)
+        assert forward[field] == pytest.approx(data["spot_cost"] * curve[column] / curve["spot"], rel=1e-9)
+    assert forward["cost_p05"] <= forward["cost_median"] <= forward["cost_p95"]
+    if ticker == "LLAMA-3.2-1B":  # a family that rose: a change is likely enough to move the mean and the band
+        assert forward["decay_factor"] > 1.1 and forward["cost_p05"] < forward["cost_p95"]
 
 
-def test_a_forward_ticker_gives_its_horizon_and_a_batch_one_its_mode(client, tables):
+def test_a_forward_ticker_gives_its_horizon_and_a_batch_one_its_mode(client, tables, by_hand):
     by_horizon = post(client, "/v1/price", {"model": "SONNET-4", **VECTOR, "horizon_months": 3})
     assert post(client, "/v1/price", {"model": "SONNET-4-3M", **VECTOR}) == by_horizon
     batch = post(client, "/v1/price", {"model": "sonnet-4.b-6m", **VECTOR})
@@ -110,13 +130,35 @@ def test_a_forward_ticker_gives_its_horizon_and_a_batch_one_its_mode(client, tab
     row = curve[curve["ticker_forward"] == "SONNET-4.B-6M"].iloc[0]
     assert batch["mode"] == "batch" and batch["forward"]["horizon_months"] == 6
     assert batch["forward"]["decay_factor"] == pytest.approx(row["decay_factor"], rel=REL)
+    assert batch["forward"]["p_change"] == pytest.approx(by_hand.p_change("SONNET-4", "batch", 6), rel=REL)
+    assert batch["forward"]["decay_factor"] == pytest.approx(by_hand.expected_ratio("SONNET-4", "batch", 6), rel=REL)
 
 
-def test_any_horizon_up_to_a_year_uses_the_fitted_theta(client, tables):
-    data = post(client, "/v1/price", {"model": "O3", "n_in": 1000, "n_out": 1000, "horizon_months": 4.5})
-    theta = row_of(tables["greeks"], "O3")["theta"]
-    assert data["forward"]["decay_factor"] == pytest.approx(float(decay_factor(theta, 4.5)), rel=REL)
-    assert data["forward"]["cost_p05"] <= data["forward"]["cost_p95"]
+@pytest.mark.parametrize("ticker", ["O3", "LLAMA-3.2-1B"])
+def test_any_horizon_up_to_a_year_reads_the_chance_of_change_between_months(client, by_hand, ticker):
+    data = post(client, "/v1/price", {"model": ticker, "n_in": 1000, "n_out": 1000, "horizon_months": 4.5})
+    forward = data["forward"]
+    # Between months 4 and 5 the survival is log-linear: 1 − P = (1 − P_4)·((1 − P_5)/(1 − P_4))^½.
+    survival = by_hand.chances[(ticker, "sync")][[3, 4]]
+    p = 1 - (1 - survival[0]) * np.sqrt((1 - survival[1]) / (1 - survival[0]))
+    assert survival[0] < p < survival[1]
+    assert forward["p_change"] == pytest.approx(p, rel=REL)
+    assert forward["decay_factor"] == pytest.approx(1 + p * (by_hand.law_mean(ticker) - 1), rel=REL)
+    assert forward["cost"] == pytest.approx(data["spot_cost"] * forward["decay_factor"], rel=REL)
+    assert forward["cost_p05"] <= forward["cost_median"] <= forward["cost_p95"]
+
+
+def test_a_model_without_a_law_has_a_forward_of_nulls(client, monkeypatch):
+    """Every priced model of the bundled data has a law; one without (no price history to fit it
+    from) keeps its spot cost and states no forward, never one as if its price could not change."""
+    real = pricing.process_of
+    monkeypatch.setattr(pricing, "process_of",
+                        lambda snapshot, ticker, mode: None if ticker == "O3" else real(snapshot, ticker, mode))
+    data = post(client, "/v1/price", {"model": "O3", "n_in": 1234, "n_out": 567, "horizon_months": 2})
+    assert data["spot_cost"] > 0
+    assert data["forward"] == {"horizon_months": 2, "cost": None, "beta_forward": None, "p_change": None,
+                               "decay_factor": None, "cost_median": None, "cost_p05": None, "cost_p95": None,
+                               "scheduled_factor": 1.0}
 
 
 def problem(response, status, code, field=None):
@@ -235,16 +277,38 @@ def test_compare_in_batch_mode_uses_the_batch_rates(client, tables):
     assert data["models"][0]["theta"] == pytest.approx(theta, rel=REL)
 
 
-def test_compare_a_list_resolves_names_once_and_carries_the_forward(client, tables):
+def test_compare_a_list_resolves_names_once_and_carries_the_forward(client, by_hand):
     data = post(client, "/v1/compare", {"n_in": 2000, "n_out": 500, "horizon_months": 6,
                                         "models": ["SONNET-4", "claude-sonnet-4-0", "o3", "GPT-4.1"]})
     # GPT-4.1 and O3 share 2 / 8 $/M: equal costs are ranked by ticker.
     assert [m["ticker"] for m in data["models"]] == ["GPT-4.1", "O3", "SONNET-4"]
     assert data["horizon_months"] == 6 and data["excluded"] == []
-    greeks = tables["greeks"].set_index("ticker")
     for model in data["models"]:
-        factor = float(decay_factor(greeks.loc[model["ticker"], "theta"], 6))
+        factor = by_hand.expected_ratio(model["ticker"], "sync", 6)
         assert model["forward_cost"] == pytest.approx(model["spot_cost"] * factor, rel=REL)
+
+
+@pytest.mark.parametrize("mode", ["sync", "batch"])
+@pytest.mark.parametrize("months", [1, 2, 4.5, 6])
+def test_compare_forward_cost_is_the_spot_cost_times_the_scheduled_factor_and_the_mean_ratio(client, by_hand, mode,
+                                                                                            months):
+    """Every ranked model, by hand: forward_cost = spot_cost · L_h · E[R_h], L_h the output price
+    announced for the horizon over today's, E[R_h] = 1 + P_h·(m − 1) from its processes rows."""
+    data = post(client, "/v1/compare", {"n_in": 2000, "n_out": 500, "eta": 0.2, "mode": mode,
+                                        "horizon_months": months})
+    assert data["count"] > (100 if mode == "sync" else 50)
+    moved = set()
+    for model in data["models"]:
+        ticker = model["ticker"]
+        level, factor = by_hand.level(ticker, mode, months), by_hand.expected_ratio(ticker, mode, months)
+        assert model["forward_cost"] == pytest.approx(model["spot_cost"] * level * factor, rel=REL), ticker
+        if level != 1.0:
+            moved.add(ticker)
+    # The announced Gemini prices (from 2026-12-01 and 2027-01-01) count only from their dates;
+    # GEMINI-3.7-FLASH's announcement is for its sync price only.
+    expected = {"GEMINI-4-ARGON"} if months == 1 else {"GEMINI-4-ARGON", "GEMINI-3.6-FLASH", "GEMINI-3.8-FLASH"} | (
+        {"GEMINI-3.7-FLASH"} if mode == "sync" else set())
+    assert "GEMINI-4-ARGON" in moved and moved == expected & {m["ticker"] for m in data["models"]}
 
 
 def test_compare_with_an_unknown_model_is_a_404_naming_it(client):

@@ -1,4 +1,6 @@
-"""Swap, Monte Carlo and budget simulation against the real snapshot, recomputed from its tables."""
+"""Swap, Monte Carlo and budget simulation against the real snapshot, recomputed from its tables:
+every forward from the forecast law by hand (tests/forecast_by_hand.py), never from the functions
+the server calls."""
 
 import math
 from datetime import date
@@ -6,13 +8,15 @@ from datetime import date
 import numpy as np
 import pytest
 
+import serve.api.simulation as simulation
+from pipelines.forecast import ChangeLaw, Process
 from pipelines.pricing import Rates, task_cost
 from pipelines.spots import rate_columns
-from pipelines.swap import price_swap
 from pipelines.tasks import TASK_TYPES
 from serve.settings import Settings
 
 AS_OF = date(2026, 11, 22)
+ONE_DAY = 1 / 30.4375  # months
 SWAP = {"model": "SONNET-4", "taskType": "coding", "tenor": "3M", "notionalTokens": 120_000_000}
 ITEM = {"model": "SONNET-4", "taskType": "coding", "requests_per_month": 10_000}
 
@@ -44,36 +48,63 @@ def assert_problem(response, status, code, field=None):
 
 # --- Swap ----------------------------------------------------------------------------------------
 
-def test_swap_fair_rate_is_recomputed_from_the_tables(client, greeks):
-    body = client.post("/v1/swap", json=SWAP)
+def swap_by_hand(by_hand, row, mode, task, tenor, notional, fixed=None):
+    """The swap of `pipelines.swap`'s docstring, every expected rate from the law by hand:
+    E[float(t)] = float(0)·L(t)·E[R_t] at t = 1 … tenor; greeks at `fixed`, else the fair rate."""
+    ticker = row["ticker"]
+    p = TASK_TYPES[task]
+    float0 = spot_cost_of(row, mode, task) / (p.n_out * 1e-6)
+    t = np.arange(1, tenor + 1, dtype=float)
+    level = np.array([by_hand.level(ticker, mode, m) for m in t])
+    notional_i = np.full(tenor, notional / tenor)
+
+    def expected_at(months):
+        return float0 * level * np.array([by_hand.expected_ratio(ticker, mode, m) for m in months])
+
+    def npv(months, rate):
+        return float(np.sum(np.exp(-Settings().discount_rate * months / 12) * notional_i
+                            * (expected_at(months) - rate)) * 1e-6)
+
+    df = np.exp(-Settings().discount_rate * t / 12)
+    expected = expected_at(t)
+    fair = float(np.sum(df * expected) / np.sum(df))
+    contract = fair if fixed is None else fixed
+    beta = row[f"beta_{mode}"]
+    return {"float0": float0, "expected": expected, "df": df, "fair": fair, "level": level,
+            "notional_usd": float(np.sum(notional_i * expected) * 1e-6),
+            "delta": float(np.sum(df * notional_i * expected)) / beta * 1e-6,
+            "theta_greek": npv(t - ONE_DAY, contract) - npv(t, contract),
+            "pv01": -0.01 * float(np.sum(df * notional_i)) * 1e-6}
+
+
+@pytest.mark.parametrize("ticker", ["SONNET-4", "LLAMA-3.2-1B"])
+def test_swap_fair_rate_and_greeks_are_recomputed_from_the_tables(client, greeks, by_hand, ticker):
+    body = client.post("/v1/swap", json={**SWAP, "model": ticker})
     assert body.status_code == 200, body.text
     data = body.json()["data"]
-    row = greeks.loc["SONNET-4"]
-    # By hand from the row's prices: coding is 8000 in (half cached), 1200 out.
-    float0 = (row["beta_sync"] * 1200 + 8000 * (0.5 * row["input_sync"] + 0.5 * row["cache_read_sync"])) / 1200
-    assert float0 == pytest.approx(26.0, abs=1e-12)
-    t = np.arange(1, 4)
-    df = np.exp(-Settings().discount_rate * t / 12)
-    expected = float0 * np.exp(-row["theta"] * t)
-    assert data["fairFixedRate"] == pytest.approx(float(np.sum(df * expected) / np.sum(df)), rel=1e-12)
-    assert data["notionalUsd"] == pytest.approx(float(np.sum(40e6 * expected) * 1e-6), rel=1e-12)
-    # And the whole quote equals pipelines.swap on the same row.
-    p = TASK_TYPES["coding"]
-    quote = price_swap(Rates.from_row(row.to_dict(), columns=rate_columns("sync")), row["theta"], p.n_in, p.n_out,
-                       p.eta, p.n_think, 3, 120_000_000, Settings().discount_rate, AS_OF)
-    assert data["fairFixedRate"] == pytest.approx(quote.fair_fixed_rate, rel=1e-12)
+    row = greeks.loc[ticker]
+    hand = swap_by_hand(by_hand, row, "sync", "coding", 3, 120_000_000)
+    if ticker == "SONNET-4":
+        # By hand from the row's prices: coding is 8000 in (half cached), 1200 out.
+        float0 = (row["beta_sync"] * 1200 + 8000 * (0.5 * row["input_sync"] + 0.5 * row["cache_read_sync"])) / 1200
+        assert float0 == pytest.approx(26.0, abs=1e-12) and hand["float0"] == pytest.approx(26.0, rel=1e-12)
+    else:  # a family that rose: the expected rate climbs with the chance of a change
+        assert np.all(np.diff(hand["expected"]) > 0) and hand["expected"][0] > hand["float0"]
+    assert data["floatingRate"] == pytest.approx(hand["float0"], rel=1e-12)
+    assert data["fairFixedRate"] == pytest.approx(hand["fair"], rel=1e-12)
+    assert data["notionalUsd"] == pytest.approx(hand["notional_usd"], rel=1e-12)
     assert data["npv"] == pytest.approx(0.0, abs=1e-9)
-    assert data["greeks"] == pytest.approx({"delta": quote.delta, "vega": 0.0, "theta_greek": quote.theta_greek,
-                                            "pv01": quote.pv01}, rel=1e-12)
-    assert data["greeks"]["pv01"] == pytest.approx(-0.01 * float(np.sum(df * 40e6)) * 1e-6, rel=1e-12)
-    assert (data["model"], data["mode"], data["taskType"], data["tenorMonths"]) == ("SONNET-4", "sync", "coding", 3)
+    assert data["greeks"]["vega"] == 0.0  # the law has no diffusion, and the npv reads only its mean
+    assert data["greeks"] == pytest.approx({"delta": hand["delta"], "vega": 0.0, "theta_greek": hand["theta_greek"],
+                                            "pv01": hand["pv01"]}, rel=1e-9, abs=1e-15)
+    assert (data["model"], data["mode"], data["taskType"], data["tenorMonths"]) == (ticker, "sync", "coding", 3)
     assert data["discountRate"] == Settings().discount_rate
     assert "npvAtFixedRate" not in data and "fixedRate" not in data
     assert [f["date"] for f in data["schedule"]] == ["2026-12-22", "2027-01-22", "2027-02-21"]
     assert [f["months"] for f in data["schedule"]] == [1, 2, 3]
     assert [f["notional_tokens"] for f in data["schedule"]] == pytest.approx([40e6] * 3)
-    assert [f["expected_floating_rate"] for f in data["schedule"]] == pytest.approx(list(expected), rel=1e-12)
-    assert [f["discount_factor"] for f in data["schedule"]] == pytest.approx(list(df), rel=1e-12)
+    assert [f["expected_floating_rate"] for f in data["schedule"]] == pytest.approx(list(hand["expected"]), rel=1e-12)
+    assert [f["discount_factor"] for f in data["schedule"]] == pytest.approx(list(hand["df"]), rel=1e-12)
 
 
 def test_swap_at_a_fixed_rate_and_the_snake_case_twins(client):
@@ -100,34 +131,82 @@ def test_swap_on_the_batch_price(client, greeks):
 
 # --- Monte Carlo ---------------------------------------------------------------------------------
 
+MC_PATHS = 100_000  # the most a request may ask for
+# Two families that never rose (their change law's mean is at most 1), three that did (one of them
+# with a price announced from 2027-01-01), one with a price announced from 2026-12-01, and a batch price.
+MC_CASES = [("SONNET-4", "sync"), ("O3", "sync"), ("LLAMA-3.2-1B", "sync"), ("DEEPSEEK-V4-PRO", "sync"),
+            ("GEMINI-3.6-FLASH", "sync"), ("GEMINI-4-ARGON", "sync"), ("SONNET-4", "batch")]
+
+
+def test_the_monte_carlo_sample_holds_a_family_that_rose(by_hand):
+    tickers = {ticker for ticker, _ in MC_CASES}
+    assert len(tickers) >= 5
+    assert {by_hand.law_name[case] for case in MC_CASES} == {"family_rose", "family_never_rose"}
+    assert {"LLAMA-3.2-1B", "DEEPSEEK-V4-PRO", "GEMINI-3.6-FLASH"} <= set(by_hand.tickers_of("family_rose"))
+
+
 @pytest.mark.parametrize(("months", "tenor"), [(1, "1M"), (3, "3M"), (6, "6M")])
-def test_monte_carlo_mean_is_the_forward_within_three_standard_errors(client, greeks, curves, months, tenor):
-    response = client.get(f"/v1/monte-carlo/SONNET-4?taskCategory=coding&horizonMonths={months}&paths=100000&seed=7")
+@pytest.mark.parametrize(("ticker", "mode"), MC_CASES)
+def test_monte_carlo_mean_is_the_forward_within_three_standard_errors(client, greeks, curves, by_hand, ticker, mode,
+                                                                    months, tenor):
+    name = ticker if mode == "sync" else f"{ticker}.B"
+    response = client.get(f"/v1/monte-carlo/{name}?taskCategory=coding&horizonMonths={months}&paths={MC_PATHS}"
+                          f"&seed=7")
     assert response.status_code == 200, response.text
     data = response.json()["data"]
-    spot = spot_cost_of(greeks.loc["SONNET-4"], "sync", "coding")
-    forward = spot * curves.loc[("SONNET-4", "sync", tenor), "decay_factor"]
+    row = greeks.loc[ticker]
+    spot, beta = spot_cost_of(row, mode, "coding"), row[f"beta_{mode}"]
+    # By hand: spot_cost · L_h · E[R_h], E[R_h] = 1 + P_h·(m − 1) from the processes and change_laws rows.
+    p = by_hand.p_change(ticker, mode, months)
+    forward = spot * by_hand.level(ticker, mode, months) * (1 + p * (by_hand.law_mean(ticker, mode) - 1))
+    published = curves.loc[(ticker, mode, tenor)]
     assert data["spotCost"] == pytest.approx(spot, rel=1e-12)
-    assert data["forwardCost"] == pytest.approx(forward, rel=1e-12)
-    assert abs(data["cost"]["mean"] - forward) < 3 * data["cost"]["std"] / math.sqrt(100_000)
-    assert data["meanStandardError"] == pytest.approx(data["cost"]["std"] / math.sqrt(100_000))
-    beta = greeks.loc["SONNET-4", "beta_sync"]
     assert data["spotBeta"] == beta
+    assert data["theta"] == pytest.approx(row["theta" if mode == "sync" else "theta_batch"], rel=1e-12, abs=1e-15)
+    assert data["forwardCost"] == pytest.approx(forward, rel=1e-12)
+    assert data["forwardCost"] == pytest.approx(spot * published["beta_forward"] / beta, rel=1e-12)
+    standard_error = data["cost"]["std"] / math.sqrt(MC_PATHS)
+    assert data["meanStandardError"] == pytest.approx(standard_error, rel=1e-12)
+    assert abs(data["cost"]["mean"] - forward) <= 3 * standard_error + 1e-15
+    assert abs(data["cost"]["mean"] - spot * published["beta_forward"] / beta) <= 3 * standard_error + 1e-15
     assert data["beta"]["mean"] == pytest.approx(data["cost"]["mean"] * beta / spot, rel=1e-9)
     stats = [data["cost"][k] for k in ("p01", "p05", "p25", "p50", "p75", "p95", "p99")]
     assert stats == sorted(stats)
-    assert len(data["histogram"]) == 20 and sum(b["count"] for b in data["histogram"]) == 100_000
+    assert len(data["histogram"]) == 20 and sum(b["count"] for b in data["histogram"]) == MC_PATHS
     assert data["histogram"][0]["lower"] <= stats[0] and data["histogram"][-1]["upper"] >= stats[-1]
-    assert [p["month"] for p in data["fan"]] == list(range(1, months + 1))
-    assert all(p["p05"] <= p["p25"] <= p["p50"] <= p["p75"] <= p["p95"] for p in data["fan"])
-    lam = greeks.loc["SONNET-4", "jump_rate"]
-    assert data["probabilityOfChangeModel"] == pytest.approx(1 - math.exp(-lam * months), rel=1e-12)
-    # A jump smaller than the 5% threshold is not counted, so the simulated share sits a little below.
-    se = math.sqrt(data["probabilityOfChangeModel"] / 100_000)
-    assert 0.85 * data["probabilityOfChangeModel"] - 3 * se < data["probabilityOfChange"]
-    assert data["probabilityOfChange"] < data["probabilityOfChangeModel"] + 3 * se
+    assert [f["month"] for f in data["fan"]] == list(range(1, months + 1))
+    assert all(f["p05"] <= f["p25"] <= f["p50"] <= f["p75"] <= f["p95"] for f in data["fan"])
+    assert data["fan"][-1]["mean"] == pytest.approx(data["beta"]["mean"], rel=1e-9)
+    # The median path has not changed (P_h < ½): it sits at the scheduled price.
+    assert data["fan"][-1]["p50"] == pytest.approx(by_hand.scheduled_beta(ticker, mode, months), rel=1e-12)
+    # The law's chance of a change by h, and the simulated share of paths that changed (a price a
+    # source has announced is known, not a change): a binomial share within three standard errors.
+    assert data["probabilityOfChangeModel"] == pytest.approx(p, rel=1e-12)
+    assert data["probabilityOfChangeModel"] == pytest.approx(published["p_change"], rel=1e-12)
+    assert abs(data["probabilityOfChange"] - p) <= 3 * math.sqrt(p * (1 - p) / MC_PATHS)
+    assert "changeThreshold" not in data
     assert (data["ticker"], data["mode"], data["taskCategory"], data["horizonMonths"], data["paths"], data["seed"]) == (
-        "SONNET-4", "sync", "coding", months, 100_000, 7)
+        ticker, mode, "coding", months, MC_PATHS, 7)
+
+
+def test_monte_carlo_paths_are_the_laws_sampler_seeded_by_the_query(client, greeks, by_hand):
+    """The paths are `Process.sample` on the months 1 … h with np.random.default_rng(seed), the law
+    built here from the processes and change_laws rows, and the announced level on top."""
+    ticker, months, paths, seed = "GEMINI-3.6-FLASH", 3, 5000, 99
+    data = client.get(f"/v1/monte-carlo/{ticker}?taskCategory=chat&horizonMonths={months}&paths={paths}"
+                      f"&seed={seed}").json()["data"]
+    ratios, weights = by_hand.law(ticker, "sync")
+    law = ChangeLaw(ratios, weights / weights.sum())
+    grid = np.arange(1, months + 1, dtype=float)
+    drawn = Process(by_hand.chances[(ticker, "sync")], law).sample(grid, paths, np.random.default_rng(seed))
+    levels = np.array([by_hand.level(ticker, "sync", m) for m in grid])
+    assert levels.tolist() == [1.0, 2.0, 2.0]
+    costs = spot_cost_of(greeks.loc[ticker], "sync", "chat") * drawn[:, -1] * levels[-1]
+    assert data["cost"]["mean"] == pytest.approx(costs.mean(), rel=1e-12)
+    assert data["cost"]["p99"] == pytest.approx(np.percentile(costs, 99), rel=1e-12)
+    assert data["probabilityOfChange"] == np.mean(drawn[:, -1] != 1.0)
+    assert [f["mean"] for f in data["fan"]] == pytest.approx(
+        list(greeks.loc[ticker, "beta_sync"] * (drawn * levels).mean(axis=0)), rel=1e-12)
 
 
 def test_monte_carlo_is_deterministic_by_seed(client):
@@ -154,30 +233,41 @@ def test_monte_carlo_defaults_batch_and_caching(client, greeks):
 
 # --- Budget simulation ---------------------------------------------------------------------------
 
-def test_simulate_expected_spend_is_analytic_and_the_bands_simulated(client, greeks, curves):
+def test_simulate_expected_spend_is_analytic_and_the_bands_simulated(client, greeks, curves, by_hand):
     body = {"items": [ITEM, {"model": "GPT-4.1", "profile": {"n_in": 2000, "n_out": 500, "eta": 0.2},
                              "requests_per_month": 3000},
-                      {"model": "SONNET-4", "taskType": "chat", "requests_per_month": 20000}],
+                      {"model": "SONNET-4", "taskType": "chat", "requests_per_month": 20000},
+                      {"model": "LLAMA-3.2-1B", "taskType": "chat", "requests_per_month": 50000}],
             "horizon_months": 3, "paths": 20000, "seed": 5}
     response = client.post("/v1/simulate", json=body)
     assert response.status_code == 200, response.text
     data = response.json()["data"]
-    sonnet = greeks.loc["SONNET-4"]
+    sonnet, llama = greeks.loc["SONNET-4"], greeks.loc["LLAMA-3.2-1B"]
     gpt = Rates.from_row(greeks.loc["GPT-4.1"].to_dict(), columns=rate_columns("sync"))
     gpt_cost = task_cost(gpt, 2000, 500, 0.2).spot_cost
     monthly = {"SONNET-4": 10_000 * spot_cost_of(sonnet, "sync", "coding") + 20_000 * spot_cost_of(sonnet, "sync", "chat"),
-               "GPT-4.1": 3000 * gpt_cost}
+               "GPT-4.1": 3000 * gpt_cost, "LLAMA-3.2-1B": 50_000 * spot_cost_of(llama, "sync", "chat")}
     for month, tenor in zip(data["months"], ["1M", "2M", "3M"]):
-        expected = sum(spend * curves.loc[(ticker, "sync", tenor), "decay_factor"] for ticker, spend in monthly.items())
+        m = month["month"]
+        # By hand: requests·spot_cost·E[R_m], E[R_m] = 1 + P_m·(mean − 1) (no price is announced for these).
+        expected = sum(spend * by_hand.level(ticker, "sync", m) * by_hand.expected_ratio(ticker, "sync", m)
+                       for ticker, spend in monthly.items())
         assert month["expected_spend"] == pytest.approx(expected, rel=1e-12)
+        published = sum(spend * curves.loc[(ticker, "sync", tenor), "decay_factor"] for ticker, spend in monthly.items())
+        assert month["expected_spend"] == pytest.approx(published, rel=1e-12)
+        assert month["expected_spend"] > sum(monthly.values())  # the family that rose carries the mean up
         assert month["p05"] <= month["p25"] <= month["p50"] <= month["p75"] <= month["p95"]
     assert [m["month"] for m in data["months"]] == [1, 2, 3]
     assert data["total_expected_spend"] == pytest.approx(sum(m["expected_spend"] for m in data["months"]), rel=1e-12)
     workloads = data["workloads"]
     assert [(w["model"], w["task"]) for w in workloads] == [("SONNET-4", "coding"), ("GPT-4.1", "custom"),
-                                                           ("SONNET-4", "chat")]
+                                                           ("SONNET-4", "chat"), ("LLAMA-3.2-1B", "chat")]
     assert workloads[1]["task_profile"] == {"n_in": 2000.0, "n_out": 500.0, "eta": 0.2, "n_think": 0.0}
     assert workloads[1]["spot_cost"] == pytest.approx(gpt_cost, rel=1e-12)
+    llama_spend = 50_000 * spot_cost_of(llama, "sync", "chat") * sum(
+        by_hand.expected_ratio("LLAMA-3.2-1B", "sync", m) for m in (1, 2, 3))
+    assert workloads[3]["expected_spend_total"] == pytest.approx(llama_spend, rel=1e-12)
+    assert workloads[3]["share"] == pytest.approx(llama_spend / data["total_expected_spend"], rel=1e-12)
     assert sum(w["share"] for w in workloads) == pytest.approx(1.0, abs=1e-12)
     assert sum(w["expected_spend_total"] for w in workloads) == pytest.approx(data["total_expected_spend"], rel=1e-12)
     assert (data["horizon_months"], data["paths"], data["seed"]) == (3, 20000, 5)
@@ -251,6 +341,22 @@ def test_a_number_beyond_a_double_is_a_400_naming_its_field(client):
 def test_an_unknown_model_is_a_404_with_suggestions(client, method, path, kwargs):
     body = assert_problem(getattr(client, method)(path, **kwargs), 404, "unknown_model")
     assert "NOPE-9" in body["detail"] and isinstance(body["suggestions"], list)
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs"), [
+    ("post", "/v1/swap", {"json": {**SWAP, "model": "O3", "notionalTokens": 7_654_321}}),
+    ("get", "/v1/monte-carlo/O3?taskCategory=coding&horizonMonths=3&seed=7654321", {}),
+    ("post", "/v1/simulate", {"json": {"items": [{**ITEM, "model": "O3", "requests_per_month": 7654321}],
+                                       "horizon_months": 3}}),
+])
+def test_a_model_without_a_forecast_is_a_404_no_forecast(client, monkeypatch, method, path, kwargs):
+    """Every priced model of the bundled data has a law; one without (no price history to fit it
+    from) is refused, never priced as if its price could not change."""
+    real = simulation.process_of
+    monkeypatch.setattr(simulation, "process_of",
+                        lambda snapshot, ticker, mode: None if ticker == "O3" else real(snapshot, ticker, mode))
+    body = assert_problem(getattr(client, method)(path, **kwargs), 404, "no_forecast")
+    assert "O3" in body["detail"]
 
 
 def test_a_model_without_a_batch_price_is_a_404(client, greeks):

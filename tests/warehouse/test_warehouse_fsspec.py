@@ -49,6 +49,7 @@ def test_a_refresh_publishes_every_table_into_the_in_memory_filesystem(memory_wa
     remote = SnapshotStore(memory_warehouse)
     manifest, local = remote.current(), store.current()
     assert sorted(manifest.tables) == sorted(local.tables)
+    assert {"processes", "change_laws", "forward_curves", "backtest_reliability", "accuracy"} <= set(manifest.tables)
     assert remote.snapshots() == [manifest.snapshot_id]
     for name in manifest.tables:
         assert manifest.tables[name].rows == local.tables[name].rows, name
@@ -58,7 +59,9 @@ def test_a_refresh_publishes_every_table_into_the_in_memory_filesystem(memory_wa
 
 
 def test_the_api_serves_the_same_answers_from_the_in_memory_filesystem(memory_warehouse, built_warehouse):
-    paths = ["/", "/v1/spots/SONNET-4", "/v1/forwards/O3", "/v1/ici", "/v1/history/GPT-4O", "/v1/backtest"]
+    paths = ["/", "/v1/spots/SONNET-4", "/v1/forwards/O3", "/v1/forwards/GEMINI-3.6-FLASH", "/v1/ici",
+             "/v1/history/GPT-4O", "/v1/backtest", "/v1/accuracy",
+             "/v1/monte-carlo/LLAMA-3.2-1B?taskCategory=chat&horizonMonths=3&paths=2000&seed=1"]
     from_memory = _served(memory_warehouse, *paths)
     from_disk = _served(str(built_warehouse), *paths)
     assert from_memory[0]["status"] == "ok", from_memory[0]

@@ -5,36 +5,54 @@ import { addLine, addMarkers, barChart, createPlot, extent, legend } from "./cha
 import { cell, el, number, numericCell, queryParams, section, share, table } from "./format.js";
 
 const METHODS = [
-  { key: "", label: "oracle", description: "the fitted process's forward" },
+  { key: "", label: "oracle",
+    description: "the published forecast: the price unchanged, or moved by a draw of the change law, with its chance" },
   { key: "_flat", label: "flat", description: "the price stays at today's spot" },
   { key: "_single_exp", label: "single_exp",
     description: "the original oracle's estimator: an exponential decay fitted per model family" },
 ];
 const TENORS = ["1M", "3M", "6M"];
 const PAGE = 1000;
+const SCOPES = [
+  { key: "all", title: "Every model" },
+  { key: "fixed_name", title: "Fixed-name models (no -latest, preview or unversioned name)" },
+];
 
-function accuracySection(accuracy) {
+function scoreTable(rows, scope) {
   const columns = [{ key: "tenor", label: "Tenor" }, { key: "n", label: "n", numeric: true },
+    { key: "changed_share", label: "changed", numeric: true, title: "Share of outcomes whose price changed" },
+    ...METHODS.map((m) => ({ key: `crps${m.key}`, label: `CRPS ${m.label}`, numeric: true,
+      title: "Continuous ranked probability score of the whole distribution, in units of the spot: lower is better" })),
+    { key: "crps_gap_se", label: "gap s.e.", numeric: true, title: "Bootstrap s.e. (over tickers) of the CRPS gap to flat" },
+    { key: "brier", label: "Brier oracle", numeric: true, title: "Brier score of the chance of change: lower is better" },
+    { key: "brier_base", label: "Brier base rate", numeric: true,
+      title: "Brier score of the base rate of change known at each anchor" },
     ...METHODS.map((m) => ({ key: `rel_rmse${m.key}`, label: `rel RMSE ${m.label}`, numeric: true })),
-    { key: "rel_rmse_gap_se", label: "gap s.e.", numeric: true, title: "Bootstrap s.e. of the RMSE gap to flat" },
-    ...METHODS.map((m) => ({ key: `mape${m.key}`, label: `MAPE ${m.label} %`, numeric: true })),
-    ...METHODS.map((m) => ({ key: `bias${m.key}`, label: `bias ${m.label} %`, numeric: true })),
-    { key: "coverage", label: "coverage oracle", numeric: true },
-    { key: "coverage_single_exp", label: "coverage single_exp", numeric: true },
-    { key: "no_change_share", label: "unchanged", numeric: true, title: "Share of outcomes equal to the spot" }];
-  const shown = (key) => (key.startsWith("coverage") || key === "no_change_share" ? (v) => share(v, 1)
-    : key === "n" ? String : (v) => number(v, 4));
-  const rows = accuracy.tenors.map((row) => el("tr", { "data-tenor": row.tenor }, columns.map((column) => (
+    { key: "rel_rmse_gap_se", label: "gap s.e.", numeric: true, title: "Bootstrap s.e. (over tickers) of the RMSE gap to flat" },
+    ...METHODS.map((m) => ({ key: `coverage${m.key}`, label: `90% band ${m.label}`, numeric: true,
+      title: "Randomised-PIT share of outcomes inside the 90% band: 90% is calibrated" }))];
+  const shown = (key) => (key.startsWith("coverage") || key === "changed_share" ? (v) => share(v, 1)
+    : key === "n" ? String : (v) => number(v, 5));
+  const body = rows.map((row) => el("tr", { "data-tenor": row.tenor, "data-scope": scope }, columns.map((column) => (
     column.key === "tenor" ? cell(row.tenor, row.tenor, { "data-col": "tenor" })
       : numericCell(row[column.key], shown(column.key), { "data-col": column.key })))));
-  const bars = barChart(accuracy.tenors.flatMap((row) => METHODS.map((method) => ({
-    label: `${row.tenor} ${method.label}`, value: row[`rel_rmse${method.key}`], className: method.label,
+  return table(columns, body, { name: `accuracy-${scope}` });
+}
+
+function accuracySection(accuracy) {
+  const every = accuracy.tenors.filter((row) => row.scope === "all");
+  const bars = barChart(every.flatMap((row) => METHODS.slice(0, 2).map((method) => ({
+    label: `${row.tenor} ${method.label}`, value: row[`crps${method.key}`], className: method.label,
     data: { tenor: row.tenor, method: method.label } }))), {
-    name: "accuracy-bars", format: (v) => number(v, 4), label: "Relative RMSE per tenor and method" });
-  return section("Backtest per tenor", el("p", { class: "note" }, accuracy.note), bars,
+    name: "accuracy-bars", format: (v) => number(v, 5), label: "CRPS per tenor, oracle and flat (lower is better)" });
+  return section("Backtest per tenor", el("p", { class: "verdict", "data-name": "headline" }, accuracy.headline),
+    bars,
     legend(METHODS.map((method) => ({ shape: "square", className: `bar-${method.label}`, label: method.label,
       description: method.description })), "methods"),
-    table(columns, rows, { name: "accuracy" }));
+    ...SCOPES.flatMap((scope) => [el("h3", {}, scope.title),
+      scoreTable(accuracy.tenors.filter((row) => row.scope === scope.key), scope.key)]),
+    el("ul", { class: "verdicts" }, every.map((row) => el("li", { "data-tenor": row.tenor }, row.verdict))),
+    el("p", { class: "note" }, accuracy.note));
 }
 
 function predictionsSection(backtest, tenor) {

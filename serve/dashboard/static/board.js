@@ -1,5 +1,5 @@
-// Ticker board: every model's spot prices, drift, forwards and last price change, from
-// /v1/greeks (spots and the fitted process), /v1/forwards (every curve) and /v1/events.
+// Ticker board: every model's spot prices, implied decay, forwards and last price change, from
+// /v1/greeks (spots and the forecast's summary), /v1/forwards (every curve) and /v1/events.
 import { ALL_EVENTS_SINCE, getJSON, mainElement, markNavigation, modelPath, problemBox, showStatus } from "./api.js";
 import { DASH, cell, el, modelPage, number, numericCell, percent, queryParams, replaceQuery, table, yesNo }
   from "./format.js";
@@ -13,9 +13,10 @@ const COLUMNS = [
   { key: "is_reasoning", label: "Reasoning" },
   { key: "beta_sync", label: "Sync $/M", numeric: true, title: "Spot output price, sync (β)" },
   { key: "beta_batch", label: "Batch $/M", numeric: true, title: "Spot output price, batch" },
-  { key: "theta", label: "Theta /mo", numeric: true, title: "Fitted decay per month (positive: prices falling)" },
+  { key: "theta", label: "Theta /mo", numeric: true,
+    title: "Average decay per month the forecast implies over a year (positive: prices expected to fall)" },
   ...TENORS.map((tenor) => ({ key: `forward_${tenor}`, label: `${tenor} fwd`, numeric: true,
-    title: `Sync forward output price at ${tenor}` })),
+    title: `Sync forward output price at ${tenor}: the mean of the forecast` })),
   { key: "last_change", label: "Last change", title: "Newest sync price cut or increase (/v1/events)" },
 ];
 

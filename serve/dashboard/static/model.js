@@ -2,7 +2,7 @@
 // Greek sheet, from /v1/greeks/{t}, /v1/forwards/{t}, /v1/history/{t} and /v1/events.
 import { ALL_EVENTS_SINCE, getJSON, mainElement, markNavigation, modelPath, problemBox, showStatus } from "./api.js";
 import { addBand, addLine, addMarkers, createPlot, dateText, dateValue, extent, legend } from "./chart.js";
-import { DASH, cell, el, keyValues, modelPage, number, numericCell, percent, price, section, table, yesNo }
+import { DASH, cell, el, keyValues, modelPage, number, numericCell, percent, price, section, share, table, yesNo }
   from "./format.js";
 
 // What each provenance marker means (README, "How the data is reconciled"), and how it is drawn.
@@ -52,33 +52,43 @@ function forwardSection(curve) {
   const plot = createPlot({
     name: "forward-curve", label: `Forward curve of ${curve.ticker}`, height: 300,
     x: { domain: [0, Math.max(...points.map((point) => point.months))], format: (m) => `${m}M`, label: "months ahead" },
-    y: { domain: extent([curve.spot, ...points.flatMap((p) => [p.beta_forward, p.p05, p.p95])], { pad: 0.08 }),
-      format: (value) => number(value, 3), label: "$ per M output tokens" },
+    y: { domain: extent([curve.spot, ...points.flatMap((p) => [p.beta_forward, p.beta_median, p.p05, p.p95])],
+      { pad: 0.08 }), format: (value) => number(value, 3), label: "$ per M output tokens" },
   });
   // The band starts at the spot: today's price is known, so its band has no width.
   addBand(plot, [{ x: 0, low: curve.spot, high: curve.spot },
     ...points.map((point) => ({ x: point.months, low: point.p05, high: point.p95 }))], { name: "p05-p95" });
+  addLine(plot, [{ x: 0, y: curve.spot }, ...points.map((point) => ({ x: point.months, y: point.beta_median }))],
+    { name: "median", className: "median" });
   addLine(plot, [{ x: 0, y: curve.spot }, ...points.map((point) => ({ x: point.months, y: point.beta_forward }))],
     { name: "forward" });
   addMarkers(plot, [{ x: 0, y: curve.spot, data: { tenor: "spot", value: curve.spot } }],
     { name: "spot", className: "spot", label: () => `spot: ${number(curve.spot)} $/M` });
   addMarkers(plot, points.map((point) => ({ x: point.months, y: point.beta_forward, data: {
-    tenor: point.tenor, value: point.beta_forward, p05: point.p05, p95: point.p95 } })),
+    tenor: point.tenor, value: point.beta_forward, p05: point.p05, p95: point.p95, p_change: point.p_change } })),
   { name: "forwards", className: "forward",
-    label: (point) => `${point.data.tenor}: ${number(point.y)} $/M (90%: ${number(point.data.p05)}–${number(point.data.p95)})` });
+    label: (point) => `${point.data.tenor}: mean ${number(point.y)} $/M, chance of a change ` +
+      `${share(point.data.p_change, 1)} (90%: ${number(point.data.p05)}–${number(point.data.p95)})` });
   const rows = points.map((point) => [
     cell(point.tenor, point.tenor), cell(point.ticker_forward, point.ticker_forward),
-    numericCell(point.beta_forward), numericCell(point.decay_factor, (v) => number(v, 5)),
-    numericCell(point.p05), numericCell(point.p95)]);
+    numericCell(point.beta_forward), numericCell(point.beta_median), numericCell(point.p05), numericCell(point.p95),
+    numericCell(point.p_change, (v) => share(v, 1)), numericCell(point.scheduled)]);
+  const law = points[0];
   return section(`Forward curve (${curve.mode})`, plot.root,
-    legend([{ shape: "line", className: "", label: "forward", description: "expected output price at each tenor" },
-      { shape: "band", className: "", label: "90% band", description: "5th to 95th percentile of the fitted process" }],
+    legend([{ shape: "line", className: "", label: "forward (mean)", description: "expected output price at each tenor" },
+      { shape: "line", className: "median", label: "median", description: "the price as likely to be above as below" },
+      { shape: "band", className: "", label: "90% band", description: "5th to 95th percentile of the forecast" }],
     "forward"),
-    el("p", { class: "note" }, `Theta ${number(curve.theta, 3)} per month (positive: prices falling). A forward can lie ` +
-      "above the band: prices rarely move, but when they do the move can be large, and the mean counts it."),
+    el("p", { class: "note" }, "The price stays where it is (at an announced price from its date) unless it " +
+      "changes; the chance of a change by each tenor is in the table. A change, if it comes, multiplies the price " +
+      `by ${number(law?.change_p50, 3)} at the median (90% between ${number(law?.change_p05, 3)} and ` +
+      `${number(law?.change_p95, 3)}; mean ${number(law?.change_mean, 3)}). The mean counts that chance, so it ` +
+      "can differ from the median, which stays at the price while a change is less likely than not."),
     table([{ key: "tenor", label: "Tenor" }, { key: "ticker_forward", label: "Forward ticker" },
-      { key: "beta_forward", label: "β forward $/M", numeric: true }, { key: "decay_factor", label: "Decay", numeric: true },
-      { key: "p05", label: "p05", numeric: true }, { key: "p95", label: "p95", numeric: true }], rows, { name: "forwards" }));
+      { key: "beta_forward", label: "Mean $/M", numeric: true }, { key: "beta_median", label: "Median $/M", numeric: true },
+      { key: "p05", label: "p05", numeric: true }, { key: "p95", label: "p95", numeric: true },
+      { key: "p_change", label: "Chance of a change", numeric: true },
+      { key: "scheduled", label: "Scheduled $/M", numeric: true }], rows, { name: "forwards" }));
 }
 
 function historySection(history) {
@@ -152,8 +162,11 @@ function greekSection(model) {
   const shown = (value) => (typeof value === "number" ? number(value, 4) : typeof value === "boolean" ? yesNo(value)
     : value ?? DASH);
   return section("Greek sheet", keyValues(GREEKS.map((key) => [key, shown(model[key]), model[key]]), "greeks"),
-    el("p", { class: "note" }, "Theta, sigma and the jump rate are per month; prior_weight 1 means all prior " +
-      "(the family and tier's process), 0 all the model's own history."));
+    el("p", { class: "note" }, "theta: the average decay per month the forecast implies over a year (positive: " +
+      "expected to fall). sigma: 0, the forecast has no drift between changes. jump_rate: the hazard of a change in " +
+      "the coming month. jump_mean, jump_std: the mean and spread of the log size of a change. pool: the change " +
+      "law (whether the model's family has risen in price before); prior_weight: how much of its chance of a rise " +
+      "is the pooled one."));
 }
 
 function settled(result, what, build) {

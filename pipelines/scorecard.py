@@ -1,0 +1,211 @@
+"""The backtest's scorecard: what the scored predictions (`pipelines.backtest`) say, per tenor.
+
+Every figure leaves out the cases flagged as revisions, and is given for every model (`all`) and
+for fixed-name models only (`fixed_name`: no pointer, preview or unversioned name).
+
+- relative RMSE and log-ratio RMSE of the mean forecast (the forward), MAPE and median APE of
+  the median forecast (a mean always loses to the spot on absolute error when a change is
+  unlikely: each forecast is scored with the loss it minimises);
+- CRPS of the whole distribution, in units of the spot (proper, and it handles the atom);
+- Brier score of `p_change` beside the base rate's (the share of windows of that length with a
+  change in the history known at the anchor), and a reliability table;
+- the randomised-PIT coverage of the 90% band (a calibrated forecast covers 90%; an atom counts
+  fractionally, so "a band that holds the spot" no longer covers everything that did not move).
+
+Standard errors are by a block bootstrap over tickers (BOOTSTRAP_DRAWS draws, seeded): one
+model's cases share its luck across anchors and overlapping windows, so tickers, not cases or
+anchors, are the independent units.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pipelines.backtest import METHODS, TENOR_MONTHS
+
+BOOTSTRAP_DRAWS = 1000
+SCOPES = ("all", "fixed_name")
+RELIABILITY_EDGES = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+SUMMARY_METRICS = ["n", "changed_share", "rel_rmse", "log_rmse", "mape", "median_ape", "bias", "crps", "brier",
+                   "coverage"]
+
+
+def scored(predictions: pd.DataFrame, scope: str = "all") -> pd.DataFrame:
+    """The predictions a score reads: no revision, and in `scope`."""
+    keep = ~predictions["revision"].astype(bool)
+    if scope == "fixed_name":
+        keep &= predictions["fixed_name"].astype(bool)
+    return predictions[keep]
+
+
+def _metrics(rows: pd.DataFrame) -> dict[str, float]:
+    changed = rows["changed"].astype(float)
+    return {
+        "n": len(rows), "changed_share": float(changed.mean()),
+        "rel_rmse": float(np.sqrt(np.mean(rows["rel_error"] ** 2))),
+        "log_rmse": float(np.sqrt(np.mean(rows["log_error"] ** 2))),
+        "mape": float(rows["ape"].mean()), "median_ape": float(rows["ape"].median()),
+        "bias": float(rows["rel_error"].mean() * 100), "crps": float(rows["crps"].mean()),
+        "brier": float(np.mean((rows["p_change"] - changed) ** 2)), "coverage": float(rows["covered"].mean()),
+    }
+
+
+def summarise(predictions: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """SUMMARY_METRICS per group of `by` (every model, revisions left out)."""
+    rows = scored(predictions)
+    out = [{**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)), **_metrics(group)}
+           for key, group in rows.groupby(by, sort=True)]
+    frame = pd.DataFrame(out, columns=[*by, *SUMMARY_METRICS])
+    frame["n"] = frame["n"].astype("int64")
+    return frame
+
+
+def _per_ticker(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per ticker, the sums the bootstrap resamples: one row per (anchor, ticker) case, with each
+    method's figures side by side."""
+    wide = rows.pivot_table(index=["anchor", "ticker"], columns="method",
+                            values=["rel_error", "crps", "p_change", "covered"], aggfunc="first")
+    first = rows[rows["method"] == "oracle"].set_index(["anchor", "ticker"])
+    changed = first["changed"].astype(float).reindex(wide.index)
+    base = first["p_base"].reindex(wide.index)
+    cases = pd.DataFrame({
+        "n": 1.0,
+        "se": wide[("rel_error", "oracle")] ** 2, "se_flat": wide[("rel_error", "flat")] ** 2,
+        "crps": wide[("crps", "oracle")], "crps_flat": wide[("crps", "flat")],
+        "brier": (wide[("p_change", "oracle")] - changed) ** 2, "brier_base": (base - changed) ** 2,
+        "covered": wide[("covered", "oracle")],
+    })
+    return cases.groupby(level="ticker").sum()
+
+
+def bootstrap_ses(rows: pd.DataFrame, seed: int = 0) -> dict[str, float]:
+    """Block-bootstrap standard errors over tickers of the oracle's gaps to flat (relative RMSE,
+    CRPS), to the base rate (Brier), and of its coverage."""
+    sums = _per_ticker(rows)
+    if len(sums) < 2:
+        return dict.fromkeys(("rel_rmse_gap_se", "crps_gap_se", "brier_gap_se", "coverage_se"), np.nan)
+    rng = np.random.default_rng(seed)
+    draws = sums.to_numpy()[rng.integers(0, len(sums), size=(BOOTSTRAP_DRAWS, len(sums)))].sum(axis=1)
+    col = {name: draws[:, i] for i, name in enumerate(sums.columns)}
+    n = col["n"]
+    return {
+        "rel_rmse_gap_se": float(np.std(np.sqrt(col["se"] / n) - np.sqrt(col["se_flat"] / n))),
+        "crps_gap_se": float(np.std((col["crps"] - col["crps_flat"]) / n)),
+        "brier_gap_se": float(np.std((col["brier"] - col["brier_base"]) / n)),
+        "coverage_se": float(np.std(col["covered"] / n)),
+    }
+
+
+VERSUS = ("rel_rmse", "log_rmse", "mape", "median_ape", "crps", "coverage", "bias")  # each beside both baselines
+ACCURACY_COLUMNS = [
+    "scope", "tenor", "n", "revisions_excluded", "changed_share",
+    *(f"{metric}{suffix}" for metric in VERSUS for suffix in ("", "_flat", "_single_exp")),
+    "rel_rmse_gap_se", "crps_gap_se", "brier", "brier_base", "brier_gap_se", "coverage_se", "verdict",
+]
+
+
+def accuracy_table(predictions: pd.DataFrame) -> pd.DataFrame:
+    """The headline per scope and tenor: the oracle beside both baselines, with standard errors
+    and a verdict in words (`verdict`)."""
+    rows = []
+    for scope in SCOPES:
+        for tenor in TENOR_MONTHS:
+            within = predictions[predictions["tenor"] == tenor]
+            if scope == "fixed_name":
+                within = within[within["fixed_name"].astype(bool)]
+            kept = scored(within)
+            if not (kept["method"] == "oracle").any():
+                continue
+            by_method = {m: _metrics(kept[kept["method"] == m]) for m in METHODS}
+            oracle = by_method["oracle"]
+            row = {"scope": scope, "tenor": tenor, "n": oracle["n"],
+                   "revisions_excluded": int((within["method"] == "oracle").sum() - oracle["n"]),
+                   "changed_share": oracle["changed_share"]}
+            for metric in VERSUS:
+                row[metric] = oracle[metric]
+                for method in ("flat", "single_exp"):
+                    row[f"{metric}_{method}"] = by_method[method][metric]
+            row["brier"] = oracle["brier"]
+            changed = kept.loc[kept["method"] == "oracle", "changed"].astype(float)
+            row["brier_base"] = float(np.mean((kept.loc[kept["method"] == "oracle", "p_base"] - changed) ** 2))
+            row.update(bootstrap_ses(kept))
+            row["verdict"] = verdict(row)
+            rows.append(row)
+    frame = pd.DataFrame(rows, columns=ACCURACY_COLUMNS)
+    frame[["n", "revisions_excluded"]] = frame[["n", "revisions_excluded"]].astype("int64")
+    return frame
+
+
+def _compare(name: str, ours: float, theirs: float, against: str, se: float | None = None) -> str:
+    gap = ours - theirs
+    word = "below" if gap < 0 else "above" if gap > 0 else "equal to"
+    text = f"{name} {ours:.5f}, {word} {against}'s {theirs:.5f}"
+    if se is not None and np.isfinite(se):
+        within = "within" if abs(gap) <= se else "beyond"
+        text += f" ({within} one standard error, {se:.5f})"
+    return text
+
+
+def verdict(row: dict) -> str:
+    """One sentence on whether the forecast beats the flat forward at this tenor, and how."""
+    beats = row["crps"] < row["crps_flat"]
+    lead = (f"At {row['tenor']} the forecast {'beats' if beats else 'does not beat'} the flat forward "
+            f"as a distribution")
+    parts = [
+        _compare("CRPS", row["crps"], row["crps_flat"], "flat", row["crps_gap_se"]),
+        _compare("Brier score of p_change", row["brier"], row["brier_base"], "the base rate", row["brier_gap_se"]),
+        _compare("relative RMSE of the mean", row["rel_rmse"], row["rel_rmse_flat"], "flat", row["rel_rmse_gap_se"]),
+        f"the 90% band holds {100 * row['coverage']:.1f}% of outcomes (randomised PIT; flat's "
+        f"{100 * row['coverage_flat']:.1f}%)",
+    ]
+    return f"{lead}: " + "; ".join(parts) + "."
+
+
+def reliability_table(predictions: pd.DataFrame) -> pd.DataFrame:
+    """Per tenor and bin of the oracle's `p_change` (RELIABILITY_EDGES): n, the mean predicted
+    chance, and the share that changed (every model, revisions left out)."""
+    oracle = scored(predictions)
+    oracle = oracle[oracle["method"] == "oracle"]
+    edges = np.asarray(RELIABILITY_EDGES)
+    bins = np.clip(np.searchsorted(edges, oracle["p_change"].to_numpy(float), side="right") - 1, 0, len(edges) - 2)
+    frame = oracle.assign(bin=bins, changed=oracle["changed"].astype(float))
+    out = frame.groupby(["tenor", "bin"]).agg(n=("p_change", "size"), predicted=("p_change", "mean"),
+                                              observed=("changed", "mean")).reset_index()
+    out["low"], out["high"] = edges[out["bin"]], edges[out["bin"] + 1]
+    out["_order"] = out["tenor"].map(list(TENOR_MONTHS).index)
+    out["n"] = out["n"].astype("int64")
+    return out.sort_values(["_order", "bin"])[["tenor", "low", "high", "n", "predicted", "observed"]].reset_index(
+        drop=True)
+
+
+def _tenors(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def headline(accuracy: pd.DataFrame, scope: str = "all") -> str:
+    """In words, over the tenors of `scope`: where the forecast beats the flat forward (CRPS), where
+    its chance of change beats the base rate (Brier), where its mean stands against flat's relative
+    RMSE, and how much its 90% band holds."""
+    rows = accuracy[accuracy["scope"] == scope]
+    if rows.empty:
+        return "No forecast has been scored yet."
+    tenors = rows["tenor"].tolist()
+
+    def where(mask) -> str:
+        chosen = [t for t, keep in zip(tenors, mask, strict=True) if keep]
+        return _tenors(chosen) if chosen else "no tenor"
+
+    beats = (rows["crps"] < rows["crps_flat"]).tolist()
+    brier = (rows["brier"] < rows["brier_base"]).tolist()
+    gap = (rows["rel_rmse"] - rows["rel_rmse_flat"]).to_numpy()
+    se = rows["rel_rmse_gap_se"].to_numpy()
+    close = (gap <= se).tolist()
+    worse = [not c for c in close]
+    coverage = ", ".join(f"{100 * c:.1f}%" for c in rows["coverage"])
+    text = (f"The forecast beats the flat forward as a distribution (lower CRPS) at {where(beats)}; its chance of "
+            f"change beats the base rate (lower Brier score) at {where(brier)}; its mean is below, or within one "
+            f"standard error of, flat's relative RMSE at {where(close)}")
+    if any(worse):
+        text += f", and worse by more than one standard error at {where(worse)}"
+    return text + f"; its 90% band holds {coverage} of outcomes at {_tenors(tenors)} (90% is calibrated)."
