@@ -104,6 +104,22 @@ def test_gemini_omni_output_is_the_text_rate_not_the_video_rate(spots, store):
     assert set(omni["output"]) == {9.0}  # never the video rate, so no phantom cut either
 
 
+def test_ministral_8b_output_slip_that_its_source_corrected_is_rejected(store):
+    """genai-prices 0.0.22 to 0.1.4 listed Ministral 8B at 1.00 $/M output, and 0.1.5 restored
+    0.10 with no change announced; OpenRouter's catalogue and LiteLLM listed 0.10 throughout.
+    The 1.00 is rejected, so the history holds 0.10 and no rise and cut are made of it."""
+    history = store.read_table("price_history")
+    ministral = history[(history["ticker"] == "MINISTRAL-8B") & (history["mode"] == "sync")]
+    assert len(ministral) > 500 and set(ministral["output"]) == {0.1}
+    events = store.read_table("events")
+    assert events[(events["ticker"] == "MINISTRAL-8B") & (events["field"] == "output")
+                  & events["kind"].isin(["price_cut", "price_increase"])].empty
+    observations = store.read_table("price_observations")
+    slips = observations[(observations["ticker"] == "MINISTRAL-8B") & (observations["output"] == 1.0)]
+    assert slips["source_version"].tolist() == ["0.0.22"] and slips["superseded"].all()
+    assert slips["note"].iloc[0].startswith("rejected: output 1 is a slip the source itself corrected")
+
+
 def test_deepseek_keeps_the_dated_cut_over_the_catalogue_that_repeats_the_2025_price(spots, store):
     """genai-prices lists 0.27/1.10 from its first release (2025-07-11) to 0.2.3; model-prices dates
     0.14/0.28 on 2026-06-06, later, so it stands, and the catalogue's price is a dispute."""

@@ -1,0 +1,60 @@
+"""The scorecard tables of `docs/methodology.md` §9, printed as Markdown from a snapshot.
+
+    python scripts/scorecard_tables.py SNAPSHOT_DIR
+
+Reads the snapshot's `accuracy` and `backtest_reliability` tables and prints the two tables the
+methodology shows, so the figures there are copied from a build, never typed by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+SCOPES = {"all": "all", "fixed_name": "fixed name"}
+
+
+def _trio(row, name: str, digits: int = 5, methods=("", "_flat", "_single_exp")) -> str:
+    return " / ".join(f"{row[name + m]:.{digits}f}" for m in methods)
+
+
+def _percents(row, name: str, methods=("", "_flat", "_single_exp")) -> str:
+    return " / ".join(f"{100 * row[name + m]:.1f}%" for m in methods)
+
+
+def accuracy_table(accuracy: pd.DataFrame) -> str:
+    lines = ["| scope | tenor | n (revisions left out) | changed | CRPS oracle / flat / single-exp | gap s.e. "
+             "| Brier oracle / base rate | rel. RMSE oracle / flat / single-exp | gap s.e. "
+             "| log-ratio RMSE oracle / flat | MAPE oracle / flat | coverage oracle / flat / single-exp |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for _, row in accuracy.iterrows():
+        lines.append(
+            f"| {SCOPES[row['scope']]} | {row['tenor']} | {row['n']:,} ({row['revisions_excluded']}) "
+            f"| {100 * row['changed_share']:.1f}% | {_trio(row, 'crps')} | {row['crps_gap_se']:.5f} "
+            f"| {row['brier']:.5f} / {row['brier_base']:.5f} | {_trio(row, 'rel_rmse')} | {row['rel_rmse_gap_se']:.5f} "
+            f"| {_trio(row, 'log_rmse', methods=('', '_flat'))} | {_trio(row, 'mape', 2, ('', '_flat'))} "
+            f"| {_percents(row, 'coverage')} |")
+    return "\n".join(lines)
+
+
+def reliability_table(reliability: pd.DataFrame) -> str:
+    lines = ["| tenor | P(change) bin | n | predicted | observed |", "|---|---|---|---|---|"]
+    for _, row in reliability.iterrows():
+        lines.append(f"| {row['tenor']} | {row['low']:.2f}–{row['high']:.2f} | {row['n']:,} "
+                     f"| {row['predicted']:.4f} | {row['observed']:.4f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("snapshot", type=Path, help="a published snapshot's folder")
+    snapshot = parser.parse_args().snapshot
+    print(accuracy_table(pd.read_parquet(snapshot / "accuracy.parquet")))
+    print("\nReliability of p_change (all models):\n")
+    print(reliability_table(pd.read_parquet(snapshot / "backtest_reliability.parquet")))
+
+
+if __name__ == "__main__":
+    main()
