@@ -25,6 +25,7 @@ import pandas as pd
 from pipelines.backtest import METHODS, TENOR_MONTHS
 
 BOOTSTRAP_DRAWS = 1000
+BOOTSTRAP_CHUNK_CELLS = 1_000_000  # resampled tickers held at once, summed per resample
 SCOPES = ("all", "fixed_name")
 RELIABILITY_EDGES = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 SUMMARY_METRICS = ["n", "changed_share", "rel_rmse", "log_rmse", "mape", "median_ape", "bias", "crps", "brier",
@@ -85,8 +86,13 @@ def bootstrap_ses(rows: pd.DataFrame, seed: int = 0) -> dict[str, float]:
     sums = _per_ticker(rows)
     if len(sums) < 2:
         return dict.fromkeys(("rel_rmse_gap_se", "crps_gap_se", "brier_gap_se", "coverage_se"), np.nan)
-    rng = np.random.default_rng(seed)
-    draws = sums.to_numpy()[rng.integers(0, len(sums), size=(BOOTSTRAP_DRAWS, len(sums)))].sum(axis=1)
+    rng, table = np.random.default_rng(seed), sums.to_numpy()
+    # Drawn a few resamples at a time: all at once would hold draws × tickers × columns floats
+    # (2.5 GB for 40,000 tickers). The generator fills row after row, so the draws are the same.
+    per_chunk = max(1, BOOTSTRAP_CHUNK_CELLS // len(table))
+    draws = np.concatenate([table[rng.integers(0, len(table), size=(min(per_chunk, BOOTSTRAP_DRAWS - done),
+                                                                     len(table)))].sum(axis=1)
+                            for done in range(0, BOOTSTRAP_DRAWS, per_chunk)])
     col = {name: draws[:, i] for i, name in enumerate(sums.columns)}
     n = col["n"]
     return {

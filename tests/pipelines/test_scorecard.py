@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipelines import scorecard
 from pipelines.scorecard import (
     ACCURACY_COLUMNS,
     SUMMARY_METRICS,
@@ -70,6 +71,18 @@ def test_bootstrap_ses():
     one = pd.DataFrame(pair(JAN, "A", (0.1, 0.04, 0.1, 0.9), (0.1, 0.02, 0.0, 0.9))
                        + pair(FEB, "A", (0.1, 0.02, 0.1, 0.9), (0.1, 0.02, 0.0, 0.9)))
     assert np.isnan(bootstrap_ses(one)["crps_gap_se"])
+
+
+def test_bootstrap_drawn_in_chunks_is_the_same_as_drawn_at_once(monkeypatch):
+    """Resamples are drawn a few at a time to bound memory; the generator's stream, and so every
+    standard error, is the same as one draw of them all."""
+    rng = np.random.default_rng(3)
+    rows = pd.DataFrame([row for i in range(37) for anchor in (JAN, FEB) for row in pair(
+        anchor, f"T{i}", tuple(rng.random(4)), (rng.random(), rng.random(), 0.0, rng.random()))])
+    monkeypatch.setattr(scorecard, "BOOTSTRAP_CHUNK_CELLS", 10**9)
+    at_once = bootstrap_ses(rows)
+    monkeypatch.setattr(scorecard, "BOOTSTRAP_CHUNK_CELLS", 37 * 7)  # 7 resamples a chunk, 1000 not a multiple
+    assert bootstrap_ses(rows) == at_once
 
 
 def test_accuracy_table_by_hand():
