@@ -253,6 +253,20 @@ def sample_ratios(by_month: np.ndarray, law: ChangeLaw, horizons, paths: int, rn
     return np.where(changed_by, ratio[:, None], 1.0)
 
 
+def _check_chances(chances: np.ndarray) -> None:
+    """Chances of change by month (the last axis) must be probabilities that never fall."""
+    good = ((np.isfinite(chances) & (chances >= 0) & (chances <= 1)).all(axis=-1)
+            & (np.diff(chances, axis=-1) >= 0).all(axis=-1))
+    if not good.all():
+        bad = chances if chances.ndim == 1 else chances[~good][0]
+        raise ValueError(f"chances of change must be probabilities that never fall, got {bad.tolist()}")
+
+
+def _check_law(law: ChangeLaw) -> None:
+    if not (np.isfinite(law.ratios).all() and (law.ratios > 0).all() and abs(float(law.weights.sum()) - 1.0) < 1e-9):
+        raise ValueError("a change law needs positive ratios and weights summing to 1")
+
+
 @dataclass(frozen=True)
 class Process:
     """The fitted law of one ticker and mode: P(a change by the end of month k), k = 1 … 12, and
@@ -262,13 +276,8 @@ class Process:
     law: ChangeLaw
 
     def __post_init__(self) -> None:
-        chances = np.asarray(self.by_month, dtype=float)
-        if not (np.isfinite(chances).all() and (chances >= 0).all() and (chances <= 1).all()
-                and (np.diff(chances) >= 0).all()):
-            raise ValueError(f"chances of change must be probabilities that never fall, got {chances.tolist()}")
-        if not (np.isfinite(self.law.ratios).all() and (self.law.ratios > 0).all()
-                and abs(float(self.law.weights.sum()) - 1.0) < 1e-9):
-            raise ValueError("a change law needs positive ratios and weights summing to 1")
+        _check_chances(np.asarray(self.by_month, dtype=float))
+        _check_law(self.law)
 
     def p_change(self, months) -> np.ndarray:
         return chance_at(self.by_month, months)
@@ -356,9 +365,72 @@ def read_laws(change_laws: pd.DataFrame) -> dict[str, ChangeLaw]:
             for name, rows in change_laws.groupby("change_law", sort=True)}
 
 
+@dataclass(frozen=True)
+class ProcessTable:
+    """Every process of the two published tables at once, for the consumers that read them all
+    (forward curves, the Greek sheet): row i is the Process of (tickers[i], modes[i]), ordered by
+    ticker then mode, its chances of change a row of `by_month` and its change law `law_names[i]`.
+    One row at a time the same sums cost a Python object per process: minutes for 100,000."""
+
+    tickers: np.ndarray
+    modes: np.ndarray
+    by_month: np.ndarray  # (processes, months)
+    law_names: np.ndarray
+    laws: dict[str, ChangeLaw]
+
+    @classmethod
+    def read(cls, processes: pd.DataFrame, change_laws: pd.DataFrame) -> ProcessTable:
+        laws = read_laws(change_laws)
+        ordered = processes.sort_values(["ticker", "mode", "months"], kind="stable")
+        sizes = ordered.groupby(["ticker", "mode"], sort=False).size().to_numpy()
+        months = int(sizes[0]) if len(sizes) else HORIZON_MONTHS
+        if (sizes != months).any():
+            raise ValueError(f"every process needs the same number of months, got {sorted(set(sizes.tolist()))}")
+        first = ordered.iloc[::months]
+        table = cls(first["ticker"].to_numpy(object), first["mode"].to_numpy(object),
+                    ordered["p_change"].to_numpy(float).reshape(-1, months), first["change_law"].to_numpy(object),
+                    laws)
+        _check_chances(table.by_month)
+        for law in laws.values():
+            _check_law(law)
+        if unknown := set(table.law_names) - set(laws):
+            raise ValueError(f"processes name change laws that change_laws lacks: {sorted(unknown)}")
+        return table
+
+    def processes(self) -> dict[tuple[str, str], Process]:
+        return {(ticker, mode): Process(by_month, self.laws[name])
+                for ticker, mode, by_month, name in zip(self.tickers, self.modes, self.by_month, self.law_names,
+                                                         strict=True)}
+
+    def p_change(self, months) -> np.ndarray:
+        """P(a change by each horizon), shape (processes, horizons)."""
+        return chance_at(self.by_month, months)
+
+    def per_law(self, months, figure) -> np.ndarray:
+        """`figure(p, law)` over the rows of each change law, p the rows' chances at `months`
+        flattened (as one Process gives it for its own horizons), stacked back row by row."""
+        p = self.p_change(months)
+        out = None
+        for name, law in self.laws.items():
+            rows = self.law_names == name
+            if not rows.any():
+                continue
+            values = np.asarray(figure(p[rows].reshape(-1), law))
+            values = values.reshape(int(rows.sum()), p.shape[1], *values.shape[1:])
+            if out is None:
+                out = np.empty((len(p),) + values.shape[1:])
+            out[rows] = values
+        return np.empty((0, p.shape[1])) if out is None else out
+
+    def expected_ratio(self, months) -> np.ndarray:
+        """E[R_h] of each process at each horizon, as `Process.expected_ratio`."""
+        return self.per_law(months, mixture_mean)
+
+    def quantiles(self, months, probabilities) -> np.ndarray:
+        """Quantiles of R_h, shape (processes, horizons, probabilities), as `Process.quantiles`."""
+        return self.per_law(months, lambda p, law: mixture_quantiles(p, law, probabilities))
+
+
 def read_processes(processes: pd.DataFrame, change_laws: pd.DataFrame) -> dict[tuple[str, str], Process]:
     """(ticker, mode) → its Process, from the two published tables."""
-    laws = read_laws(change_laws)
-    ordered = processes.sort_values(["ticker", "mode", "months"], kind="stable")
-    return {(ticker, mode): Process(rows["p_change"].to_numpy(float), laws[rows["change_law"].iloc[0]])
-            for (ticker, mode), rows in ordered.groupby(["ticker", "mode"], sort=True)}
+    return ProcessTable.read(processes, change_laws).processes()

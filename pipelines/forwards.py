@@ -20,7 +20,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from pipelines.forecast import read_processes
+from pipelines.forecast import ProcessTable
 from pipelines.scheduled import SCHEDULED_COLUMNS, scheduled_beta
 
 TENORS = {"1M": 1, "2M": 2, "3M": 3, "6M": 6, "9M": 9, "12M": 12}
@@ -40,23 +40,35 @@ def build_forward_curves(processes: pd.DataFrame, change_laws: pd.DataFrame, spo
     `beta_{mode}`), from the scheduled price where one is announced (`scheduled_changes` as of
     `as_of`)."""
     scheduled = pd.DataFrame(columns=SCHEDULED_COLUMNS) if scheduled is None else scheduled
-    fitted = read_processes(processes, change_laws)
+    table = ProcessTable.read(processes, change_laws)
     today = spots.set_index("ticker")
-    rows = []
-    for (ticker, mode), process in fitted.items():
-        spot = today.at[ticker, f"beta_{mode}"] if ticker in today.index else np.nan
-        if not spot > 0:
-            continue
-        law = process.law
-        change = [law.mean, law.quantile(0.05), law.quantile(0.5), law.quantile(0.95)]
-        months = np.array(list(TENORS.values()), dtype=float)
-        p = process.p_change(months)
-        factor = process.expected_ratio(months)
-        quantiles = process.quantiles(months, (0.05, 0.5, 0.95))
-        for i, (tenor, h) in enumerate(TENORS.items()):
-            rows.append([ticker, mode, forward_ticker(ticker, mode, tenor), tenor, float(h), float(spot), np.nan,
-                         p[i], factor[i], np.nan, quantiles[i, 1], quantiles[i, 0], quantiles[i, 2], *change])
-    curves = pd.DataFrame(rows, columns=FORWARD_COLUMNS)
+    spot = np.full(len(table.tickers), np.nan)
+    for mode in set(table.modes):
+        rows = table.modes == mode
+        spot[rows] = today[f"beta_{mode}"].reindex(table.tickers[rows]).to_numpy(float)
+    kept = spot > 0
+    table = ProcessTable(table.tickers[kept], table.modes[kept], table.by_month[kept], table.law_names[kept],
+                         table.laws)
+    months = np.array(list(TENORS.values()), dtype=float)
+    n, tenors = len(table.tickers), len(TENORS)
+    quantiles = table.quantiles(months, (0.05, 0.5, 0.95)).reshape(n * tenors, 3)
+    change = {name: [law.mean, law.quantile(0.05), law.quantile(0.5), law.quantile(0.95)]
+              for name, law in table.laws.items()}
+    change_rows = np.array([change[name] for name in table.law_names], dtype=float).reshape(n, 4)
+
+    def each(values):  # one value per process, on each of its tenors
+        return np.repeat(values, tenors)
+
+    curves = pd.DataFrame({
+        "ticker": each(table.tickers), "mode": each(table.modes),
+        "ticker_forward": [forward_ticker(t, m, tenor) for t, m in zip(table.tickers, table.modes, strict=True)
+                           for tenor in TENORS],
+        "tenor": np.tile(list(TENORS), n), "months": np.tile(months, n), "spot": each(spot[kept]),
+        "scheduled": np.nan, "p_change": table.p_change(months).reshape(-1),
+        "decay_factor": table.expected_ratio(months).reshape(-1), "beta_forward": np.nan,
+        "beta_median": quantiles[:, 1], "p05": quantiles[:, 0], "p95": quantiles[:, 2],
+        **{column: each(change_rows[:, i]) for i, column in enumerate(FORWARD_COLUMNS[-4:])},
+    }, columns=FORWARD_COLUMNS)
     level = curves["spot"].to_numpy(float).copy()
     for (mode, h), at in curves.groupby(["mode", "months"]).indices.items():
         frame = curves.iloc[at].rename(columns={"spot": f"beta_{mode}"})

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.change_panel import Histories
-from pipelines.forecast import Process, read_processes
+from pipelines.forecast import HORIZON_MONTHS, ProcessTable
 
 PROCESS_FIELDS = ["theta", "sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight", "pool",
                   "exposure_months", "n_jumps"]
@@ -33,25 +33,21 @@ PROCESS_FIELDS = ["theta", "sigma", "jump_rate", "jump_mean", "jump_std", "prior
 def process_fields(processes: pd.DataFrame, change_laws: pd.DataFrame, histories: Histories,
                    as_of: date) -> pd.DataFrame:
     """PROCESS_FIELDS per (ticker, mode) of `processes`."""
-    fitted = read_processes(processes, change_laws)
+    table = ProcessTable.read(processes, change_laws)
     prior = change_laws.groupby("change_law")["prior_weight"].first()
-    pools = processes.drop_duplicates(["ticker", "mode"]).set_index(["ticker", "mode"])["change_law"]
-    keys = list(fitted)
-    tickers = [t for t, _ in keys]
+    tickers, pools = table.tickers.tolist(), table.law_names
     day = np.array([as_of], dtype="datetime64[D]")
+    # As `Process.theta` and the hazard of the coming month, −ln(1 − P_1), for every process at once.
+    theta = -np.log(table.expected_ratio(HORIZON_MONTHS)[:, 0]) / HORIZON_MONTHS + 0.0  # + 0.0: never −0
     return pd.DataFrame({
-        "ticker": tickers, "mode": [m for _, m in keys],
-        "theta": [p.theta for p in fitted.values()], "sigma": 0.0,
-        "jump_rate": [_hazard(p) for p in fitted.values()],
-        "jump_mean": [p.law.log_mean for p in fitted.values()], "jump_std": [p.law.log_std for p in fitted.values()],
-        "prior_weight": [float(prior[pools[k]]) for k in keys], "pool": [pools[k] for k in keys],
-        "exposure_months": histories.age_months(tickers, day) if keys else [],
-        "n_jumps": histories.changes_upto(tickers, day).astype("int64") if keys else [],
+        "ticker": tickers, "mode": table.modes.tolist(), "theta": theta, "sigma": 0.0,
+        "jump_rate": -np.log1p(-table.p_change(1.0)[:, 0]),
+        "jump_mean": [table.laws[name].log_mean for name in pools],
+        "jump_std": [table.laws[name].log_std for name in pools],
+        "prior_weight": [float(prior[name]) for name in pools], "pool": pools.tolist(),
+        "exposure_months": histories.age_months(tickers, day) if tickers else [],
+        "n_jumps": histories.changes_upto(tickers, day).astype("int64") if tickers else [],
     })
-
-
-def _hazard(process: Process) -> float:
-    return float(-np.log1p(-process.p_change(1.0)[0]))
 
 
 def build_greeks(spots: pd.DataFrame, fields: pd.DataFrame) -> pd.DataFrame:

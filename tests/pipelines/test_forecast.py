@@ -18,6 +18,7 @@ from pipelines.forecast import (
     FittedLaw,
     Hazard,
     Process,
+    ProcessTable,
     build_change_laws,
     chance_at,
     fit_change_laws,
@@ -206,6 +207,30 @@ def test_tables_round_trip():
                               "change_law": ROSE})
     read = read_processes(processes.iloc[::-1], laws)[("A", "sync")]
     assert read.by_month.tolist() == BY_MONTH.tolist() and read.law.weights.tolist() == LAW.weights.tolist()
+
+
+def test_the_table_of_processes_gives_each_process_figures_exactly():
+    other = ChangeLaw(np.array([0.25, 1.5]), np.array([0.6, 0.4]))
+    laws = pd.DataFrame([(name, r, w, 0.5) for name, law in ((ROSE, LAW), (NEVER_ROSE, other))
+                         for r, w in zip(law.ratios, law.weights, strict=True)],
+                        columns=["change_law", "ratio", "weight", "prior_weight"])
+    rows = [("B", "sync", BY_MONTH, NEVER_ROSE), ("A", "sync", BY_MONTH / 2, ROSE), ("A", "batch", BY_MONTH, ROSE)]
+    processes = pd.concat([pd.DataFrame({"ticker": t, "mode": m, "months": np.arange(1.0, 13.0), "p_change": by,
+                                         "change_law": law}) for t, m, by, law in rows]).iloc[::-1]
+    table = ProcessTable.read(processes, laws)
+    assert list(zip(table.tickers, table.modes, strict=True)) == [("A", "batch"), ("A", "sync"), ("B", "sync")]
+    one_by_one = read_processes(processes, laws)
+    months, probabilities = [0.5, 1.0, 2.5, 12.0], (0.05, 0.5, 0.95)
+    for i, process in enumerate(one_by_one.values()):
+        assert table.p_change(months)[i].tolist() == process.p_change(months).tolist()
+        assert table.expected_ratio(months)[i].tolist() == process.expected_ratio(months).tolist()
+        assert table.quantiles(months, probabilities)[i].tolist() == process.quantiles(months, probabilities).tolist()
+    with pytest.raises(ValueError, match="never fall"):
+        ProcessTable.read(processes.assign(p_change=processes["p_change"] * -1), laws)
+    with pytest.raises(ValueError, match="lacks"):
+        ProcessTable.read(processes, laws[laws["change_law"] == ROSE])
+    with pytest.raises(ValueError, match="same number of months"):
+        ProcessTable.read(processes.iloc[1:], laws)
 
 
 def test_fit_sample_is_every_ticker_or_a_fixed_hash_sample():
