@@ -253,6 +253,12 @@ def sample_ratios(by_month: np.ndarray, law: ChangeLaw, horizons, paths: int, rn
     return np.where(changed_by, ratio[:, None], 1.0)
 
 
+def decay_rate(expected_ratio_at_horizon):
+    """θ: the average decay per month a law implies over HORIZON_MONTHS, from E[R] at that horizon
+    (positive: expected to fall)."""
+    return -np.log(expected_ratio_at_horizon) / HORIZON_MONTHS + 0.0  # + 0.0: never −0
+
+
 def _check_chances(chances: np.ndarray) -> None:
     """Chances of change by month (the last axis) must be probabilities that never fall."""
     good = ((np.isfinite(chances) & (chances >= 0) & (chances <= 1)).all(axis=-1)
@@ -295,8 +301,7 @@ class Process:
 
     @property
     def theta(self) -> float:
-        """The average decay per month the law implies over HORIZON_MONTHS (positive: expected to fall)."""
-        return float(-np.log(self.expected_ratio(HORIZON_MONTHS)[0]) / HORIZON_MONTHS) + 0.0  # + 0.0: never −0
+        return float(decay_rate(self.expected_ratio(HORIZON_MONTHS)[0]))
 
 
 PROCESS_COLUMNS = ["ticker", "mode", "months", "p_change", "change_law"]
@@ -396,6 +401,9 @@ class ProcessTable:
         if unknown := set(table.law_names) - set(laws):
             raise ValueError(f"processes name change laws that change_laws lacks: {sorted(unknown)}")
         return table
+
+    def subset(self, rows: np.ndarray) -> ProcessTable:
+        return ProcessTable(self.tickers[rows], self.modes[rows], self.by_month[rows], self.law_names[rows], self.laws)
 
     def processes(self) -> dict[tuple[str, str], Process]:
         return {(ticker, mode): Process(by_month, self.laws[name])

@@ -47,8 +47,7 @@ def build_forward_curves(processes: pd.DataFrame, change_laws: pd.DataFrame, spo
         rows = table.modes == mode
         spot[rows] = today[f"beta_{mode}"].reindex(table.tickers[rows]).to_numpy(float)
     kept = spot > 0
-    table = ProcessTable(table.tickers[kept], table.modes[kept], table.by_month[kept], table.law_names[kept],
-                         table.laws)
+    table = table.subset(kept)
     months = np.array(list(TENORS.values()), dtype=float)
     n, tenors = len(table.tickers), len(TENORS)
     quantiles = table.quantiles(months, (0.05, 0.5, 0.95)).reshape(n * tenors, 3)

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.change_panel import Histories
-from pipelines.forecast import HORIZON_MONTHS, ProcessTable
+from pipelines.forecast import HORIZON_MONTHS, ProcessTable, decay_rate
 
 PROCESS_FIELDS = ["theta", "sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight", "pool",
                   "exposure_months", "n_jumps"]
@@ -37,11 +37,10 @@ def process_fields(processes: pd.DataFrame, change_laws: pd.DataFrame, histories
     prior = change_laws.groupby("change_law")["prior_weight"].first()
     tickers, pools = table.tickers.tolist(), table.law_names
     day = np.array([as_of], dtype="datetime64[D]")
-    # As `Process.theta` and the hazard of the coming month, −ln(1 − P_1), for every process at once.
-    theta = -np.log(table.expected_ratio(HORIZON_MONTHS)[:, 0]) / HORIZON_MONTHS + 0.0  # + 0.0: never −0
     return pd.DataFrame({
-        "ticker": tickers, "mode": table.modes.tolist(), "theta": theta, "sigma": 0.0,
-        "jump_rate": -np.log1p(-table.p_change(1.0)[:, 0]),
+        "ticker": tickers, "mode": table.modes.tolist(),
+        "theta": decay_rate(table.expected_ratio(HORIZON_MONTHS)[:, 0]), "sigma": 0.0,
+        "jump_rate": -np.log1p(-table.p_change(1.0)[:, 0]),  # the hazard of the coming month, −ln(1 − P_1)
         "jump_mean": [table.laws[name].log_mean for name in pools],
         "jump_std": [table.laws[name].log_std for name in pools],
         "prior_weight": [float(prior[name]) for name in pools], "pool": pools.tolist(),

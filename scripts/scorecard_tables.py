@@ -16,12 +16,11 @@ import pandas as pd
 SCOPES = {"all": "all", "fixed_name": "fixed name"}
 
 
-def _trio(row, name: str, digits: int = 5, methods=("", "_flat", "_single_exp")) -> str:
+def _trio(row, name: str, digits: int = 5, methods=("", "_flat", "_single_exp"), percent: bool = False) -> str:
+    """The oracle's figure and its baselines', " / " apart (as percentages with one decimal)."""
+    if percent:
+        return " / ".join(f"{100 * row[name + m]:.1f}%" for m in methods)
     return " / ".join(f"{row[name + m]:.{digits}f}" for m in methods)
-
-
-def _percents(row, name: str, methods=("", "_flat", "_single_exp")) -> str:
-    return " / ".join(f"{100 * row[name + m]:.1f}%" for m in methods)
 
 
 def accuracy_table(accuracy: pd.DataFrame) -> str:
@@ -35,7 +34,7 @@ def accuracy_table(accuracy: pd.DataFrame) -> str:
             f"| {100 * row['changed_share']:.1f}% | {_trio(row, 'crps')} | {row['crps_gap_se']:.5f} "
             f"| {row['brier']:.5f} / {row['brier_base']:.5f} | {_trio(row, 'rel_rmse')} | {row['rel_rmse_gap_se']:.5f} "
             f"| {_trio(row, 'log_rmse', methods=('', '_flat'))} | {_trio(row, 'mape', 2, ('', '_flat'))} "
-            f"| {_percents(row, 'coverage')} |")
+            f"| {_trio(row, 'coverage', percent=True)} |")
     return "\n".join(lines)
 
 
