@@ -13,10 +13,16 @@ quarter of the time of a whole snapshot answer. Here:
   takes effect at once; one made elsewhere (the `oracle keys` command, another server process)
   within `remember_seconds`. Unknown keys are never remembered, so a key made elsewhere works at
   once.
+- Requests that miss the same key together share one lookup, and a key in use is looked up
+  again in the background once half its time is gone, so a busy key never waits. Before, every
+  request in flight when a key's second ran out made a lookup of its own: 32 connections queued
+  32 lookups behind the interpreter once a second, and the p99 of a cached answer went from about
+  20 ms to about 90 ms on a two-core machine.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -41,7 +47,9 @@ class BatchedKeyStore:
         self._uses: deque[tuple[str, str, datetime]] = deque()  # appended per request, folded in at flush
         self._pending_lock = threading.Lock()
         self._flush_lock = threading.Lock()  # one flush at a time, so batches land in order
-        self._found: dict[str, tuple[KeyRecord, float]] = {}  # key hash → (record, when found)
+        self._found: dict[str, tuple[KeyRecord, float]] = {}  # key hash → (record, when its lookup began)
+        self._lookups: dict[str, asyncio.Future] = {}  # key hash → the lookup in flight
+        self._revocations = 0  # a lookup that began before a revocation here must not be remembered
         self._stop = threading.Event()
         self.threads = Threads.waiting()  # lookups and the key endpoints' calls wait on the database here
         self._flusher = threading.Thread(target=self._flush_periodically, args=(flush_seconds,),
@@ -55,21 +63,46 @@ class BatchedKeyStore:
 
     async def find(self, key: str) -> KeyRecord | None:
         digest = key_hash(key)
-        remembered = self._found.get(digest)
         now = self.clock()
-        if remembered is not None and now - remembered[1] < self.remember_seconds:
-            return remembered[0]
+        remembered = self._found.get(digest)
+        if remembered is not None:
+            record, found_at = remembered
+            age = now - found_at
+            if age < self.remember_seconds:
+                if age >= self.remember_seconds / 2:
+                    self._look_up(key, digest, now)  # ahead of time; this request does not wait for it
+                return record
+        return await self._look_up(key, digest, now)
+
+    def _look_up(self, key: str, digest: str, now: float) -> asyncio.Future:
+        """The lookup of `key` in flight, or a new one: concurrent misses share it."""
+        pending = self._lookups.get(digest)
+        if pending is None:
+            pending = asyncio.ensure_future(self._fetch(key, digest, now))
+            self._lookups[digest] = pending
+            pending.add_done_callback(lambda done: self._lookup_done(digest, done))
+        return pending
+
+    async def _fetch(self, key: str, digest: str, began: float) -> KeyRecord | None:
+        revocations = self._revocations
         record = await self.threads.run(self.store.find, key)
         if record is None:
             self._found.pop(digest, None)
-        else:
+        elif revocations == self._revocations:
             if len(self._found) > 10_000:  # bounded whatever clients send
                 self._found.clear()
-            self._found[digest] = (record, now)
+            self._found[digest] = (record, began)
         return record
+
+    def _lookup_done(self, digest: str, done: asyncio.Future) -> None:
+        self._lookups.pop(digest, None)
+        if not done.cancelled() and done.exception() is not None:
+            # A lookup ahead of time has no one waiting; one that was awaited raised there too.
+            log.warning("key lookup failed (%s)", type(done.exception()).__name__)
 
     def revoke(self, key_id: str, now: datetime) -> bool:
         revoked = self.store.revoke(key_id, now)
+        self._revocations += 1
         for digest, (record, _) in list(self._found.items()):
             if record.key_id == key_id:
                 self._found.pop(digest, None)

@@ -154,6 +154,84 @@ def test_a_found_key_is_remembered_and_a_revocation_here_is_immediate(batched, p
     beside.close()
 
 
+class CountingFinds:
+    """A key store that counts its lookups, and can hold each one, after it has read, until released."""
+
+    def __init__(self, store):
+        self.store, self.finds = store, 0
+        self.read, self.release = threading.Event(), threading.Event()
+        self.release.set()
+
+    def find(self, key):
+        self.finds += 1
+        record = self.store.find(key)
+        self.read.set()
+        self.release.wait(5)
+        return record
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
+
+
+@pytest.fixture
+def counted(path, clock):
+    inner = CountingFinds(SqliteKeyStore(path))
+    store = BatchedKeyStore(inner, flush_seconds=3600, remember_seconds=1.0, clock=clock)
+    yield store, inner
+    store.close()
+
+
+def test_requests_that_miss_together_share_one_lookup(counted):
+    store, inner = counted
+    key, record = store.create("Ada", "developer", NOW)
+
+    async def burst():
+        return await asyncio.gather(*[store.find(key) for _ in range(32)])
+
+    assert asyncio.run(burst()) == [record] * 32
+    assert inner.finds == 1
+
+
+def test_a_key_in_use_is_looked_up_again_ahead_of_time_and_no_request_waits(counted, path, clock):
+    store, inner = counted
+    key, record = store.create("Ada", "developer", NOW)
+    assert found(store, key) == record and inner.finds == 1
+    beside = SqliteKeyStore(path)
+    beside.revoke(record.key_id, NOW)  # elsewhere: seen within the second, never later
+
+    async def half_way_then_settled():
+        clock.now += 0.5
+        inner.release.clear()  # the lookup ahead is held: the request must not wait for it
+        first = await asyncio.wait_for(store.find(key), timeout=1)
+        inner.release.set()
+        while store._lookups:
+            await asyncio.sleep(0.01)
+        return first
+
+    assert asyncio.run(half_way_then_settled()).revoked is None  # the remembered record, at once
+    assert inner.finds == 2
+    clock.now += 0.9  # 1.4 s after the first lookup, 0.9 s after the one ahead of time
+    assert found(store, key).revoked == NOW and inner.finds == 2
+    beside.close()
+
+
+def test_a_lookup_in_flight_during_a_revocation_here_is_not_remembered(counted):
+    store, inner = counted
+    key, record = store.create("Ada", "developer", NOW)
+
+    async def revoked_meanwhile():
+        inner.release.clear()
+        lookup = asyncio.ensure_future(store.find(key))
+        while not inner.read.is_set():  # the lookup has read the row as it was before the revocation
+            await asyncio.sleep(0.01)
+        store.revoke(record.key_id, NOW)
+        inner.release.set()
+        return await lookup
+
+    assert asyncio.run(revoked_meanwhile()).revoked is None  # it began before the revocation
+    assert found(store, key).revoked == NOW and inner.finds == 2
+
+
 def test_an_unknown_key_is_never_remembered(batched, path):
     beside = SqliteKeyStore(path)
     key, record = beside.create("Ada", "developer", NOW)  # made by another process ...
