@@ -14,7 +14,7 @@ from pipelines.forecast import FittedLaw, build_change_laws, build_processes
 from pipelines.forwards import build_forward_curves
 from pipelines.greeks import build_greeks, process_fields
 from pipelines.guard import unconfirmed_moves, vanished
-from pipelines.ici import build_ici, build_ici_history
+from pipelines.ici import build_ici, build_ici_constituents, build_ici_history
 from pipelines.registry import Rules
 from pipelines.scheduled import build_scheduled_changes
 from pipelines.scorecard import accuracy_table, reliability_table, summarise
@@ -88,12 +88,19 @@ def ici(price_history: TableFile, models, price_observations, settings: RefreshS
     return build_ici(index_rows(price_history, as_of), models, price_observations, as_of)
 
 
-@asset(group_name=GROUP, kinds={"parquet"})
+@multi_asset(group_name=GROUP, outs={
+    "ici_history": AssetOut(kinds={"parquet"}, description="Each variant's daily level since 2024-01-01, by the "
+                                                           "same rule, with the age of its inputs."),
+    "ici_constituents": AssetOut(kinds={"parquet"}, description="Every basket of that history: each "
+                                                                "constituent with the tier, hosts and price "
+                                                                "of its rebalance date."),
+})
 def ici_history(price_history: TableFile, models, price_observations, settings: RefreshSettings):
-    """Each variant's daily level since 2024-01-01, by the same rule."""
+    """The index's daily history and its baskets, each chosen with what was known on its date."""
     as_of = settings.as_of_date()
     rows, baskets = index_history_rows(price_history, models, price_observations, as_of)
-    return build_ici_history(rows, models, price_observations, as_of, baskets=baskets)
+    return (build_ici_history(rows, models, price_observations, as_of, baskets=baskets),
+            build_ici_constituents(rows, baskets))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

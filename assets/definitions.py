@@ -20,9 +20,8 @@ from assets.checks import CHECKS
 from assets.io_manager import ParquetIOManager
 from assets.live import FETCH_ASSETS
 from assets.live_settings import LiveSources
-from assets.publish import record_failure, snapshot
+from assets.publish import TABLES, record_failure, snapshot
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
-from warehouse.schemas import SCHEMAS
 
 # The modules whose every asset is a warehouse table (written by the Parquet IO manager).
 TABLE_MODULES = (assets.sources, assets.registry, assets.analytics)
@@ -44,7 +43,7 @@ def check_tables(table_assets: Sequence[AssetsDefinition], tables: Iterable[str]
 
 
 TABLE_ASSETS = load_assets_from_modules(TABLE_MODULES)
-check_tables(TABLE_ASSETS, SCHEMAS)
+check_tables(TABLE_ASSETS, TABLES)
 ASSETS = [*TABLE_ASSETS, *FETCH_ASSETS.values(), snapshot]
 
 refresh_job = define_asset_job("refresh", selection=AssetSelection.all(), hooks={record_failure},

@@ -8,11 +8,32 @@ from dagster import AssetExecutionContext, Failure, HookContext, MaterializeResu
 from assets.live import FALLBACK, SourceState, active_sources, source_states
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from pipelines.ici import METHODOLOGY_VERSION
+from pipelines.ici_record import record_levels
+from warehouse.index_record import RECORD_TABLES, IndexRecord
 from warehouse.runs import RunStatus, publishing, record_run
 from warehouse.schemas import SCHEMAS
+from warehouse.snapshot import SnapshotStore, to_millis_utc
 
-# Every declared table, in pipeline order: the snapshot waits for each and publishes them all.
-TABLES = list(SCHEMAS)
+# Every table an asset builds, in pipeline order: the snapshot waits for each and publishes them
+# all, with the index's record (RECORD_TABLES), which the snapshot itself writes.
+TABLES = [name for name in SCHEMAS if name not in RECORD_TABLES]
+
+
+def stage_index_record(store: SnapshotStore, run_id: str, at: datetime) -> dict:
+    """The index's record with this run's levels appended (`pipelines.ici_record`), staged into
+    the snapshot about to be published as `at`; returned to be written beside it once published."""
+    record = IndexRecord(store.storage)
+    history = store.read_staged(run_id, "ici_history")
+    if history is None:  # a run that did not rebuild the index: the current snapshot's levels
+        history = store.read_table("ici_history")
+    published, revisions = record_levels(history, record.read("ici_published"),
+                                         record.read("ici_revisions"), at, store.snapshot_id_for(run_id, at),
+                                         METHODOLOGY_VERSION)
+    frames = {"ici_published": published, "ici_revisions": revisions}
+    for name, frame in frames.items():
+        store.write_table(run_id, name, frame)
+    return frames
 
 
 def live_extra(states: list[SourceState]) -> dict:
@@ -35,7 +56,11 @@ def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, setti
     # Left behind if the process dies while publishing, so the API can say the run was cut short.
     store = warehouse.store()
     record_run(store.storage, publishing(context.run_id, datetime.now(UTC)))
-    manifest = store.publish(context.run_id, datetime.now(UTC), TABLES, extra=extra)
+    at = to_millis_utc(datetime.now(UTC))  # as the manifest and the record keep it
+    record = stage_index_record(store, context.run_id, at)
+    manifest = store.publish(context.run_id, at, [*TABLES, *RECORD_TABLES], extra=extra)
+    for name, frame in record.items():  # beside the snapshots, where pruning never reaches
+        IndexRecord(store.storage).append(name, frame)
     record_run(store.storage, RunStatus("ok", manifest.last_update, run_id=context.run_id))
     return MaterializeResult(metadata={
         "snapshot_id": manifest.snapshot_id,

@@ -8,13 +8,16 @@ The rule, methodology `ici-1.0`, step by step:
    fixed from one rebalance date to the day before the next. A history that starts between two
    rebalance dates treats its start day as a rebalance date too.
 3. Constituents at rebalance date R: for each maker in MAJOR_MAKERS and each tier in TIERS (the
-   registry's tier), the candidates are the maker's tickers of that tier that have a sync price on
-   R, are priced by the maker itself (`pricing_basis` maker: an open-weight model priced at its
-   hosts' median is not the maker's price, and is no constituent) and are finished releases: no
-   dash-separated word of the ticker is one of UNFINISHED_WORDS
-   (whole words, so `AYA-EXPANSE` is not an experiment). Among them take the model most hosts
-   serve; ties go to the newest first sync date in the history, then to the first ticker in
-   alphabetical order. A maker with no candidate in a tier contributes nothing for it.
+   tier on R: the registry's curated rule for the model's name, else the tier of its sync output
+   price on R, `registry.tiers_on`: never today's price), the candidates are the maker's tickers
+   of that tier that have a sync price on R, are priced by the maker itself (`pricing_basis`
+   maker: an open-weight model priced at its hosts' median is not the maker's price, and is no
+   constituent), are not known retired on R (`retired_by` on or before R) and are finished
+   releases: no dash-separated word of the ticker is one of UNFINISHED_WORDS (whole words, so
+   `AYA-EXPANSE` is not an experiment). Among them take the model most hosts serve; ties go to
+   the newest first sync date in the history (the first day of its sync series), then to the
+   first ticker in alphabetical order. A maker with no candidate in a tier contributes nothing
+   for it.
 4. Hosts serving a model at R = the number of distinct providers that are not its maker
    (`is_origin` false) with a non-superseded price observation of it dated on or before R. Before
    the current catalogue, hosts are recorded by the archived OpenRouter list and, from 2025-07-11,
@@ -30,8 +33,10 @@ The rule, methodology `ici-1.0`, step by step:
    - `unified` = Σ wᵢ·uᵢ(d) with uᵢ = (1 − BATCH_SHARE)·blend_syncᵢ + BATCH_SHARE·blend_batchᵢ
      where a batch price exists on d, else blend_syncᵢ (a fixed share of volume assumed to go
      through batch).
-   A constituent without the needed price on d (its series has not started, or it offers no
-   batch) is left out that day and the weights of the others are scaled to sum 1 again. A day on
+   A constituent without the needed price on d (its series has not started, it offers no batch,
+   or it is known retired on d: `retired_by` on or before d, `in_service`) is left out that day
+   and the weights of the others are scaled to sum 1 again. A price never expires for its age
+   alone: a list price holds until the next statement (step 8 reports how old each is). A day on
    which no constituent is priced has no level (null, with 0 constituents); for `batch` this is
    the case before the first recorded batch price.
 7. Verification hash of a published level = sha256 (hex) of the canonical JSON of
@@ -40,23 +45,30 @@ The rule, methodology `ici-1.0`, step by step:
    with sorted keys, separators "," and ":" and no spaces, numbers as Python's `json` writes
    floats (`json.dumps(payload, sort_keys=True, separators=(",", ":"))`, UTF-8).
 
-Known limits: tiers come from the current registry, and the history is only as old as the data
-sources (batch prices are recorded from mid-2025).
+8. Inputs carried forward: each level says how many of its constituents are priced that day from
+   a statement older than the day (`carried_forward`: a list price holds until the next
+   statement, so most are) and the age in days of the oldest statement used
+   (`oldest_input_days`).
+
+Known limits: the history is only as old as the data sources (batch prices are recorded from
+mid-2025), and a price of a past day is the one known today (a restatement is recorded as a
+revision, `pipelines.ici_record`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 import numpy as np
 import pandas as pd
 
 from pipelines.listings import BATCH, SYNC
-from pipelines.registry import MAKER
+from pipelines.registry import MAKER, tiers_on
 
-METHODOLOGY_VERSION = "ici-1.0"
+METHODOLOGY_VERSION = "ici-2.0"
 MAJOR_MAKERS = ("openai", "anthropic", "google", "xai", "mistral", "deepseek", "alibaba",
                 "moonshotai", "zai", "meta", "cohere", "amazon")
 TIERS = ("frontier", "efficient")
@@ -70,8 +82,10 @@ INPUT_SHARE, OUTPUT_SHARE = 3, 1
 CONSTITUENT_COLUMNS = ["ticker", "maker", "tier", "hosts", "weight"]
 DETAIL_COLUMNS = ["ticker", "weight", "price", "contribution"]
 ICI_COLUMNS = ["type", "as_of", "value", "methodology_version", "verification_hash",
-               "rebalance_date", "ticker", "weight", "price", "contribution"]
-ICI_HISTORY_COLUMNS = ["type", "date", "value", "rebalance_date", "constituents"]
+               "rebalance_date", "ticker", "weight", "price", "contribution", "carried_forward", "oldest_input_days"]
+ICI_HISTORY_COLUMNS = ["type", "date", "value", "rebalance_date", "constituents", "carried_forward",
+                       "oldest_input_days"]
+ICI_CONSTITUENT_COLUMNS = ["rebalance_date", "type", "ticker", "maker", "tier", "hosts", "weight", "price"]
 HISTORY_START = date(2024, 1, 1)
 
 
@@ -127,13 +141,23 @@ def retired_by(models: pd.DataFrame, day: date) -> pd.Series:
     return pd.to_datetime(models["retired_by"]) <= pd.Timestamp(day)
 
 
+def in_service(rows: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
+    """Price-history rows without those of a model on or after the day it is known retired: a
+    constituent that is gone is missing from then on, never priced at its last list price."""
+    retired = rows["ticker"].map(models.set_index("ticker")["retired_by"]).pipe(pd.to_datetime)
+    return rows[~(pd.to_datetime(rows["date"]) >= retired).to_numpy(dtype=bool)]
+
+
 def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,
                         rebalance_date: date) -> pd.DataFrame:
-    """The basket fixed at `rebalance_date` (steps 3 to 5), sorted by ticker."""
+    """The basket fixed at `rebalance_date` (steps 3 to 5), sorted by ticker: chosen with only
+    what is known of that day (the tier of its price, its hosts, its status then)."""
     sync = price_history[price_history["mode"] == SYNC]
-    priced = set(sync.loc[sync["date"] == rebalance_date, "ticker"])
-    candidates = models[models["provider"].isin(MAJOR_MAKERS) & models["tier"].isin(TIERS)
-                        & models["ticker"].isin(priced) & (models.get("pricing_basis", MAKER) == MAKER)]
+    on_day = sync[sync["date"] == rebalance_date].set_index("ticker")
+    candidates = models.assign(tier=tiers_on(models, on_day["output"]))
+    candidates = candidates[candidates["provider"].isin(MAJOR_MAKERS) & candidates["tier"].isin(TIERS)
+                            & candidates["ticker"].isin(on_day.index)
+                            & (candidates.get("pricing_basis", MAKER) == MAKER)]
     candidates = candidates[~candidates["ticker"].map(is_unfinished).astype(bool)
                             & ~retired_by(candidates, rebalance_date)]
     first_sync = sync[sync["ticker"].isin(candidates["ticker"])].groupby("ticker")["date"].min()
@@ -147,6 +171,35 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
     chosen = ranked.drop_duplicates(["maker", "tier"]).sort_values("ticker").reset_index(drop=True)
     chosen["weight"] = cap_weights(1 + chosen["hosts"].to_numpy(), CAP)
     return chosen[CONSTITUENT_COLUMNS]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Days × constituents in one mode: each blended price (NaN where none), and the day of the
+    statement it comes from, as a day number (NaN where no price)."""
+
+    price: pd.DataFrame
+    stated: np.ndarray
+
+
+def _inputs(rows: pd.DataFrame, days: list[date], tickers: list[str]) -> dict[str, Inputs]:
+    """mode → Inputs over `days` × `tickers`, from price-history rows."""
+    rows = rows[rows["ticker"].isin(tickers)]
+    out = {}
+    for mode in (SYNC, BATCH):
+        one = rows[rows["mode"] == mode]
+        wide = one.assign(blend=blend(one["input"], one["output"]), stated=_day_numbers(one["observed_on"])).pivot(
+            index="date", columns="ticker", values=["blend", "stated"])
+        price = wide["blend"].reindex(index=days, columns=tickers) if len(one) else pd.DataFrame(
+            np.nan, index=days, columns=tickers)
+        stated = (wide["stated"].reindex(index=days, columns=tickers).to_numpy(dtype=float) if len(one)
+                  else np.full((len(days), len(tickers)), np.nan))
+        out[mode] = Inputs(price.astype(float), stated)
+    return out
+
+
+def _day_numbers(days) -> np.ndarray:
+    return pd.to_datetime(pd.Series(days)).to_numpy(dtype="datetime64[D]").astype(np.int64).astype(float)
 
 
 def _variant_prices(sync: pd.DataFrame, batch: pd.DataFrame, variant: str) -> pd.DataFrame:
@@ -166,32 +219,56 @@ def _day_weights(weights: pd.Series, prices: pd.DataFrame) -> pd.DataFrame:
     return present.div(present.sum(axis=1).replace(0.0, np.nan), axis=0)
 
 
-def _levels(weights: pd.Series, sync: pd.DataFrame, batch: pd.DataFrame, variant: str):
-    prices = _variant_prices(sync, batch, variant)
+@dataclass(frozen=True)
+class Levels:
+    """One variant over days × constituents (step 6), and the age of its inputs (step 8)."""
+
+    prices: pd.DataFrame
+    day_weights: pd.DataFrame
+    contributions: pd.DataFrame
+    carried_forward: np.ndarray  # per day: constituents priced from a statement older than the day
+    oldest_input_days: np.ndarray  # per day: the age of the oldest statement used (NaN: no level)
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.contributions.sum(axis=1, min_count=1).to_numpy()
+
+
+def _levels(weights: pd.Series, inputs: dict[str, Inputs], variant: str) -> Levels:
+    sync, batch = inputs[SYNC], inputs[BATCH]
+    prices = _variant_prices(sync.price, batch.price, variant)
     day_weights = _day_weights(weights, prices)
-    contributions = day_weights * prices
-    return prices, day_weights, contributions
+    priced = prices.notna().to_numpy()
+    # The statements a level uses: sync for sync, batch for batch, both where unified has both.
+    used = [(sync.stated, priced)] if variant != "batch" else []
+    if variant != "sync":
+        used.append((batch.stated, priced & batch.price.notna().to_numpy()))
+    stated = np.full(priced.shape, np.inf)
+    for day_stated, where in used:
+        stated = np.where(where, np.fmin(stated, day_stated), stated)
+    today = _day_numbers(list(prices.index))
+    oldest_stated = np.where(priced, stated, np.inf).min(axis=1, initial=np.inf)  # inf: nothing priced
+    return Levels(prices, day_weights, day_weights * prices, (priced & (stated < today[:, None])).sum(axis=1),
+                  np.where(np.isfinite(oldest_stated), today - oldest_stated, np.nan))
 
 
 def index_level(constituents: pd.DataFrame, prices_on_day: pd.DataFrame, variant: str):
-    """The level of one day: (value, detail[ticker, weight, price, contribution]).
+    """The level of one day: (value, detail[ticker, weight, price, contribution], carried forward,
+    oldest input in days).
 
-    `prices_on_day` holds that day's price-history rows (ticker, mode, input, output)."""
+    `prices_on_day` holds that day's price-history rows (ticker, mode, input, output, observed_on)."""
     tickers = list(constituents["ticker"])
     weights = pd.Series(constituents["weight"].to_numpy(dtype=float), index=tickers)
-    rows = prices_on_day[prices_on_day["ticker"].isin(tickers)]
-
-    def one_day(mode: str) -> pd.DataFrame:
-        priced = rows[rows["mode"] == mode].set_index("ticker")
-        return pd.DataFrame([blend(priced["input"], priced["output"]).reindex(tickers).to_numpy()],
-                            columns=tickers)
-
-    prices, day_weights, contributions = _levels(weights, one_day(SYNC), one_day(BATCH), variant)
-    detail = pd.DataFrame({"ticker": tickers, "weight": day_weights.iloc[0].to_numpy(),
-                           "price": prices.iloc[0].to_numpy(), "contribution": contributions.iloc[0].to_numpy()})
+    days = sorted(set(prices_on_day["date"])) if len(prices_on_day) else []
+    if len(days) != 1:
+        raise ValueError(f"one day's rows are needed, got {len(days)} days")
+    levels = _levels(weights, _inputs(prices_on_day, days, tickers), variant)
+    detail = pd.DataFrame({"ticker": tickers, "weight": levels.day_weights.iloc[0].to_numpy(),
+                           "price": levels.prices.iloc[0].to_numpy(),
+                           "contribution": levels.contributions.iloc[0].to_numpy()})
     detail = detail[detail["price"].notna()].reset_index(drop=True)
-    value = float(contributions.iloc[0].sum(min_count=1))
-    return value, detail[DETAIL_COLUMNS]
+    return (float(levels.values[0]), detail[DETAIL_COLUMNS], int(levels.carried_forward[0]),
+            levels.oldest_input_days[0])
 
 
 def verification_hash(variant: str, as_of: date, methodology_version: str, detail: pd.DataFrame) -> str:
@@ -212,16 +289,18 @@ def build_ici(price_history: pd.DataFrame, models: pd.DataFrame, observations: p
     """The index on `as_of`: one row per (type, constituent priced that day)."""
     rebalance = last_rebalance(as_of)
     constituents = select_constituents(price_history, models, observations, rebalance)
-    today = price_history[price_history["date"] == as_of]
+    today = in_service(price_history[price_history["date"] == as_of], models)
     frames = []
     for variant in VARIANTS:
-        value, detail = index_level(constituents, today, variant)
+        if today.empty:
+            break
+        value, detail, carried, oldest = index_level(constituents, today, variant)
         if detail.empty:
             continue
         frames.append(detail.assign(
             type=variant, as_of=as_of, value=value, methodology_version=METHODOLOGY_VERSION,
             verification_hash=verification_hash(variant, as_of, METHODOLOGY_VERSION, detail),
-            rebalance_date=rebalance))
+            rebalance_date=rebalance, carried_forward=carried, oldest_input_days=int(oldest)))
     if not frames:
         return pd.DataFrame(columns=ICI_COLUMNS)
     return pd.concat(frames, ignore_index=True)[ICI_COLUMNS]
@@ -230,15 +309,6 @@ def build_ici(price_history: pd.DataFrame, models: pd.DataFrame, observations: p
 def constituents_of(baskets: dict[date, pd.DataFrame]) -> set[str]:
     """Every ticker in any of the baskets."""
     return set().union(*(set(basket["ticker"]) for basket in baskets.values()))
-
-
-def _wide_blends(price_history: pd.DataFrame, tickers: set[str], start: date, end: date) -> dict:
-    """mode → (days × tickers) blended prices over [start, end]."""
-    rows = price_history[price_history["ticker"].isin(tickers) & (price_history["date"] >= start)
-                         & (price_history["date"] <= end)]
-    rows = rows.assign(blend=blend(rows["input"], rows["output"]))
-    return {mode: rows[rows["mode"] == mode].pivot(index="date", columns="ticker", values="blend")
-            for mode in (SYNC, BATCH)}
 
 
 def basket_days(as_of: date, start: date = HISTORY_START) -> list[date]:
@@ -260,22 +330,40 @@ def build_ici_history(price_history: pd.DataFrame, models: pd.DataFrame, observa
     Given the `baskets` (`history_baskets`), `price_history` needs only their constituents' rows."""
     baskets = baskets if baskets is not None else history_baskets(price_history, models, observations, as_of, start)
     starts = sorted(baskets)
-    tickers = constituents_of(baskets)
-    wide = _wide_blends(price_history, tickers, start, as_of)
+    rows = in_service(price_history[(price_history["date"] >= start) & (price_history["date"] <= as_of)], models)
     frames = []
     for begin, end in zip(starts, [*(d - timedelta(days=1) for d in starts[1:]), as_of], strict=True):
         basket = baskets[begin]
         weights = pd.Series(basket["weight"].to_numpy(dtype=float), index=basket["ticker"])
         days = [begin + timedelta(days=i) for i in range((end - begin).days + 1)]
-        sync, batch = (wide[mode].reindex(index=days, columns=weights.index) for mode in (SYNC, BATCH))
+        inputs = _inputs(rows[(rows["date"] >= begin) & (rows["date"] <= end)], days, list(weights.index))
         for variant in VARIANTS:
-            prices, _, contributions = _levels(weights, sync, batch, variant)
+            levels = _levels(weights, inputs, variant)
             frames.append(pd.DataFrame({
-                "type": variant, "date": days, "value": contributions.sum(axis=1, min_count=1).to_numpy(),
-                "rebalance_date": begin, "constituents": prices.notna().sum(axis=1).to_numpy(),
+                "type": variant, "date": days, "value": levels.values, "rebalance_date": begin,
+                "constituents": levels.prices.notna().sum(axis=1).to_numpy(),
+                "carried_forward": levels.carried_forward, "oldest_input_days": levels.oldest_input_days,
             }))
     history = pd.concat(frames, ignore_index=True)
+    history["oldest_input_days"] = history["oldest_input_days"].astype("Int64")
     history["type"] = pd.Categorical(history["type"], categories=list(VARIANTS))
     history = history.sort_values(["type", "date"], kind="stable").reset_index(drop=True)
     history["type"] = history["type"].astype(str)
     return history[ICI_HISTORY_COLUMNS]
+
+
+def build_ici_constituents(price_history: pd.DataFrame, baskets: dict[date, pd.DataFrame]) -> pd.DataFrame:
+    """Every basket of the history, per variant: the constituents fixed on each rebalance date
+    with the tier and host count that chose them, their basket weight, and the price each had in
+    the variant on that date (null where it had none, as a model without batch in `batch`).
+    `price_history` needs the constituents' rows on the rebalance dates."""
+    frames = []
+    for day, basket in sorted(baskets.items()):
+        inputs = _inputs(price_history[price_history["date"] == day], [day], list(basket["ticker"]))
+        for variant in VARIANTS:
+            prices = _variant_prices(inputs[SYNC].price, inputs[BATCH].price, variant).iloc[0]
+            frames.append(basket.assign(rebalance_date=day, type=variant,
+                                        price=basket["ticker"].map(prices).astype(float)))
+    if not frames:
+        return pd.DataFrame(columns=ICI_CONSTITUENT_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[ICI_CONSTITUENT_COLUMNS]

@@ -5,7 +5,8 @@ pattern rules (`warehouse/seed/model_rules.csv`) matched against `maker/model_id
 defaults where no rule matches:
 - family: `maker/` + the ticker without its version tokens (`GPT-4.1-MINI` → `openai/gpt-mini`);
 - tier: by the latest sync output price: at least 10 $/M frontier, at most 1.5 $/M efficient,
-  mid in between;
+  mid in between (`tier_basis` says which: `rule` or `price`; a tier by price is a tier of a day,
+  and `tiers_on` gives it for a past day from that day's price);
 - is_reasoning: false.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from pipelines.listings import BATCH, SYNC
@@ -23,6 +25,8 @@ from pipelines.tickers import BATCH_SUFFIX, has_snapshot_suffix
 # How a model's price is set: its maker's own list price, or the median of its hosts' prices (an
 # open-weight model no maker sells by the token, `pipelines.open_weight`).
 MAKER, HOST_MEDIAN = "maker", "host_median"
+# Where a model's tier comes from: a curated rule (its name, which holds on every day) or its price.
+TIER_BY_RULE, TIER_BY_PRICE = "rule", "price"
 FRONTIER_OUTPUT_FLOOR = 10.0
 EFFICIENT_OUTPUT_CEILING = 1.5
 VERSION_TOKEN = re.compile(r"^[a-z]?\d+(\.\d+)*[a-z]?$")
@@ -62,6 +66,15 @@ def default_tier(output_price: float) -> str:
     if output_price <= EFFICIENT_OUTPUT_CEILING:
         return "efficient"
     return "mid"
+
+
+def tiers_on(models: pd.DataFrame, sync_output: pd.Series) -> pd.Series:
+    """Each model's tier on a past day, from what was known that day: its rule's tier, else the
+    tier of its sync output price that day (`sync_output`, by ticker; no price that day, no tier)."""
+    output = models["ticker"].map(sync_output).to_numpy(dtype=float)
+    by_price = [None if np.isnan(price) else default_tier(price) for price in output]
+    by_rule = (models["tier_basis"] == TIER_BY_RULE).to_numpy()
+    return pd.Series(np.where(by_rule, models["tier"].to_numpy(dtype=object), by_price), index=models.index)
 
 
 def choose_model_id(ids: list[str]) -> str:
@@ -148,7 +161,8 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
                 "model_id": model_id,
                 "provider": maker,
                 "family": rules.first("family", subject) or default_family(maker, ticker),
-                "tier": rules.first("tier", subject) or default_tier(output_price),
+                "tier": (rule_tier := rules.first("tier", subject)) or default_tier(output_price),
+                "tier_basis": TIER_BY_RULE if rule_tier else TIER_BY_PRICE,
                 "is_reasoning": (rules.first("reasoning", subject) or "false") == "true",
                 "aliases": sorted(aliases.get(ticker, set()) | extra.get(ticker, set()) | {ticker.lower()}),
                 "first_seen": first_seen[ticker],

@@ -72,6 +72,8 @@ MODELS = pa.schema(
         pa.field("provider", pa.string(), nullable=False),
         pa.field("family", pa.string(), nullable=False),
         pa.field("tier", pa.string(), nullable=False),
+        # rule (a curated rule on its name) or price (its latest sync output price: the tier of today).
+        pa.field("tier_basis", pa.string(), nullable=False),
         pa.field("is_reasoning", pa.bool_(), nullable=False),
         pa.field("context_window", pa.int64()),
         pa.field("max_output_tokens", pa.int64()),
@@ -177,9 +179,26 @@ ICI = _schema(
     type=(_STR, False), as_of=(_DATE, False), value=(_F64, False), methodology_version=(_STR, False),
     verification_hash=(_STR, False), rebalance_date=(_DATE, False), ticker=(_STR, False),
     weight=(_F64, False), price=(_F64, False), contribution=(_F64, False),
+    carried_forward=(_I64, False), oldest_input_days=(_I64, False),
 )
+# carried_forward: constituents priced that day from an older statement; oldest_input_days: the
+# age of the oldest statement used (null on a day without a level).
 ICI_HISTORY = _schema(type=(_STR, False), date=(_DATE, False), value=_F64, rebalance_date=(_DATE, False),
-                      constituents=(_I64, False))
+                      constituents=(_I64, False), carried_forward=(_I64, False), oldest_input_days=_I64)
+# Every basket of the index's history, per variant: what chose each constituent on its rebalance
+# date (tier and hosts then), its weight, and its price in the variant that day (null: none).
+ICI_CONSTITUENTS = _schema(rebalance_date=(_DATE, False), type=(_STR, False), ticker=(_STR, False),
+                           maker=(_STR, False), tier=(_STR, False), hosts=(_I64, False), weight=(_F64, False),
+                           price=_F64)
+
+# The index's record (pipelines/ici_record.py), kept beside the snapshots and copied into each.
+_UTC_MS = pa.timestamp("ms", tz="UTC")
+ICI_PUBLISHED = _schema(date=(_DATE, False), type=(_STR, False), level=(_F64, False), constituents=(_I64, False),
+                        carried_forward=(_I64, False), published_at=(_UTC_MS, False), snapshot_id=(_STR, False),
+                        methodology_version=(_STR, False))
+ICI_REVISIONS = _schema(date=(_DATE, False), type=(_STR, False), old=(_F64, False), new=_F64,
+                        constituents_before=(_I64, False), constituents_after=(_I64, False), reason=(_STR, False),
+                        revised_at=(_UTC_MS, False), snapshot_id=(_STR, False), methodology_version=(_STR, False))
 
 EVENTS = _schema(
     event_id=(_STR, False), ticker=(_STR, False), mode=(_STR, False), kind=(_STR, False), field=(_STR, False),
@@ -264,6 +283,9 @@ SCHEMAS: dict[str, pa.Schema] = {
     "forward_curves": FORWARD_CURVES,
     "ici": ICI,
     "ici_history": ICI_HISTORY,
+    "ici_constituents": ICI_CONSTITUENTS,
+    "ici_published": ICI_PUBLISHED,
+    "ici_revisions": ICI_REVISIONS,
     "events": EVENTS,
     "backtest": BACKTEST,
     "backtest_summary": BACKTEST_SUMMARY,

@@ -81,7 +81,7 @@ def iso_utc(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _to_millis_utc(moment: datetime) -> datetime:
+def to_millis_utc(moment: datetime) -> datetime:
     # The JSON keeps milliseconds; truncating up front makes the manifest round-trip exactly.
     if moment.tzinfo is None:
         raise ValueError("last_update must be timezone-aware")
@@ -95,7 +95,7 @@ def _check_simple_name(value: str, what: str) -> None:
         raise ValueError(f"invalid {what}: {value!r}")
 
 
-def _cast(name: str, frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
+def cast_to_schema(name: str, frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
     extra = [column for column in frame.columns if column not in schema.names]
     if extra:
         raise ValueError(f"table {name!r}: columns not in the schema: {extra}")
@@ -158,7 +158,7 @@ class SnapshotStore:
             nonlocal rows
             writer = None
             for part in [frame] if isinstance(frame, pd.DataFrame) else frame:
-                table = _cast(name, part, schema)
+                table = cast_to_schema(name, part, schema)
                 if writer is None:  # the first part's schema carries the pandas metadata of its columns
                     writer = pq.ParquetWriter(handle, table.schema, compression="zstd")
                 if table.num_rows:  # an empty part adds no row group
@@ -201,10 +201,15 @@ class SnapshotStore:
         age = self.storage.age_seconds(self.storage.join(STAGING, run))
         return age is not None and age > seconds
 
+    @staticmethod
+    def snapshot_id_for(run_id: str, last_update: datetime) -> str:
+        """The id `publish(run_id, last_update, ...)` gives its snapshot, known ahead of it."""
+        return to_millis_utc(last_update).strftime("%Y%m%dT%H%M%S%fZ") + "-" + run_id[:8]
+
     def publish(
         self, run_id: str, last_update: datetime, tables: Sequence[str], extra: dict | None = None
     ) -> Manifest:
-        last_update = _to_millis_utc(last_update)
+        last_update = to_millis_utc(last_update)
         storage, staging = self.storage, self._staging_dir(run_id)
         current = self.current()
 
@@ -217,7 +222,7 @@ class SnapshotStore:
             if current is None or name not in current.tables:
                 raise ValueError(f"table {name!r} is neither staged in run {run_id!r} nor in the current snapshot")
             carried.append(name)
-        snapshot_id = last_update.strftime("%Y%m%dT%H%M%S%fZ") + "-" + run_id[:8]
+        snapshot_id = self.snapshot_id_for(run_id, last_update)
         target = storage.join(snapshot_id)
         if storage.exists(target):
             raise ValueError(f"snapshot {snapshot_id!r} already exists")

@@ -36,13 +36,10 @@ from warehouse.schemas import (
     BACKTEST_SUMMARY,
     EVENTS,
     FORWARD_CURVES,
-    ICI,
-    ICI_HISTORY,
 )
 
 SYNC, BATCH = "sync", "batch"
 MODES = (SYNC, BATCH)
-ICI_TYPES = ("unified", "batch", "sync")
 BACKTEST_TENORS = tuple(TENOR_MONTHS)
 EVENTS_WINDOW_DAYS = 30
 DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
@@ -113,23 +110,6 @@ class PriceHistory(msgspec.Struct, kw_only=True):
     count: int
 
 
-IciConstituent = struct_from_schema(
-    "IciConstituent", ICI,
-    exclude=("type", "as_of", "value", "methodology_version", "verification_hash", "rebalance_date"))
-IciPoint = struct_from_schema("IciPoint", ICI_HISTORY, exclude=("type",))
-
-
-class IciLevel(msgspec.Struct, kw_only=True):
-    type: str
-    value: float
-    as_of: str
-    methodology_version: str
-    verification_hash: str
-    rebalance_date: str
-    constituents: list[IciConstituent]
-    history: list[IciPoint]
-
-
 Event = struct_from_schema("Event", EVENTS)
 
 
@@ -173,7 +153,6 @@ class Accuracy(msgspec.Struct, kw_only=True):
 
 ForwardsResponse = envelope_type("ForwardCurveResponse", ForwardCurve)
 HistoryResponse = envelope_type("PriceHistoryResponse", PriceHistory)
-IciResponse = envelope_type("IciResponse", IciLevel)
 EventsResponse = envelope_type("EventListResponse", EventList)
 BacktestResponse = envelope_type("BacktestResponse", Backtest)
 AccuracyResponse = envelope_type("AccuracyResponse", Accuracy)
@@ -181,11 +160,11 @@ AccuracyResponse = envelope_type("AccuracyResponse", Accuracy)
 # --- query parameters ------------------------------------------------------------------------------
 
 
-def _enum(description: str, allowed: tuple[str, ...], query: str | None = None) -> Any:
+def enum_param(description: str, allowed: tuple[str, ...], query: str | None = None) -> Any:
     return Parameter(query=query, description=description, schema_extra={"enum": list(allowed)})
 
 
-ModeParam = Annotated[str | None, _enum("sync or batch; default sync, or batch for a batch ticker (`X.B`)", MODES)]
+ModeParam = Annotated[str | None, enum_param("sync or batch; default sync, or batch for a batch ticker (`X.B`)", MODES)]
 LimitParam = Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description=f"1 to {MAX_LIMIT}; default {DEFAULT_LIMIT}")]
 
 
@@ -208,7 +187,7 @@ def _as_of(snapshot: LoadedSnapshot) -> date:
     return date.fromisoformat(snapshot.as_of)
 
 
-def _answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
+def snapshot_answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
     return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
 
 
@@ -281,7 +260,7 @@ async def forwards(request: Request, ticker: str, mode: ModeParam = None) -> Res
     snapshot = snapshot_of(request)
     model, chosen = _model_and_mode(snapshot, ticker, mode)
     data = memoized(snapshot, ("forwards", model["ticker"], chosen), lambda: _forward_curve(snapshot, model, chosen))
-    return _answer(request, snapshot, data)
+    return snapshot_answer(request, snapshot, data)
 
 
 # --- history ---------------------------------------------------------------------------------------
@@ -328,42 +307,10 @@ async def history(
     keep = (dates <= end) if from_ is None else (dates >= from_) & (dates <= end)
     prices = _price_points(rows[keep.to_numpy(dtype=bool)])
     first = from_ or (dates.iloc[0] if len(rows) else None)
-    return _answer(request, snapshot, {
+    return snapshot_answer(request, snapshot, {
         "ticker": model["ticker"], "model_id": model["model_id"], "display_name": model["display_name"],
         "price_type": chosen, "from": plain(first), "to": end.isoformat(), "prices": prices, "count": len(prices),
     })
-
-
-# --- index -----------------------------------------------------------------------------------------
-
-
-def _ici_level(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
-    ici = snapshot.table("ici")
-    rows = ici[ici["type"] == variant]
-    if rows.empty:
-        raise Problem(503, "no_index_level", f"the snapshot publishes no {variant} index level")
-    head = records(rows.head(1))[0]
-    daily = snapshot.table("ici_history")
-    return {
-        **{name: head[name] for name in ("type", "value", "as_of", "methodology_version", "verification_hash",
-                                          "rebalance_date")},
-        "constituents": records(rows, ["ticker", "weight", "price", "contribution"]),
-        "history": records(daily[daily["type"] == variant], ["date", "value", "rebalance_date", "constituents"]),
-    }
-
-
-@get("/v1/ici", summary="The Inference Cost Index", tags=["curves"],
-     description="`type` is unified (the default when omitted), batch or sync. Returns the level on the snapshot "
-                 "date, its constituents with weights, prices and contributions (which sum to the value), the "
-                 "verification hash that recomputes from them (methodology §7), and the daily history of that "
-                 "variant (null where it had no level).")
-async def ici(
-    request: Request,
-    type_: Annotated[str, _enum("unified (the default), batch or sync", ICI_TYPES, query="type")] = ICI_TYPES[0],
-) -> Response[IciResponse]:
-    variant = one_of("type", type_, ICI_TYPES)
-    snapshot = snapshot_of(request)
-    return _answer(request, snapshot, memoized(snapshot, ("ici", variant), lambda: _ici_level(snapshot, variant)))
 
 
 # --- events ----------------------------------------------------------------------------------------
@@ -378,7 +325,7 @@ async def events(
     request: Request,
     since: Annotated[date | None, Parameter(description="first effective date, YYYY-MM-DD")] = None,
     ticker: Annotated[str | None, Parameter(description="a ticker, batch ticker, model id or alias")] = None,
-    kind: Annotated[str | None, _enum("the kind of event", EVENT_KINDS)] = None,
+    kind: Annotated[str | None, enum_param("the kind of event", EVENT_KINDS)] = None,
     limit: LimitParam = DEFAULT_LIMIT,
 ) -> Response[EventsResponse]:
     one_of("kind", kind, EVENT_KINDS)
@@ -393,7 +340,7 @@ async def events(
             table = table[table["mode"] == BATCH]
     selected = recent_events(table, start, ticker=canonical, kind=kind, limit=limit)
     rows = records(selected)
-    return _answer(request, snapshot, {"events": rows, "count": len(rows), "since": start.isoformat(),
+    return snapshot_answer(request, snapshot, {"events": rows, "count": len(rows), "since": start.isoformat(),
                                        "ticker": canonical, "kind": kind, "limit": limit})
 
 
@@ -428,8 +375,8 @@ def _where(frame: pd.DataFrame, **equal: str | None) -> pd.DataFrame:
                  "predictions that match; `next_offset` is null on the last page.")
 async def backtest(
     request: Request,
-    tenor: Annotated[str | None, _enum("forecast horizon", BACKTEST_TENORS)] = None,
-    method: Annotated[str | None, _enum("forecasting method", METHODS)] = None,
+    tenor: Annotated[str | None, enum_param("forecast horizon", BACKTEST_TENORS)] = None,
+    method: Annotated[str | None, enum_param("forecasting method", METHODS)] = None,
     ticker: Annotated[str | None, Parameter(description="a model's ticker, model id or alias")] = None,
     family: Annotated[str | None, Parameter(description="a model family, e.g. openai/o-series")] = None,
     anchor_from: Annotated[date | None, Parameter(description="first anchor date, YYYY-MM-DD")] = None,
@@ -457,7 +404,7 @@ async def backtest(
     total = len(predictions)
     families = memoized(snapshot, ("backtest_families", tenor, method, family), lambda: records(
         _where(snapshot.table("backtest_families"), tenor=tenor, method=method, family=family)))
-    return _answer(request, snapshot, {
+    return snapshot_answer(request, snapshot, {
         "summary": table_records(snapshot, "backtest_summary"), "families": families, "predictions": page,
         "count": len(page), "total": total, "limit": limit, "offset": offset,
         "next_offset": offset + len(page) if offset + len(page) < total else None,
@@ -472,10 +419,10 @@ async def backtest(
                  "(methodology §9).")
 async def accuracy(request: Request) -> Response[AccuracyResponse]:
     snapshot = snapshot_of(request)
-    return _answer(request, snapshot, memoized(snapshot, ("accuracy",), lambda: {
+    return snapshot_answer(request, snapshot, memoized(snapshot, ("accuracy",), lambda: {
         "headline": headline(snapshot.table("accuracy")), "tenors": table_records(snapshot, "accuracy"),
         "reliability": table_records(snapshot, "backtest_reliability"), "methods": list(METHODS),
         "methodology": METHODOLOGY, "note": ACCURACY_NOTE}))
 
 
-ROUTES = [forwards, history, ici, events, backtest, accuracy]
+ROUTES = [forwards, history, events, backtest, accuracy]

@@ -8,6 +8,8 @@ import pytest
 from dagster import DagsterInvalidDefinitionError, asset
 
 from assets.definitions import TABLE_ASSETS, check_tables, defs
+from assets.publish import TABLES
+from warehouse.index_record import RECORD_TABLES
 from warehouse.schemas import SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +37,7 @@ TABLE_GRAPH = {
     "forward_curves": {"processes", "change_laws", "spots", "scheduled_changes"},
     "ici": {"price_history", "models", "price_observations"},
     "ici_history": {"price_history", "models", "price_observations"},
+    "ici_constituents": {"price_history", "models", "price_observations"},
     "events": {"price_history", "models", "model_aliases", "scheduled_changes", "price_observations"},
     "backtest": {"price_observations", "price_history", "models"},
     "backtest_summary": {"backtest"},
@@ -42,8 +45,10 @@ TABLE_GRAPH = {
     "backtest_reliability": {"backtest"},
     "accuracy": {"backtest"},
 }
-# The snapshot waits for every declared table, and only for those.
-EXPECTED_GRAPH = {**TABLE_GRAPH, **{fetch: set() for fetch in FETCHES}, "snapshot": set(SCHEMAS)}
+# The snapshot waits for every table an asset builds, and only for those; it writes the index's
+# record itself.
+EXPECTED_GRAPH = {**TABLE_GRAPH, **{fetch: set() for fetch in FETCHES},
+                  "snapshot": set(SCHEMAS) - set(RECORD_TABLES)}
 
 
 def test_asset_graph_shape():
@@ -89,11 +94,11 @@ def _table_names(table_assets):
 
 
 def test_every_table_asset_has_a_schema_and_every_schema_an_asset():
-    assert _table_names(TABLE_ASSETS) == set(SCHEMAS) == set(TABLE_GRAPH)
+    assert _table_names(TABLE_ASSETS) == set(TABLES) == set(TABLE_GRAPH) == set(SCHEMAS) - set(RECORD_TABLES)
 
 
 def test_schemas_are_declared_in_pipeline_order():
-    order = list(SCHEMAS)
+    order = list(TABLES)
     late = {name: sorted(parent for parent in TABLE_GRAPH[name] - FETCHES if order.index(parent) > order.index(name))
             for name in order}
     assert {name: parents for name, parents in late.items() if parents} == {}
@@ -106,13 +111,13 @@ def orphan():
 
 def test_a_table_asset_without_a_schema_is_refused_by_name():
     with pytest.raises(DagsterInvalidDefinitionError, match=r"no schema in warehouse/schemas.py SCHEMAS: \['orphan'\]"):
-        check_tables([*TABLE_ASSETS, orphan], SCHEMAS)
+        check_tables([*TABLE_ASSETS, orphan], TABLES)
 
 
 def test_a_schema_without_a_table_asset_is_refused_by_name():
     without_spots = [definition for definition in TABLE_ASSETS if "spots" not in _table_names([definition])]
     with pytest.raises(DagsterInvalidDefinitionError, match=r"SCHEMAS with no asset in assets\.sources.*\['spots'\]"):
-        check_tables(without_spots, SCHEMAS)
+        check_tables(without_spots, TABLES)
     with pytest.raises(DagsterInvalidDefinitionError) as refused:
-        check_tables([*without_spots, orphan], SCHEMAS)
+        check_tables([*without_spots, orphan], TABLES)
     assert "['orphan']" in str(refused.value) and "['spots']" in str(refused.value)

@@ -12,10 +12,12 @@ from pipelines.ici import (
     CAP,
     DETAIL_COLUMNS,
     ICI_COLUMNS,
+    ICI_CONSTITUENT_COLUMNS,
     ICI_HISTORY_COLUMNS,
     METHODOLOGY_VERSION,
     blend,
     build_ici,
+    build_ici_constituents,
     build_ici_history,
     cap_weights,
     index_level,
@@ -27,19 +29,20 @@ from pipelines.ici import (
 
 
 def series(ticker, first, last, input_, output, mode="sync"):
-    """Daily price-history rows of one (ticker, mode) from `first` to `last`."""
+    """Daily price-history rows of one (ticker, mode) from `first` to `last`, stated on `first`."""
     days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
-    return pd.DataFrame({"ticker": ticker, "mode": mode, "date": days, "input": input_, "output": output})
+    return pd.DataFrame({"ticker": ticker, "mode": mode, "date": days, "input": input_, "output": output,
+                         "observed_on": first})
 
 
 def history(*parts):
     return pd.concat(parts, ignore_index=True)
 
 
-def models(*rows):
-    """(ticker, provider, tier[, retired_by]); never retired by default."""
+def models(*rows, tier_basis="rule"):
+    """(ticker, provider, tier[, retired_by]); never retired by default; tiers by a curated rule."""
     rows = [(*row, None)[:4] for row in rows]
-    return pd.DataFrame(rows, columns=["ticker", "provider", "tier", "retired_by"])
+    return pd.DataFrame(rows, columns=["ticker", "provider", "tier", "retired_by"]).assign(tier_basis=tier_basis)
 
 
 def hosts(*rows):
@@ -90,16 +93,19 @@ def test_blend_is_three_input_tokens_per_output_token():
 
 BASKET = pd.DataFrame({"ticker": ["A", "B", "C"], "weight": [0.5, 0.3, 0.2]})
 # Blends: A sync 3.5, batch 1.75; B sync 1.25, no batch; C sync 15, batch 7.5.
+D = date(2026, 11, 22)
+# Stated on D, except A's batch price (10 days before) and B's (400 days before): carried forward.
 DAY = pd.DataFrame([
-    ("A", "sync", 2.0, 8.0), ("A", "batch", 1.0, 4.0),
-    ("B", "sync", 1.0, 2.0),
-    ("C", "sync", 10.0, 30.0), ("C", "batch", 5.0, 15.0),
-    ("Z", "sync", 99.0, 99.0),  # not a constituent
-], columns=["ticker", "mode", "input", "output"])
+    ("A", "sync", 2.0, 8.0, D), ("A", "batch", 1.0, 4.0, D - timedelta(days=10)),
+    ("B", "sync", 1.0, 2.0, D - timedelta(days=400)),
+    ("C", "sync", 10.0, 30.0, D), ("C", "batch", 5.0, 15.0, D),
+    ("Z", "sync", 99.0, 99.0, D - timedelta(days=900)),  # not a constituent
+], columns=["ticker", "mode", "input", "output", "observed_on"]).assign(date=D)
 
 
 def test_sync_level_is_the_weighted_sync_blend():
-    value, detail = index_level(BASKET, DAY, "sync")
+    value, detail, carried, oldest = index_level(BASKET, DAY, "sync")
+    assert (carried, oldest) == (1, 400)  # B
     assert value == pytest.approx(0.5 * 3.5 + 0.3 * 1.25 + 0.2 * 15.0) == pytest.approx(5.125)
     assert list(detail.columns) == DETAIL_COLUMNS
     assert list(detail["ticker"]) == ["A", "B", "C"]
@@ -108,7 +114,8 @@ def test_sync_level_is_the_weighted_sync_blend():
 
 
 def test_batch_level_renormalises_over_constituents_with_a_batch_price():
-    value, detail = index_level(BASKET, DAY, "batch")
+    value, detail, carried, oldest = index_level(BASKET, DAY, "batch")
+    assert (carried, oldest) == (1, 10)  # A's batch price
     # B has no batch price: A and C keep 0.5 : 0.2, i.e. 5/7 and 2/7.
     assert list(detail["ticker"]) == ["A", "C"]
     assert list(detail["weight"]) == pytest.approx([5 / 7, 2 / 7])
@@ -116,7 +123,8 @@ def test_batch_level_renormalises_over_constituents_with_a_batch_price():
 
 
 def test_unified_level_puts_a_quarter_of_volume_on_batch_where_it_exists():
-    value, detail = index_level(BASKET, DAY, "unified")
+    value, detail, carried, oldest = index_level(BASKET, DAY, "unified")
+    assert (carried, oldest) == (2, 400)  # A by its batch price, B
     # A: .75·3.5 + .25·1.75 = 3.0625; B: sync only, 1.25; C: .75·15 + .25·7.5 = 13.125.
     assert list(detail["price"]) == pytest.approx([3.0625, 1.25, 13.125])
     assert list(detail["weight"]) == [0.5, 0.3, 0.2]
@@ -124,15 +132,16 @@ def test_unified_level_puts_a_quarter_of_volume_on_batch_where_it_exists():
 
 
 def test_a_constituent_without_a_price_that_day_is_dropped_and_weights_renormalised():
-    value, detail = index_level(BASKET, DAY[DAY["ticker"] != "B"], "sync")
+    value, detail, carried, oldest = index_level(BASKET, DAY[DAY["ticker"] != "B"], "sync")
+    assert (carried, oldest) == (0, 0)
     assert list(detail["ticker"]) == ["A", "C"]
     assert detail["weight"].sum() == pytest.approx(1.0)
     assert value == pytest.approx((0.5 * 3.5 + 0.2 * 15.0) / 0.7) == pytest.approx(6.785714285714286)
 
 
 def test_a_day_with_no_batch_price_has_no_batch_level_and_an_unknown_variant_is_refused():
-    value, detail = index_level(BASKET, DAY[DAY["mode"] == "sync"], "batch")
-    assert np.isnan(value) and detail.empty
+    value, detail, carried, oldest = index_level(BASKET, DAY[DAY["mode"] == "sync"], "batch")
+    assert np.isnan(value) and detail.empty and carried == 0 and np.isnan(oldest)
     with pytest.raises(ValueError, match="unknown ICI variant"):
         index_level(BASKET, DAY, "flex")
 
@@ -266,6 +275,11 @@ def test_history_holds_the_basket_until_the_next_rebalance_and_treats_start_as_o
     assert by[("unified", date(2024, 3, 9))].value == 15.0
     assert by[("unified", MID)].value == 13.75  # (10 + 17.5) / 2
     assert by[("unified", END)].value == 10.75  # (4 + 17.5) / 2
+    # Inputs: every series is stated on its first day and carried forward after it.
+    assert (by[("sync", START)].carried_forward, by[("sync", START)].oldest_input_days) == (2, 45)
+    assert (by[("batch", MID)].carried_forward, by[("batch", MID)].oldest_input_days) == (0, 0)
+    assert (by[("unified", MID)].carried_forward, by[("unified", MID)].oldest_input_days) == (2, 69)
+    assert pd.isna(by[("batch", date(2024, 3, 9))].oldest_input_days)
 
 
 def test_current_index_matches_the_last_day_of_the_history():
@@ -324,3 +338,33 @@ def test_a_retired_model_leaves_the_basket_once_known_retired(retired_by, chosen
     chosen = select_constituents(SELECTION_HISTORY, frame, SELECTION_HOSTS, R)
     assert chosen.loc[(chosen["maker"] == "openai") & (chosen["tier"] == "frontier"), "ticker"].tolist() == [
         chosen_frontier]
+
+
+# --- point in time -------------------------------------------------------------------------------
+
+def test_a_tier_by_price_is_the_tier_of_the_price_on_the_rebalance_date():
+    """GPT-P was efficient by its price until 1 March (output 1.0 $/M), frontier after (12 $/M):
+    classed with today's price it would have led the frontier basket before it was frontier."""
+    prices = history(series("GPT-P", date(2026, 1, 1), date(2026, 2, 28), 0.5, 1.0),
+                     series("GPT-P", date(2026, 3, 1), date(2026, 4, 30), 3.0, 12.0),
+                     series("GPT-F", date(2026, 1, 1), date(2026, 4, 30), 5.0, 20.0),
+                     series("GPT-E", date(2026, 1, 1), date(2026, 4, 30), 0.2, 0.8))
+    world = pd.concat([models(("GPT-P", "openai", "frontier"), tier_basis="price"),  # today's tier
+                       models(("GPT-F", "openai", "frontier"), ("GPT-E", "openai", "efficient"))],
+                      ignore_index=True)
+    world_hosts = hosts(*[("GPT-P", f"host{i}", False, date(2025, 6, 1), False) for i in range(3)])
+    in_january = select_constituents(prices, world, world_hosts, date(2026, 1, 1))
+    assert in_january[["ticker", "tier"]].values.tolist() == [["GPT-F", "frontier"], ["GPT-P", "efficient"]]
+    in_april = select_constituents(prices, world, world_hosts, date(2026, 4, 1))
+    assert in_april[["ticker", "tier"]].values.tolist() == [["GPT-E", "efficient"], ["GPT-P", "frontier"]]
+    table = build_ici_constituents(prices, {date(2026, 1, 1): in_january, date(2026, 4, 1): in_april})
+    assert list(table.columns) == ICI_CONSTITUENT_COLUMNS
+    sync = table[table["type"] == "sync"]
+    assert sync[["rebalance_date", "ticker", "tier", "hosts", "weight"]].values.tolist() == [
+        # Two constituents cannot respect the cap: equal weights.
+        [date(2026, 1, 1), "GPT-F", "frontier", 0, 0.5], [date(2026, 1, 1), "GPT-P", "efficient", 3, 0.5],
+        [date(2026, 4, 1), "GPT-E", "efficient", 0, 0.5], [date(2026, 4, 1), "GPT-P", "frontier", 3, 0.5]]
+    # Blends (3·input + output) / 4 on the rebalance date: 8.75, 0.625, then 0.35, 5.25.
+    assert sync["price"].tolist() == pytest.approx([8.75, 0.625, 0.35, 5.25], abs=1e-15)
+    assert table.loc[table["type"] == "batch", "price"].isna().all()  # no batch prices
+    assert (table.loc[table["type"] == "unified", "price"].to_numpy() == sync["price"].to_numpy()).all()

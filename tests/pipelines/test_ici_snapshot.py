@@ -132,3 +132,42 @@ def test_history_levels_fall_from_2024_to_today(daily):
     levels = daily.pivot(index="date", columns="type", values="value")
     assert pd.notna(levels.loc[START, "sync"])
     assert levels.loc[TODAY, "sync"] < levels.loc[START, "sync"]
+
+
+# --- point in time and the inputs' age -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def baskets(store):
+    return store.read_table("ici_constituents")
+
+
+def test_every_published_basket_is_reproduced_from_what_was_dated_on_or_before_its_rebalance(tables, baskets):
+    history, models, observations = tables
+    for rebalance, published in baskets[baskets["type"] == "sync"].groupby("rebalance_date"):
+        known = select_constituents(history[history["date"] <= rebalance], models,
+                                    observations[observations["effective_date"] <= rebalance], rebalance)
+        assert known[["ticker", "maker", "tier", "hosts"]].values.tolist() == \
+            published[["ticker", "maker", "tier", "hosts"]].values.tolist(), rebalance
+        assert known["weight"].tolist() == pytest.approx(published["weight"].tolist(), abs=1e-15)
+
+
+def test_a_tier_by_price_at_a_past_rebalance_is_that_days_not_todays(tables, baskets):
+    """At least one basket holds a model in a tier its price then gave it, not today's tier."""
+    models = tables[1].set_index("ticker")
+    members = baskets[baskets["type"] == "sync"]
+    today = members["ticker"].map(models["tier"])
+    assert (models.loc[members["ticker"], "tier_basis"].to_numpy() == "price")[
+        (today != members["tier"]).to_numpy()].all()
+    assert (today != members["tier"]).any()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_level_counts_its_inputs_carried_forward_and_the_oldest_age(tables, current, variant):
+    history = tables[0]
+    today = history[history["date"] == TODAY].set_index(["ticker", "mode"])
+    rows = _variant(current, variant)
+    modes = {"sync": ["sync"], "batch": ["batch"], "unified": ["sync", "batch"]}[variant]
+    stated = {t: min(today.loc[(t, m), "observed_on"] for m in modes if (t, m) in today.index) for t in rows["ticker"]}
+    assert rows["carried_forward"].iloc[0] == sum(day < TODAY for day in stated.values()) > 0
+    assert rows["oldest_input_days"].iloc[0] == max((TODAY - day).days for day in stated.values())

@@ -35,8 +35,9 @@ def rows_of(frame, columns=None):
 
 @pytest.fixture(scope="module")
 def tables(store):
-    names = ["forward_curves", "greeks", "price_history", "ici", "ici_history", "events", "backtest",
-             "backtest_summary", "backtest_families", "accuracy", "backtest_reliability", "models"]
+    names = ["forward_curves", "greeks", "price_history", "ici", "ici_history", "ici_constituents", "ici_published",
+             "ici_revisions", "events", "backtest", "backtest_summary", "backtest_families", "accuracy",
+             "backtest_reliability", "models"]
     return {name: store.read_table(name) for name in names}
 
 
@@ -218,6 +219,7 @@ def test_the_index_is_the_ici_table_and_its_hash_recomputes(client, tables, url,
     assert (body["value"], body["verification_hash"], body["methodology_version"]) == (
         head["value"], head["verification_hash"], head["methodology_version"])
     assert (body["as_of"], body["rebalance_date"]) == (head["as_of"].isoformat(), head["rebalance_date"].isoformat())
+    assert (body["carried_forward"], body["oldest_input_days"]) == (head["carried_forward"], head["oldest_input_days"])
     assert body["constituents"] == rows_of(rows, ["ticker", "weight", "price", "contribution"])
     assert math.fsum(c["weight"] for c in body["constituents"]) == pytest.approx(1.0, abs=1e-12)
     # methodology §7: the hash recomputes from the published constituents alone.
@@ -232,8 +234,51 @@ def test_the_index_history_is_every_ici_history_row_of_the_type_nulls_kept(clien
     body = data(client, "/v1/ici?type=batch")
     daily = tables["ici_history"]
     daily = daily[daily["type"] == "batch"]
-    assert body["history"] == rows_of(daily, ["date", "value", "rebalance_date", "constituents"])
+    assert body["history"] == rows_of(daily, ["date", "value", "rebalance_date", "constituents", "carried_forward",
+                                              "oldest_input_days"])
     assert sum(point["value"] is None for point in body["history"]) == daily["value"].isna().sum() > 0
+    last = body["history"][-1]
+    assert (last["carried_forward"], last["oldest_input_days"]) == (body["carried_forward"], body["oldest_input_days"])
+
+
+@pytest.mark.parametrize("variant", ["unified", "batch", "sync"])
+def test_the_basket_in_force_on_a_date_is_the_last_rebalance_on_or_before_it(client, tables, variant):
+    baskets = tables["ici_constituents"]
+    columns = ["ticker", "maker", "tier", "hosts", "weight", "price"]
+    for day, rebalance in [(date(2025, 5, 17), date(2025, 4, 1)), (date(2025, 4, 1), date(2025, 4, 1)),
+                           (date(2024, 1, 1), date(2024, 1, 1))]:
+        body = data(client, f"/v1/ici/constituents?type={variant}&date={day.isoformat()}")
+        rows = baskets[(baskets["rebalance_date"] == rebalance) & (baskets["type"] == variant)]
+        assert (body["type"], body["date"], body["rebalance_date"]) == (variant, day.isoformat(), rebalance.isoformat())
+        assert body["constituents"] == rows_of(rows, columns) and len(rows) > 0
+    today = data(client, f"/v1/ici/constituents?type={variant}")
+    ici = tables["ici"][tables["ici"]["type"] == variant]
+    assert today["date"] == TODAY.isoformat() and today["rebalance_date"] == ici["rebalance_date"].iloc[0].isoformat()
+    # Today's level prices the basket's members that have a price today, at the basket's weights rescaled.
+    priced = [c for c in today["constituents"] if c["ticker"] in set(ici["ticker"])]
+    assert [c["ticker"] for c in priced] == ici["ticker"].tolist()
+    total = math.fsum(c["weight"] for c in priced)
+    assert [c["weight"] / total for c in priced] == pytest.approx(ici["weight"].tolist(), abs=1e-12)
+
+
+def test_a_date_outside_the_index_history_is_a_400_naming_it(client):
+    problem(client, "/v1/ici/constituents?date=2023-12-31", 400, "invalid_input", "date")
+    problem(client, f"/v1/ici/constituents?date={(TODAY + timedelta(days=1)).isoformat()}", 400,
+            "invalid_input", "date")
+
+
+def test_the_published_record_is_every_level_as_first_published(client, tables, store):
+    body = data(client, "/v1/ici/published?type=sync")
+    published = tables["ici_published"]
+    rows = published[published["type"] == "sync"]
+    assert body["count"] == len(rows) > 0 and body["revisions"] == []
+    assert [(p["date"], p["level"]) for p in body["levels"]] == [(d.isoformat(), v) for d, v in
+                                                                 zip(rows["date"], rows["level"], strict=True)]
+    assert {p["snapshot_id"] for p in body["levels"]} == {store.current().snapshot_id}
+    # A first build publishes its whole history: every level it has, as it has it.
+    daily = tables["ici_history"]
+    daily = daily[(daily["type"] == "sync") & daily["value"].notna()]
+    assert [p["level"] for p in body["levels"]] == daily["value"].tolist()
 
 
 # --- events --------------------------------------------------------------------------------------

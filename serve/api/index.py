@@ -1,0 +1,144 @@
+"""The Inference Cost Index: today's level, the baskets of its history, and its published record."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any
+
+import msgspec
+import pandas as pd
+from litestar import Request, Response, get
+from litestar.params import Parameter
+
+from serve.api.curves import enum_param, memoized, one_of, snapshot_answer
+from serve.deps import snapshot_of
+from serve.problems import Problem, invalid
+from serve.respond import envelope_type, records
+from serve.state import LoadedSnapshot
+from serve.structs import struct_from_schema
+from warehouse.schemas import ICI, ICI_CONSTITUENTS, ICI_HISTORY, ICI_PUBLISHED, ICI_REVISIONS
+
+ICI_TYPES = ("unified", "batch", "sync")
+LEVEL_FIELDS = ("type", "value", "as_of", "methodology_version", "verification_hash", "rebalance_date",
+                "carried_forward", "oldest_input_days")
+
+IciConstituent = struct_from_schema("IciConstituent", ICI, exclude=LEVEL_FIELDS)
+IciPoint = struct_from_schema("IciPoint", ICI_HISTORY, exclude=("type",))
+BasketMember = struct_from_schema("IciBasketMember", ICI_CONSTITUENTS, exclude=("rebalance_date", "type"))
+PublishedLevel = struct_from_schema("IciPublishedLevel", ICI_PUBLISHED, exclude=("type",))
+Revision = struct_from_schema("IciRevision", ICI_REVISIONS, exclude=("type",))
+
+
+class IciLevel(msgspec.Struct, kw_only=True):
+    type: str
+    value: float
+    as_of: str
+    methodology_version: str
+    verification_hash: str
+    rebalance_date: str
+    carried_forward: int
+    oldest_input_days: int
+    constituents: list[IciConstituent]
+    history: list[IciPoint]
+
+
+class IciBasket(msgspec.Struct, kw_only=True):
+    type: str
+    date: str
+    rebalance_date: str
+    constituents: list[BasketMember]
+
+
+class IciRecord(msgspec.Struct, kw_only=True):
+    type: str
+    levels: list[PublishedLevel]
+    revisions: list[Revision]
+    count: int
+
+
+IciResponse = envelope_type("IciResponse", IciLevel)
+IciBasketResponse = envelope_type("IciBasketResponse", IciBasket)
+IciRecordResponse = envelope_type("IciRecordResponse", IciRecord)
+TypeParam = Annotated[str, enum_param("unified (the default), batch or sync", ICI_TYPES, query="type")]
+
+
+def _table(snapshot: LoadedSnapshot, name: str) -> pd.DataFrame:
+    try:
+        return snapshot.table(name)
+    except LookupError:
+        raise Problem(503, "no_index_record", f"snapshot {snapshot.snapshot_id} has no {name} table: it was "
+                                              "published before the index kept it; the next refresh adds it") from None
+
+
+def _ici_level(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
+    ici = snapshot.table("ici")
+    rows = ici[ici["type"] == variant]
+    if rows.empty:
+        raise Problem(503, "no_index_level", f"the snapshot publishes no {variant} index level")
+    head = records(rows.head(1))[0]
+    daily = snapshot.table("ici_history")
+    return {
+        **{name: head[name] for name in LEVEL_FIELDS},
+        "constituents": records(rows, ["ticker", "weight", "price", "contribution"]),
+        "history": records(daily[daily["type"] == variant], [f for f in ICI_HISTORY.names if f != "type"]),
+    }
+
+
+@get("/v1/ici", summary="The Inference Cost Index", tags=["index"],
+     description="`type` is unified (the default when omitted), batch or sync. Returns the level on the snapshot "
+                 "date, its constituents with weights, prices and contributions (which sum to the value), the "
+                 "verification hash that recomputes from them (methodology §7), how many constituents are priced "
+                 "from a statement older than the day and the age of the oldest, and the daily history of that "
+                 "variant (null where it had no level).")
+async def ici(request: Request, type_: TypeParam = ICI_TYPES[0]) -> Response[IciResponse]:
+    variant = one_of("type", type_, ICI_TYPES)
+    snapshot = snapshot_of(request)
+    return snapshot_answer(request, snapshot, memoized(snapshot, ("ici", variant),
+                                                       lambda: _ici_level(snapshot, variant)))
+
+
+@get("/v1/ici/constituents", summary="The index basket in force on a date", tags=["index"],
+     description="The basket fixed on the last rebalance date on or before `date` (default: the snapshot date), "
+                 "as it was chosen then: each constituent's tier and host count on that date, its weight, and its "
+                 "price in the variant on that date (null where it had none).")
+async def ici_constituents(
+    request: Request,
+    type_: TypeParam = ICI_TYPES[0],
+    on: Annotated[date | None, Parameter(query="date", description="YYYY-MM-DD; default the snapshot date")] = None,
+) -> Response[IciBasketResponse]:
+    variant = one_of("type", type_, ICI_TYPES)
+    snapshot = snapshot_of(request)
+    day = on or date.fromisoformat(snapshot.as_of)
+    table = _table(snapshot, "ici_constituents")
+    days = sorted(set(table["rebalance_date"]))
+    if not days or day < days[0] or day > date.fromisoformat(snapshot.as_of):
+        first = days[0].isoformat() if days else "none"
+        raise invalid("date", f"{day.isoformat()} is outside the index's history ({first} to {snapshot.as_of})")
+    rebalance = max(d for d in days if d <= day)
+    rows = table[(table["rebalance_date"] == rebalance) & (table["type"] == variant)]
+    return snapshot_answer(request, snapshot, {
+        "type": variant, "date": day.isoformat(), "rebalance_date": rebalance.isoformat(),
+        "constituents": records(rows, [f for f in ICI_CONSTITUENTS.names if f not in ("rebalance_date", "type")]),
+    })
+
+
+def _record(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
+    published, revisions = _table(snapshot, "ici_published"), _table(snapshot, "ici_revisions")
+    levels = records(published[published["type"] == variant], [f for f in ICI_PUBLISHED.names if f != "type"])
+    return {"type": variant, "levels": levels, "count": len(levels),
+            "revisions": records(revisions[revisions["type"] == variant],
+                                 [f for f in ICI_REVISIONS.names if f != "type"])}
+
+
+@get("/v1/ici/published", summary="The index as published, and every revision since", tags=["index"],
+     description="Each level of the variant as first published (when, in which snapshot, under which "
+                 "methodology version), which no later build rewrites, and every revision of a published level "
+                 "(old and new level, why, when), oldest first.")
+async def ici_published(request: Request, type_: TypeParam = ICI_TYPES[0]) -> Response[IciRecordResponse]:
+    variant = one_of("type", type_, ICI_TYPES)
+    snapshot = snapshot_of(request)
+    return snapshot_answer(request, snapshot, memoized(snapshot, ("ici_record", variant),
+                                                       lambda: _record(snapshot, variant)))
+
+
+ROUTES = [ici, ici_constituents, ici_published]

@@ -1,0 +1,37 @@
+"""Through the pipeline: a rebuild on a later day appends to the index's record and never
+rewrites a published level; a level that changed is a revision."""
+
+from datetime import date
+
+from cli import main
+from warehouse.index_record import IndexRecord
+from warehouse.snapshot import SnapshotStore
+
+
+def test_a_later_rebuild_keeps_every_published_level_and_records_a_changed_one_as_a_revision(warehouse_copy):
+    record = IndexRecord(warehouse_copy)
+    first = record.read("ici_published")
+    history = SnapshotStore(warehouse_copy).read_table("ici_history")
+    assert len(first) == history["value"].notna().sum()  # the first build published every level it had
+    assert set(first["snapshot_id"]) == {SnapshotStore(warehouse_copy).current().snapshot_id}
+    # As if the level of 2026-11-20 had been published by an earlier build from other data.
+    day = date(2026, 11, 20)
+    tampered = first.copy()
+    row = (tampered["date"] == day) & (tampered["type"] == "sync")
+    tampered.loc[row, "level"] = 2.0
+    (warehouse_copy / "record" / "ici_published.parquet").unlink()
+    record.append("ici_published", tampered)
+
+    assert main(["refresh", "--warehouse", str(warehouse_copy), "--as-of", "2026-11-23"]) == 0
+    published, revisions = record.read("ici_published"), record.read("ici_revisions")
+    assert published.iloc[:len(tampered)].equals(tampered)  # nothing published was rewritten
+    added = published.iloc[len(tampered):]
+    assert sorted(set(added["date"])) == [date(2026, 11, 23)] and len(added) == 3
+    actual = SnapshotStore(warehouse_copy).read_table("ici_history")
+    level = actual.loc[(actual["date"] == day) & (actual["type"] == "sync"), "value"].item()
+    assert revisions[["date", "type", "old", "new"]].values.tolist() == [[day, "sync", 2.0, level]]
+    assert revisions["reason"].tolist() == ["a constituent's price for the day was restated by newer data"]
+    # The snapshot serves the record as it stands after its build.
+    snapshot = SnapshotStore(warehouse_copy)
+    assert snapshot.read_table("ici_published").equals(published)
+    assert snapshot.read_table("ici_revisions").equals(revisions)

@@ -1,0 +1,176 @@
+"""An outsider's implementation of the index, written from `docs/methodology.md` §7 alone, must
+reproduce `docs/ici_test_vectors.json`; and the code must still give the file's figures.
+
+The implementation below imports nothing from `pipelines/` (a test checks that) and uses only
+the standard library: if the document leaves a rule out, or the code does something the document
+does not say, one of these tests fails."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = json.loads((ROOT / "docs" / "ici_test_vectors.json").read_text())
+CONSTANTS = VECTORS["constants"]
+
+
+# --- the rules, as the methodology states them ----------------------------------------------------
+
+def blend(input_price: float, output_price: float) -> float:
+    shares = CONSTANTS["blend"]
+    return (shares["input"] * input_price + shares["output"] * output_price) / (shares["input"] + shares["output"])
+
+
+def price_on(case: dict, ticker: str, mode: str, day: date) -> dict | None:
+    """The statement in force on `day`, if any."""
+    for entry in case["prices"]:
+        if (entry["ticker"], entry["mode"]) == (ticker, mode) and \
+                date.fromisoformat(entry["from"]) <= day <= date.fromisoformat(entry["to"]):
+            return entry
+    return None
+
+
+def first_sync_day(case: dict, ticker: str) -> date:
+    return min(date.fromisoformat(e["from"]) for e in case["prices"] if (e["ticker"], e["mode"]) == (ticker, "sync"))
+
+
+def tier_on(case: dict, model: dict, day: date) -> str | None:
+    if model["tier_basis"] == "rule":
+        return model["tier"]
+    statement = price_on(case, model["ticker"], "sync", day)
+    if statement is None:
+        return None
+    rule = CONSTANTS["tier_by_price"]
+    if statement["output"] >= rule["frontier_output_at_least"]:
+        return "frontier"
+    return "efficient" if statement["output"] <= rule["efficient_output_at_most"] else "mid"
+
+
+def host_count(case: dict, ticker: str, day: date) -> int:
+    return len({h["provider"] for h in case["hosts"] if h["ticker"] == ticker and not h["is_origin"]
+                and not h["superseded"] and date.fromisoformat(h["effective_date"]) <= day})
+
+
+def unfinished(ticker: str) -> bool:
+    return any(word in CONSTANTS["unfinished_words"] for word in ticker.upper().split("-"))
+
+
+def capped_weights(raw: list[float]) -> list[float]:
+    cap, n = CONSTANTS["cap"], len(raw)
+    if n * cap < 1:
+        return [1 / n] * n
+    capped = [False] * n
+    weights = [r / sum(raw) for r in raw]
+    while any(w > cap + 1e-15 for w in weights):
+        capped = [c or w > cap + 1e-15 for c, w in zip(capped, weights, strict=True)]
+        free = sum(r for r, c in zip(raw, capped, strict=True) if not c)
+        left = 1 - cap * sum(capped)
+        weights = [cap if c else left * r / free for r, c in zip(raw, capped, strict=True)]
+    return weights
+
+
+def basket(case: dict) -> list[dict]:
+    day = date.fromisoformat(case["rebalance_date"])
+    best: dict[tuple[str, str], tuple] = {}
+    for model in case["models"]:
+        ticker, tier = model["ticker"], tier_on(case, model, day)
+        retired = model["retired_by"] is not None and date.fromisoformat(model["retired_by"]) <= day
+        if (model["maker"] not in CONSTANTS["major_makers"] or tier not in CONSTANTS["tiers"]
+                or price_on(case, ticker, "sync", day) is None or model["pricing_basis"] != "maker"
+                or unfinished(ticker) or retired):
+            continue
+        hosts = host_count(case, ticker, day)
+        # Most hosts, then the newest first sync day, then the first ticker alphabetically.
+        rank = (-hosts, -first_sync_day(case, ticker).toordinal(), ticker)
+        if (model["maker"], tier) not in best or rank < best[(model["maker"], tier)][0]:
+            best[(model["maker"], tier)] = (rank, {"ticker": ticker, "tier": tier, "hosts": hosts})
+    chosen = sorted((member for _, member in best.values()), key=lambda m: m["ticker"])
+    for member, weight in zip(chosen, capped_weights([1 + m["hosts"] for m in chosen]), strict=True):
+        member["weight"] = weight
+    return chosen
+
+
+def level(case: dict, members: list[dict], day: date, variant: str) -> dict | None:
+    priced = []
+    retired = {m["ticker"]: m["retired_by"] for m in case["models"]}
+    for member in members:
+        gone = retired[member["ticker"]]
+        if gone is not None and date.fromisoformat(gone) <= day:  # known retired: missing from that day
+            continue
+        sync = price_on(case, member["ticker"], "sync", day)
+        batch = price_on(case, member["ticker"], "batch", day)
+        used = {"sync": [sync], "batch": [batch], "unified": [sync, batch] if batch else [sync]}[variant]
+        if sync is None and variant != "batch" or batch is None and variant == "batch":
+            continue
+        blends = [blend(s["input"], s["output"]) for s in used]
+        share = CONSTANTS["batch_share"]
+        value = blends[0] if len(blends) == 1 else (1 - share) * blends[0] + share * blends[1]
+        stated = min(date.fromisoformat(s["stated_on"]) for s in used)
+        priced.append((member["ticker"], member["weight"], value, stated))
+    if not priced:
+        return None
+    total = sum(weight for _, weight, _, _ in priced)
+    constituents = [[ticker, weight / total, value] for ticker, weight, value, _ in priced]
+    payload = {"methodology_version": VECTORS["methodology_version"], "type": variant, "as_of": day.isoformat(),
+               "constituents": sorted([t, round(w, 12), round(p, 12)] for t, w, p in constituents)}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return {"value": sum(w * p for _, w, p in constituents),
+            "carried_forward": sum(stated < day for *_, stated in priced),
+            "oldest_input_days": max((day - stated).days for *_, stated in priced),
+            "constituents": constituents,
+            "verification_hash": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
+
+
+# --- the checks ------------------------------------------------------------------------------------
+
+CASES = [pytest.param(case, id=case["name"][:40]) for case in VECTORS["cases"]]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_documented_rules_reproduce_the_basket(case):
+    mine, theirs = basket(case), case["expected"]["basket"]
+    assert [(m["ticker"], m["tier"], m["hosts"]) for m in mine] == [(t["ticker"], t["tier"], t["hosts"]) for t in theirs]
+    assert [m["weight"] for m in mine] == pytest.approx([t["weight"] for t in theirs], abs=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_documented_rules_reproduce_every_level_its_flags_and_its_hash(case):
+    members = basket(case)
+    for day_text, levels in case["expected"]["levels"].items():
+        for variant, expected in levels.items():
+            mine = level(case, members, date.fromisoformat(day_text), variant)
+            if expected is None:
+                assert mine is None, (day_text, variant)
+                continue
+            assert mine["value"] == pytest.approx(expected["value"], abs=1e-12), (day_text, variant)
+            assert (mine["carried_forward"], mine["oldest_input_days"]) == (
+                expected["carried_forward"], expected["oldest_input_days"]), (day_text, variant)
+            assert [c[0] for c in mine["constituents"]] == [c[0] for c in expected["constituents"]]
+            assert [c[1:] for c in mine["constituents"]] == [pytest.approx(c[1:], abs=1e-12)
+                                                              for c in expected["constituents"]]
+            assert mine["verification_hash"] == expected["verification_hash"], (day_text, variant)
+
+
+def test_this_implementation_imports_nothing_from_the_project():
+    tree = ast.parse(Path(__file__).read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and node.module}
+    assert imported <= {"__future__", "ast", "hashlib", "importlib", "json", "datetime", "pathlib", "pytest"}
+
+
+def test_the_code_still_gives_the_files_figures():
+    """The vectors are written by scripts/ici_test_vectors.py from `pipelines.ici`; rewritten now,
+    they must be the file as shipped."""
+    spec = importlib.util.spec_from_file_location("ici_test_vectors", ROOT / "scripts" / "ici_test_vectors.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.vectors() == VECTORS
