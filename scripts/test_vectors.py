@@ -1,14 +1,15 @@
-"""Write `docs/ici_test_vectors.json`: worked cases of the index rule with the code's results.
+"""Write `docs/test_vectors.json`: worked cases of the index, the swap and the Monte Carlo with
+the code's results.
 
-    python scripts/ici_test_vectors.py [--check]
+    python scripts/test_vectors.py [--check]
 
-Each case is a small world (models, price statements, host observations), a rebalance date and
-the days to price; the expected basket and levels are computed here by `pipelines.ici`, so the
-file says what the code does. `tests/docs/test_ici_vectors.py` recomputes every expected figure
-from the rules in `docs/methodology.md` §7 alone (it imports nothing from `pipelines/`), and
-`tests/pipelines/test_ici.py` checks the code still gives the file's figures: the document and
-the code cannot drift apart unnoticed. `--check` exits 1 if the file is not what this script
-would write.
+An index case is a small world (models, price statements, host observations), a rebalance date
+and the days to price; a swap case a flat-priced model, a forecast law and a contract; a Monte
+Carlo case a law, horizons, paths and a seed. The expected figures are computed here by
+`pipelines/`, so the file says what the code does. The tests in `tests/docs/` recompute every
+expected figure from the rules in `docs/methodology.md` alone (they import nothing from
+`pipelines/`) and check that the code still gives the file's figures: the document and the code
+cannot drift apart unnoticed. `--check` exits 1 if the file is not what this script would write.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pipelines.forecast import ChangeLaw, Process  # noqa: E402
 from pipelines.ici import (  # noqa: E402
     BATCH_SHARE,
     CAP,
@@ -39,9 +42,12 @@ from pipelines.ici import (  # noqa: E402
     select_constituents,
     verification_hash,
 )
+from pipelines.months import DAYS_PER_MONTH  # noqa: E402
+from pipelines.pricing import Rates  # noqa: E402
 from pipelines.registry import EFFICIENT_OUTPUT_CEILING, FRONTIER_OUTPUT_FLOOR  # noqa: E402
+from pipelines.swap import price_swap  # noqa: E402
 
-OUT = ROOT / "docs" / "ici_test_vectors.json"
+OUT = ROOT / "docs" / "test_vectors.json"
 
 
 def model(ticker, maker, tier, tier_basis="rule", pricing_basis="maker", retired_by=None):
@@ -126,6 +132,40 @@ TIE_CASE = {
 
 CASES = [BASKET_CASE, TIE_CASE]
 
+# A forecast law: the chance of a change by the end of month 1 … 12, and the change law (ratios
+# new/old and their weights; mean 0.755).
+LAW = {"p_change_by_month": [0.04, 0.08, 0.12, 0.15, 0.18, 0.21, 0.24, 0.27, 0.30, 0.32, 0.34, 0.36],
+       "ratios": [0.5, 0.8, 1.25], "weights": [0.3, 0.6, 0.1]}
+SWAP_CASES = [{
+    "name": "six monthly fixings on a flat-priced model, at a given fixed rate",
+    "as_of": "2026-11-26", "law": LAW, "rates": {"input": 3.0, "output": 15.0},
+    "profile": {"n_in": 2000, "n_out": 500}, "tenor_months": 6, "notional_tokens": 12_000_000,
+    "discount_rate": 0.05, "fixed_rate": 25.0,
+}]
+MONTE_CARLO_CASES = [{"name": "eight paths to 1, 3 and 6 months", "law": LAW, "horizons": [1, 3, 6], "paths": 8,
+                      "seed": 7}]
+
+
+def _process(law: dict) -> Process:
+    return Process(np.array(law["p_change_by_month"]), ChangeLaw(np.array(law["ratios"]), np.array(law["weights"])))
+
+
+def swap_expected(case: dict) -> dict:
+    quote = price_swap(Rates(**case["rates"]), _process(case["law"]), case["profile"]["n_in"],
+                       case["profile"]["n_out"], 0.0, 0.0, case["tenor_months"], case["notional_tokens"],
+                       case["discount_rate"], date.fromisoformat(case["as_of"]), fixed_rate=case["fixed_rate"])
+    return {"floating_rate": quote.floating_rate, "fair_fixed_rate": quote.fair_fixed_rate, "npv_at_fair": quote.npv,
+            "npv_at_fixed_rate": quote.npv_at_fixed_rate, "notional_usd": quote.notional_usd, "delta": quote.delta,
+            "vega": quote.vega, "theta_greek": quote.theta_greek, "pv01": quote.pv01,
+            "schedule": [{"date": f.date.isoformat(), "months": f.months, "notional_tokens": f.notional_tokens,
+                          "expected_floating_rate": f.expected_floating_rate, "discount_factor": f.discount_factor}
+                         for f in quote.schedule]}
+
+
+def monte_carlo_expected(case: dict) -> dict:
+    ratios = _process(case["law"]).sample(case["horizons"], case["paths"], np.random.default_rng(case["seed"]))
+    return {"ratios": ratios.tolist()}
+
 
 def _frames(case: dict) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     rows = []
@@ -166,11 +206,10 @@ def expected(case: dict) -> dict:
 
 
 def vectors() -> dict:
-    return {
+    index = {
         "methodology_version": METHODOLOGY_VERSION,
         "about": "Worked cases of docs/methodology.md §7. Prices are in USD per million tokens; a price "
-                 "entry is in force every day from `from` to `to` and was stated on `stated_on`. Expected "
-                 "figures are written by scripts/ici_test_vectors.py from the code; floats compare to 1e-12.",
+                 "entry is in force every day from `from` to `to` and was stated on `stated_on`.",
         "constants": {"major_makers": list(MAJOR_MAKERS), "tiers": list(TIERS),
                       "unfinished_words": list(UNFINISHED_WORDS), "cap": CAP, "batch_share": BATCH_SHARE,
                       "blend": {"input": INPUT_SHARE, "output": OUTPUT_SHARE},
@@ -178,6 +217,16 @@ def vectors() -> dict:
                                         "efficient_output_at_most": EFFICIENT_OUTPUT_CEILING}},
         "cases": [{**case, "expected": expected(case)} for case in CASES],
     }
+    swap = {"about": "Worked cases of docs/methodology.md §10 (swap): a model with flat input and output "
+                     "prices ($/M) and no other billed line, a profile with no cache and no thinking.",
+            "days_per_month": DAYS_PER_MONTH,
+            "cases": [{**case, "expected": swap_expected(case)} for case in SWAP_CASES]}
+    monte_carlo = {"about": "Worked cases of docs/methodology.md §6: numpy's default generator "
+                            "(numpy.random.default_rng(seed)); R at each horizon on each path.",
+                   "cases": [{**case, "expected": monte_carlo_expected(case)} for case in MONTE_CARLO_CASES]}
+    return {"about": "Expected figures are written by scripts/test_vectors.py from the code; floats compare to "
+                     "1e-12 (relative for money).",
+            "index": index, "swap": swap, "monte_carlo": monte_carlo}
 
 
 def main() -> int:
@@ -187,7 +236,7 @@ def main() -> int:
     text = json.dumps(vectors(), indent=1, ensure_ascii=False) + "\n"
     if args.check:
         same = OUT.exists() and OUT.read_text() == text
-        print("up to date" if same else f"{OUT} differs from what scripts/ici_test_vectors.py writes")
+        print("up to date" if same else f"{OUT} differs from what scripts/test_vectors.py writes")
         return 0 if same else 1
     OUT.write_text(text)
     print(f"wrote {OUT}")
