@@ -45,6 +45,7 @@ from pipelines.ici import (  # noqa: E402
 from pipelines.months import DAYS_PER_MONTH  # noqa: E402
 from pipelines.pricing import Rates  # noqa: E402
 from pipelines.registry import EFFICIENT_OUTPUT_CEILING, FRONTIER_OUTPUT_FLOOR  # noqa: E402
+from pipelines.scorecard import BOOTSTRAP_DRAWS, bootstrap_ses  # noqa: E402
 from pipelines.swap import price_swap  # noqa: E402
 
 OUT = ROOT / "docs" / "test_vectors.json"
@@ -142,6 +143,27 @@ SWAP_CASES = [{
     "profile": {"n_in": 2000, "n_out": 500}, "tenor_months": 6, "notional_tokens": 12_000_000,
     "discount_rate": 0.05, "fixed_rate": 25.0,
 }]
+# Scored backtest cases (one per anchor, ticker and method), as `backtest` holds them.
+def _scored(anchor, ticker, changed, p_base, oracle, flat):
+    """oracle and flat: (rel_error, crps, p_change, covered)."""
+    return [{"anchor": anchor, "ticker": ticker, "method": method, "rel_error": e, "crps": c, "p_change": p,
+             "covered": v, "changed": changed, "p_base": p_base}
+            for method, (e, c, p, v) in (("oracle", oracle), ("flat", flat))]
+
+
+BOOTSTRAP_CASES = [{
+    "name": "four tickers, two anchors",
+    "seed": 0,
+    "rows": [
+        *_scored("2026-01-01", "B-MODEL", False, 0.05, (0.01, 0.004, 0.06, 0.9), (0.0, 0.002, 0.0, 0.95)),
+        *_scored("2026-04-01", "B-MODEL", True, 0.05, (-0.3, 0.12, 0.10, 0.6), (-0.5, 0.25, 0.0, 0.0)),
+        *_scored("2026-01-01", "A-MODEL", False, 0.05, (0.02, 0.006, 0.04, 0.92), (0.0, 0.001, 0.0, 0.95)),
+        *_scored("2026-04-01", "A-MODEL", False, 0.05, (0.02, 0.006, 0.04, 0.92), (0.0, 0.001, 0.0, 0.95)),
+        *_scored("2026-01-01", "C-MODEL", True, 0.08, (-0.1, 0.05, 0.20, 0.7), (-0.2, 0.1, 0.0, 0.0)),
+        *_scored("2026-01-01", "D-MODEL", False, 0.08, (0.0, 0.003, 0.02, 0.93), (0.0, 0.0, 0.0, 0.95)),
+    ],
+}]
+
 MONTE_CARLO_CASES = [{"name": "eight paths to 1, 3 and 6 months", "law": LAW, "horizons": [1, 3, 6], "paths": 8,
                       "seed": 7}]
 
@@ -160,6 +182,12 @@ def swap_expected(case: dict) -> dict:
             "schedule": [{"date": f.date.isoformat(), "months": f.months, "notional_tokens": f.notional_tokens,
                           "expected_floating_rate": f.expected_floating_rate, "discount_factor": f.discount_factor}
                          for f in quote.schedule]}
+
+
+def bootstrap_expected(case: dict) -> dict:
+    rows = pd.DataFrame(case["rows"])
+    rows["anchor"] = pd.to_datetime(rows["anchor"]).dt.date
+    return bootstrap_ses(rows, seed=case["seed"])
 
 
 def monte_carlo_expected(case: dict) -> dict:
@@ -224,9 +252,13 @@ def vectors() -> dict:
     monte_carlo = {"about": "Worked cases of docs/methodology.md §6: numpy's default generator "
                             "(numpy.random.default_rng(seed)); R at each horizon on each path.",
                    "cases": [{**case, "expected": monte_carlo_expected(case)} for case in MONTE_CARLO_CASES]}
+    bootstrap = {"about": "Worked cases of docs/methodology.md §9 (standard errors): scored cases of the "
+                          "oracle and of flat; numpy.random.default_rng(seed).",
+                 "draws": BOOTSTRAP_DRAWS,
+                 "cases": [{**case, "expected": bootstrap_expected(case)} for case in BOOTSTRAP_CASES]}
     return {"about": "Expected figures are written by scripts/test_vectors.py from the code; floats compare to "
                      "1e-12 (relative for money).",
-            "index": index, "swap": swap, "monte_carlo": monte_carlo}
+            "index": index, "swap": swap, "monte_carlo": monte_carlo, "bootstrap": bootstrap}
 
 
 def main() -> int:
