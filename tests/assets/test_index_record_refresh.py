@@ -31,6 +31,11 @@ def test_a_later_rebuild_keeps_every_published_level_and_records_a_changed_one_a
     level = actual.loc[(actual["date"] == day) & (actual["type"] == "sync"), "value"].item()
     assert revisions[["date", "type", "old", "new"]].values.tolist() == [[day, "sync", 2.0, level]]
     assert revisions["reason"].tolist() == ["a constituent's price for the day was restated by newer data"]
+    # The day of the rebuild is flagged: every constituent priced from an older statement.
+    new_day = added[added["type"] == "sync"].iloc[0]
+    day_level = actual[(actual["date"] == date(2026, 11, 23)) & (actual["type"] == "sync")].iloc[0]
+    assert new_day["carried_forward"] == day_level["carried_forward"] == day_level["constituents"] > 0
+    assert day_level["oldest_input_days"] > 365
     # The snapshot serves the record as it stands after its build.
     snapshot = SnapshotStore(warehouse_copy)
     assert snapshot.read_table("ici_published").equals(published)
