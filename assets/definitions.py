@@ -17,7 +17,7 @@ import assets.analytics
 import assets.registry
 import assets.sources
 from assets.checks import CHECKS
-from assets.io_manager import ParquetIOManager
+from assets.io_manager import parquet_io_manager
 from assets.live import FETCH_ASSETS
 from assets.live_settings import LiveSources
 from assets.publish import TABLES, record_failure, snapshot
@@ -66,7 +66,7 @@ def build_resources(warehouse: WarehouseResource | None = None, settings: Refres
         "settings": settings or RefreshSettings(),
         "sources": sources or PriceSources(),
         "live": live or LiveSources(),
-        "io_manager": ParquetIOManager(warehouse=warehouse),
+        "io_manager": parquet_io_manager,
     }
 
 

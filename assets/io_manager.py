@@ -7,13 +7,18 @@ not produced in this run (a partial re-run) is read from the published snapshot.
 
 A table too large to hold whole is returned as `TableParts` and written a part at a time; an
 input annotated `TableFile` is not read but handed over, for the asset to read the part it needs.
+
+The definitions use `parquet_io_manager`, which takes the run's `warehouse` resource: a
+warehouse set for one run (in the launchpad, or run config) reaches every step's tables, the
+snapshot and the failure hook alike. (An IO manager built around a resource object keeps that
+object whatever the run's config says.)
 """
 
 
 from datetime import UTC, datetime
 
 import pandas as pd
-from dagster import ConfigurableIOManager, InputContext, OutputContext, ResourceDependency
+from dagster import InitResourceContext, InputContext, IOManager, OutputContext, io_manager
 
 from assets.resources import WarehouseResource
 from warehouse.large_tables import TableFile, TableParts
@@ -22,8 +27,9 @@ from warehouse.runs import start_run
 _STARTED: set[str] = set()  # the runs this process has recorded as running
 
 
-class ParquetIOManager(ConfigurableIOManager):
-    warehouse: ResourceDependency[WarehouseResource]
+class ParquetIOManager(IOManager):
+    def __init__(self, warehouse: WarehouseResource):
+        self.warehouse = warehouse
 
     def handle_output(self, context: OutputContext, obj: pd.DataFrame | TableParts) -> None:
         name = context.asset_key.path[-1]
@@ -43,3 +49,9 @@ class ParquetIOManager(ConfigurableIOManager):
         if context.dagster_type.typing_type is TableFile:
             return staged if staged is not None else store.table_file(name)
         return staged.read() if staged is not None else store.read_table(name)
+
+
+@io_manager(required_resource_keys={"warehouse"},
+            description="Stages each table as Parquet in the run's warehouse (the `warehouse` resource).")
+def parquet_io_manager(context: InitResourceContext) -> ParquetIOManager:
+    return ParquetIOManager(context.resources.warehouse)

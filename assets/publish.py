@@ -10,7 +10,7 @@ from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from pipelines.ici import METHODOLOGY_VERSION
 from pipelines.ici_record import record_levels
-from warehouse.index_record import RECORD_TABLES, IndexRecord
+from warehouse.index_record import RECORD_TABLES, IndexRecord, canonical
 from warehouse.runs import RunStatus, publishing, record_run
 from warehouse.schemas import SCHEMAS
 from warehouse.snapshot import SnapshotStore, to_millis_utc
@@ -30,7 +30,8 @@ def stage_index_record(store: SnapshotStore, run_id: str, at: datetime) -> dict:
     published, revisions = record_levels(history, record.read("ici_published"),
                                          record.read("ici_revisions"), at, store.snapshot_id_for(run_id, at),
                                          METHODOLOGY_VERSION)
-    frames = {"ici_published": published, "ici_revisions": revisions}
+    frames = {"ici_published": canonical("ici_published", published), "ici_revisions": canonical("ici_revisions",
+                                                                                                   revisions)}
     for name, frame in frames.items():
         store.write_table(run_id, name, frame)
     return frames
@@ -50,11 +51,14 @@ def live_extra(states: list[SourceState]) -> dict:
 def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, settings: RefreshSettings,
              sources: PriceSources, live: LiveSources):
     """Publish this run's tables as one snapshot: tables first, the manifest pointer last."""
+    store = warehouse.store()
+    if not any(store.staged_file(context.run_id, name) is not None for name in TABLES):
+        raise Failure("this run built no table: publishing now would serve the current snapshot's tables "
+                      "under a new date. Materialise the tables with the snapshot (the `refresh` job).")
     day, raw = settings.as_of_date().isoformat(), warehouse.raw()
     extra = {"as_of": day, "sources": sources.versions(),
              "live": live_extra(source_states(active_sources(live, settings, raw), raw, day))}
     # Left behind if the process dies while publishing, so the API can say the run was cut short.
-    store = warehouse.store()
     record_run(store.storage, publishing(context.run_id, datetime.now(UTC)))
     at = to_millis_utc(datetime.now(UTC))  # as the manifest and the record keep it
     record = stage_index_record(store, context.run_id, at)

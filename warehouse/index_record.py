@@ -24,6 +24,12 @@ FOLDER = "record"
 RECORD_TABLES = ("ici_published", "ici_revisions")
 
 
+def canonical(name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` as the record reads back (each column's type from the schema alone), so a record
+    written again unchanged is written byte for byte as before (a replay republishes it so)."""
+    return cast_to_schema(name, frame, SCHEMAS[name]).replace_schema_metadata(None).to_pandas()
+
+
 class RecordRewritten(ValueError):
     """A write would change or drop rows already recorded."""
 
@@ -40,7 +46,7 @@ class IndexRecord:
         schema = SCHEMAS[name]
         if not self.storage.isfile(self.path(name)):
             return schema.empty_table().to_pandas()
-        return self.storage.read_parquet(self.path(name)).to_pandas()
+        return self.storage.read_parquet(self.path(name)).replace_schema_metadata(None).to_pandas()
 
     def append(self, name: str, frame: pd.DataFrame) -> None:
         """Write `frame`, which must start with every row already recorded, unchanged."""
