@@ -1,6 +1,7 @@
 """The code location: every asset, its checks, the refresh job and its daily schedule."""
 
 from collections.abc import Iterable, Sequence
+from datetime import timedelta
 
 from dagster import (
     AssetsDefinition,
@@ -8,7 +9,9 @@ from dagster import (
     DagsterInvalidDefinitionError,
     DefaultScheduleStatus,
     Definitions,
+    FreshnessPolicy,
     ScheduleDefinition,
+    apply_freshness_policy,
     define_asset_job,
     load_assets_from_modules,
 )
@@ -16,6 +19,7 @@ from dagster import (
 import assets.analytics
 import assets.registry
 import assets.sources
+from assets.alerts import AlertSettings, report_failed_runs
 from assets.checks import CHECKS
 from assets.io_manager import parquet_io_manager
 from assets.live import FETCH_ASSETS
@@ -44,7 +48,11 @@ def check_tables(table_assets: Sequence[AssetsDefinition], tables: Iterable[str]
 
 TABLE_ASSETS = load_assets_from_modules(TABLE_MODULES)
 check_tables(TABLE_ASSETS, TABLES)
-ASSETS = [*TABLE_ASSETS, *FETCH_ASSETS.values(), snapshot]
+# Every asset is due daily: warn after 24 hours without a new materialisation, fail after 26, the
+# age past which the API says its data is stale (`serve.settings.Settings.stale_after_hours`).
+FRESHNESS = FreshnessPolicy.time_window(fail_window=timedelta(hours=26), warn_window=timedelta(hours=24))
+ASSETS = [definition.map_asset_specs(lambda spec: apply_freshness_policy(spec, FRESHNESS))
+          for definition in [*TABLE_ASSETS, *FETCH_ASSETS.values(), snapshot]]
 
 refresh_job = define_asset_job("refresh", selection=AssetSelection.all(), hooks={record_failure},
                                description="Ingest every source, rebuild every table, check, and publish.")
@@ -59,13 +67,14 @@ daily_refresh = ScheduleDefinition(
 
 
 def build_resources(warehouse: WarehouseResource | None = None, settings: RefreshSettings | None = None,
-                    sources: PriceSources | None = None, live: LiveSources | None = None) -> dict:
-    warehouse = warehouse or WarehouseResource()
+                    sources: PriceSources | None = None, live: LiveSources | None = None,
+                    alerts: AlertSettings | None = None) -> dict:
     return {
-        "warehouse": warehouse,
+        "warehouse": warehouse or WarehouseResource(),
         "settings": settings or RefreshSettings(),
         "sources": sources or PriceSources(),
         "live": live or LiveSources(),
+        "alerts": alerts or AlertSettings(),
         "io_manager": parquet_io_manager,
     }
 
@@ -75,5 +84,6 @@ defs = Definitions(
     asset_checks=CHECKS,
     jobs=[refresh_job],
     schedules=[daily_refresh],
+    sensors=[report_failed_runs],
     resources=build_resources(),
 )

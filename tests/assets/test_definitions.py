@@ -121,3 +121,19 @@ def test_a_schema_without_a_table_asset_is_refused_by_name():
     with pytest.raises(DagsterInvalidDefinitionError) as refused:
         check_tables([*without_spots, orphan], TABLES)
     assert "['orphan']" in str(refused.value) and "['spots']" in str(refused.value)
+
+
+def test_every_asset_is_due_daily_and_failed_runs_of_every_job_are_watched():
+    from datetime import timedelta
+
+    from dagster import DefaultSensorStatus
+
+    specs = defs.resolve_all_asset_specs()
+    assert {spec.key.path[-1] for spec in specs} >= {"snapshot", *TABLES}
+    for spec in specs:
+        policy = spec.freshness_policy
+        assert (policy.fail_window.to_timedelta(), policy.warn_window.to_timedelta()) == (
+            timedelta(hours=26), timedelta(hours=24)), spec.key
+    (sensor,) = defs.sensors
+    assert sensor.name == "report_failed_runs" and sensor.default_status == DefaultSensorStatus.RUNNING
+    # That it watches every job, the implicit asset job included, is tests/assets/test_alerts.py's.

@@ -1,0 +1,77 @@
+"""Alerts: every failed run is recorded for the API and, when asked, posted to a webhook.
+
+The refresh job's failure hook records a failed step as it happens; but a run of another job (the
+implicit asset job that the UI's "Materialize" launches) has no hook, and a run that dies before
+any step fails fires none. The run-failure sensor covers every job of the code location: it
+records the failure in the warehouse's run record (so `/` says `degraded`) unless the hook has
+already recorded this run's failure, or a later run has recorded its own outcome since, and it
+posts the failure as JSON to `ORACLE_ALERT_WEBHOOK` when that is set (a chat or paging service's
+incoming webhook, say). A webhook that fails is logged, never retried into a loop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+
+from dagster import ConfigurableResource, DefaultSensorStatus, RunFailureSensorContext, run_failure_sensor
+
+from assets.publish import without_paths
+from assets.resources import WarehouseResource
+from warehouse.runs import RunStatus, last_run, record_run
+
+WEBHOOK_TIMEOUT_SECONDS = 10
+
+
+class AlertSettings(ConfigurableResource):
+    """`webhook`: where a failure is posted (empty means `ORACLE_ALERT_WEBHOOK`; unset, nowhere)."""
+
+    webhook: str = ""
+
+    def url(self) -> str:
+        return self.webhook or os.environ.get("ORACLE_ALERT_WEBHOOK", "")
+
+    def notify(self, payload: dict) -> str | None:
+        """POST `payload` as JSON; None when it was delivered (or there is nowhere to send it),
+        else why not."""
+        url = self.url()
+        if not url:
+            return None
+        request = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST",
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=WEBHOOK_TIMEOUT_SECONDS) as response:  # noqa: S310
+                return None if 200 <= response.status < 300 else f"the webhook answered {response.status}"
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            return f"the webhook could not be reached: {error}"
+
+
+def failure_to_record(run_id: str, detail: str, when: datetime, recorded: RunStatus | None) -> RunStatus | None:
+    """The run record to write for a failed run, or None to keep the one there: the hook's own
+    record of this run's failure says more, and a later run's outcome is newer news."""
+    if recorded is not None and recorded.run_id == run_id and recorded.status == "failed":
+        return None
+    if recorded is not None and recorded.run_id != run_id and recorded.finished > when:
+        return None
+    return RunStatus("failed", when, detail, run_id)
+
+
+@run_failure_sensor(name="report_failed_runs", default_status=DefaultSensorStatus.RUNNING,
+                    description="Records every failed run of this code location for the API, and posts it to "
+                                "ORACLE_ALERT_WEBHOOK when set.")
+def report_failed_runs(context: RunFailureSensorContext, warehouse: WarehouseResource, alerts: AlertSettings):
+    run = context.dagster_run
+    detail = without_paths(f"run of {run.job_name} failed: {context.failure_event.message or ''}")[:500]
+    when = datetime.now(UTC)
+    store = warehouse.store()
+    status = failure_to_record(run.run_id, detail, when, last_run(store.storage))
+    if status is not None:
+        record_run(store.storage, status)
+        store.discard(run.run_id)
+    problem = alerts.notify({"event": "run_failed", "job": run.job_name, "run_id": run.run_id, "detail": detail,
+                             "at": when.isoformat(timespec="seconds")})
+    if problem:
+        context.log.warning(f"failure of run {run.run_id} not posted: {problem}")
