@@ -22,9 +22,8 @@ $(INSTALLED): pyproject.toml
 install: $(INSTALLED)
 
 # The instance's settings: telemetry off, since the oracle makes no network calls of its own.
-$(DAGSTER_HOME)/dagster.yaml:
-	mkdir -p $(DAGSTER_HOME)
-	printf 'telemetry:\n  enabled: false\n' > $@
+$(DAGSTER_HOME)/dagster.yaml: $(INSTALLED) assets/instance.py
+	$(BIN)/python -m assets.instance $(DAGSTER_HOME)
 
 refresh: install $(DAGSTER_HOME)/dagster.yaml
 	$(SERVICE_ENV) $(BIN)/oracle refresh

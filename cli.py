@@ -147,10 +147,10 @@ def _up(args) -> int:
 
         if not refresh(warehouse):
             return 1
+    from assets.instance import ensure_instance
+
     home = Path(os.environ.get("DAGSTER_HOME", ".dagster_home")).resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    if not (home / "dagster.yaml").exists():
-        (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    ensure_instance(home)
     env = {**os.environ, "ORACLE_WAREHOUSE": warehouse, "DAGSTER_HOME": str(home)}
     # Dagster runs in a process group of its own, so stopping it reaches its webserver, daemon
     # and code servers together, whether the API stopped on Ctrl-C, a signal or an error.
