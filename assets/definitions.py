@@ -6,6 +6,7 @@ from datetime import timedelta
 from dagster import (
     AssetsDefinition,
     AssetSelection,
+    AssetSpec,
     DagsterInvalidDefinitionError,
     DefaultScheduleStatus,
     Definitions,
@@ -21,11 +22,12 @@ import assets.registry
 import assets.sources
 from assets.alerts import AlertSettings, report_failed_runs
 from assets.checks import CHECKS
-from assets.io_manager import parquet_io_manager
+from assets.io_manager import column_schema, parquet_io_manager
 from assets.live import FETCH_ASSETS
 from assets.live_settings import LiveSources
 from assets.publish import TABLES, record_failure, snapshot
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from warehouse.schemas import SCHEMAS
 
 # The modules whose every asset is a warehouse table (written by the Parquet IO manager).
 TABLE_MODULES = (assets.sources, assets.registry, assets.analytics)
@@ -51,8 +53,18 @@ check_tables(TABLE_ASSETS, TABLES)
 # Every asset is due daily: warn after 24 hours without a new materialisation, fail after 26, the
 # age past which the API says its data is stale (`serve.settings.Settings.stale_after_hours`).
 FRESHNESS = FreshnessPolicy.time_window(fail_window=timedelta(hours=26), warn_window=timedelta(hours=24))
-ASSETS = [definition.map_asset_specs(lambda spec: apply_freshness_policy(spec, FRESHNESS))
-          for definition in [*TABLE_ASSETS, *FETCH_ASSETS.values(), snapshot]]
+OWNERS = ["team:inference-pricing-oracle"]
+
+
+def for_operators(spec: AssetSpec) -> AssetSpec:
+    """An asset as an operator reads it: due daily, owned, of a kind, and a table's columns."""
+    name = spec.key.path[-1]
+    columns = {"dagster/column_schema": column_schema(SCHEMAS[name])} if name in SCHEMAS else {}
+    kinds = set() if spec.kinds else {"parquet"}  # the fetches say `http`; every other asset writes Parquet
+    return apply_freshness_policy(spec, FRESHNESS).merge_attributes(owners=OWNERS, metadata=columns, kinds=kinds)
+
+
+ASSETS = [definition.map_asset_specs(for_operators) for definition in [*TABLE_ASSETS, *FETCH_ASSETS.values(), snapshot]]
 
 refresh_job = define_asset_job("refresh", selection=AssetSelection.all(), hooks={record_failure},
                                description="Ingest every source, rebuild every table, check, and publish.")

@@ -18,13 +18,30 @@ object whatever the run's config says.)
 from datetime import UTC, datetime
 
 import pandas as pd
-from dagster import InitResourceContext, InputContext, IOManager, OutputContext, io_manager
+import pyarrow as pa
+from dagster import (
+    InitResourceContext,
+    InputContext,
+    IOManager,
+    OutputContext,
+    TableColumn,
+    TableSchema,
+    io_manager,
+)
 
 from assets.resources import WarehouseResource
 from warehouse.large_tables import TableFile, TableParts
 from warehouse.runs import start_run
+from warehouse.schemas import SCHEMAS
 
 _STARTED: set[str] = set()  # the runs this process has recorded as running
+
+
+def column_schema(schema: pa.Schema) -> TableSchema:
+    """A table's columns as Dagster shows them: name, Arrow type, and whether it may be null."""
+    return TableSchema(columns=[TableColumn(field.name, str(field.type),
+                                            description=None if field.nullable else "never null")
+                                for field in schema])
 
 
 class ParquetIOManager(IOManager):
@@ -40,7 +57,9 @@ class ParquetIOManager(IOManager):
             if removed:
                 context.log.info(f"removed the staging folders of runs no longer at work: {', '.join(removed)}")
         path, rows = store.write_table(context.run_id, name, obj)
-        context.add_output_metadata({"rows": rows, "path": str(path)})
+        # Where the table is staged; once published it is in the snapshot the `snapshot` step names.
+        context.add_output_metadata({"dagster/row_count": rows, "dagster/column_schema": column_schema(SCHEMAS[name]),
+                                     "staged_at": str(path)})
 
     def load_input(self, context: InputContext) -> pd.DataFrame | TableFile:
         name = context.asset_key.path[-1]

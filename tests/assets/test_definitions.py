@@ -137,3 +137,16 @@ def test_every_asset_is_due_daily_and_failed_runs_of_every_job_are_watched():
     (sensor,) = defs.sensors
     assert sensor.name == "report_failed_runs" and sensor.default_status == DefaultSensorStatus.RUNNING
     # That it watches every job, the implicit asset job included, is tests/assets/test_alerts.py's.
+
+
+def test_every_asset_has_owners_a_kind_and_each_table_its_column_schema():
+    from assets.io_manager import column_schema
+
+    for spec in defs.resolve_all_asset_specs():
+        name = spec.key.path[-1]
+        assert spec.owners == ["team:inference-pricing-oracle"] and spec.kinds, name
+        if name in SCHEMAS:
+            columns = spec.metadata["dagster/column_schema"]
+            assert columns == column_schema(SCHEMAS[name])
+            assert [c.name for c in columns.columns] == SCHEMAS[name].names
+    assert column_schema(SCHEMAS["ici_published"]).columns[0].type == "date32[day]"

@@ -55,7 +55,7 @@ def _resources(root):
 
 def test_parts_are_staged_one_row_group_each_and_read_whole_or_in_parts(tmp_path):
     result = materialize([history_in_parts, read_as_a_frame, read_in_parts], resources=_resources(tmp_path))
-    assert result.asset_materializations_for_node("price_history")[0].metadata["rows"].value == 3
+    assert result.asset_materializations_for_node("price_history")[0].metadata["dagster/row_count"].value == 3
     staged = SnapshotStore(tmp_path).staged_file(result.run_id, "price_history")
     assert [len(part) for part in staged.row_groups()] == [2, 1]
     assert _tickers(result, "spots") == "A,A,B"
