@@ -1,7 +1,7 @@
 """The code location: every asset, its checks, the refresh job and its daily schedule."""
 
 from collections.abc import Iterable, Sequence
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from dagster import (
     AssetsDefinition,
@@ -11,10 +11,12 @@ from dagster import (
     DefaultScheduleStatus,
     Definitions,
     FreshnessPolicy,
-    ScheduleDefinition,
+    RunRequest,
+    ScheduleEvaluationContext,
     apply_freshness_policy,
     define_asset_job,
     load_assets_from_modules,
+    schedule,
 )
 
 import assets.analytics
@@ -69,13 +71,13 @@ ASSETS = [definition.map_asset_specs(for_operators) for definition in [*TABLE_AS
 refresh_job = define_asset_job("refresh", selection=AssetSelection.all(), hooks={record_failure},
                                description="Ingest every source, rebuild every table, check, and publish.")
 
-daily_refresh = ScheduleDefinition(
-    name="daily_refresh",
-    job=refresh_job,
-    cron_schedule="0 6 * * *",
-    execution_timezone="UTC",
-    default_status=DefaultScheduleStatus.RUNNING,
-)
+@schedule(job=refresh_job, cron_schedule="0 6 * * *", execution_timezone="UTC",
+          default_status=DefaultScheduleStatus.RUNNING)
+def daily_refresh(context: ScheduleEvaluationContext) -> RunRequest:
+    """The day's refresh, dated by the day it stands for (its scheduled time, in UTC), so a run
+    that starts late, or a retry, is still that day's snapshot; one run per day."""
+    day = context.scheduled_execution_time.astimezone(UTC).date().isoformat()
+    return RunRequest(run_key=day, run_config={"resources": {"settings": {"config": {"as_of": day}}}})
 
 
 def build_resources(warehouse: WarehouseResource | None = None, settings: RefreshSettings | None = None,

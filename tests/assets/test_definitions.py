@@ -82,6 +82,18 @@ def test_refresh_job_runs_daily_at_six_utc():
     assert (schedule.cron_schedule, schedule.execution_timezone) == ("0 6 * * *", "UTC")
 
 
+def test_a_scheduled_run_is_dated_by_the_day_it_stands_for_even_when_late():
+    from datetime import UTC, datetime
+
+    from dagster import build_schedule_context
+
+    schedule = defs.resolve_schedule_def("daily_refresh")
+    late = build_schedule_context(scheduled_execution_time=datetime(2026, 11, 27, 6, tzinfo=UTC))
+    (request,) = schedule.evaluate_tick(late).run_requests
+    assert request.run_key == "2026-11-27"
+    assert request.run_config == {"resources": {"settings": {"config": {"as_of": "2026-11-27"}}}}
+
+
 @pytest.mark.slow  # starts Dagster's own command
 def test_dagster_validates_the_workspace():
     result = subprocess.run([Path(sys.executable).parent / "dagster", "definitions", "validate", "-w",
