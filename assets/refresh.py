@@ -3,6 +3,7 @@
 import os
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from dagster import (
     DagsterInstance,
@@ -17,6 +18,7 @@ from assets.definitions import ASSETS, CHECKS, build_resources
 from assets.live_settings import LiveSources
 from assets.publish import record_failure
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from warehouse.runs import RefreshAtWork, refuse_if_another_at_work
 
 
 def _printer(write: Callable[[str], None]):
@@ -43,6 +45,11 @@ def refresh(warehouse_root: str | None = None, as_of: str = "", write: Callable[
                        resources=build_resources(warehouse, RefreshSettings(as_of=as_of, replay=replay), sources,
                                                  live))
     instance = DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
+    try:  # said at once; the first staged table checks it again (`warehouse.runs.start_run`)
+        refuse_if_another_at_work(warehouse.store(), "", datetime.now(UTC))
+    except RefreshAtWork as busy:
+        write(f"Nothing was done: {busy}.")
+        return False
     write(f"Refreshing the warehouse at {warehouse.store().url}")
     quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     result = defs.resolve_job_def("refresh").execute_in_process(

@@ -70,18 +70,32 @@ def running(run_id: str, now: datetime) -> RunStatus:
     return RunStatus(RUNNING, now, f"run {run_id} is running", run_id, socket.gethostname(), os.getpid())
 
 
+class RefreshAtWork(RuntimeError):
+    """Another refresh is at work on the warehouse: one refresh at a time."""
+
+
+def refuse_if_another_at_work(store: SnapshotStore, run_id: str, now: datetime) -> None:
+    """RefreshAtWork when the recorded run is another one still at work (running or publishing,
+    its process alive on this host, or its record younger than the step can take elsewhere)."""
+    previous = last_run(store.storage)
+    if previous is not None and previous.run_id != run_id and previous.at_work(now):
+        where = f" (pid {previous.pid} on {previous.host})" if previous.pid else ""
+        raise RefreshAtWork(f"another refresh, run {previous.run_id}{where}, has been {previous.status} on this "
+                            f"warehouse since {iso_utc(previous.finished)}: one refresh at a time")
+
+
 def start_run(store: SnapshotStore, run_id: str, now: datetime) -> list[str]:
     """Record `run_id` as running (once) and remove what no live run owns: the staging folder of
     a recorded run that failed or was cut short, and any untouched for an hour. Returns the runs
-    removed."""
+    removed. RefreshAtWork, recording nothing, when another run is still at work."""
     previous = last_run(store.storage)
     if previous is not None and previous.run_id == run_id:
         return []
-    at_work = previous is not None and previous.at_work(now)
+    refuse_if_another_at_work(store, run_id, now)
     ended = previous is not None and (previous.status == FAILED or previous.interrupted(now))
     record_run(store.storage, running(run_id, now))
-    return store.clean_staging(keep={run_id} | ({previous.run_id} if at_work else set()),
-                               older_than=STALE_STAGING_SECONDS, also={previous.run_id} if ended else set())
+    return store.clean_staging(keep={run_id}, older_than=STALE_STAGING_SECONDS,
+                               also={previous.run_id} if ended else set())
 
 
 def clean(store: SnapshotStore, now: datetime) -> list[str]:
