@@ -3,11 +3,21 @@
 import re
 from datetime import UTC, datetime
 
-from dagster import AssetExecutionContext, Failure, HookContext, MaterializeResult, asset, failure_hook
+import pandas as pd
+from dagster import (
+    AssetExecutionContext,
+    Failure,
+    HookContext,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+    failure_hook,
+)
 
 from assets.live import FALLBACK, SourceState, active_sources, source_states
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from pipelines.changes import Changes, what_changed
 from pipelines.ici import METHODOLOGY_VERSION
 from pipelines.ici_record import record_levels
 from warehouse.index_record import RECORD_TABLES, IndexRecord, canonical
@@ -18,6 +28,21 @@ from warehouse.snapshot import SnapshotStore, to_millis_utc
 # Every table an asset builds, in pipeline order: the snapshot waits for each and publishes them
 # all, with the index's record (RECORD_TABLES), which the snapshot itself writes.
 TABLES = [name for name in SCHEMAS if name not in RECORD_TABLES]
+
+
+def run_changes(store: SnapshotStore, run_id: str, sources_now: dict[str, str]) -> Changes:
+    """What this run's snapshot changes against the current one (`pipelines.changes`)."""
+    current = store.current()
+
+    def table(name: str, built: bool) -> pd.DataFrame:
+        if built:
+            staged = store.read_staged(run_id, name)
+            return staged if staged is not None else store.read_table(name)
+        return store.read_table(name, current) if current is not None else pd.DataFrame(
+            columns=SCHEMAS[name].names)
+
+    return what_changed(table("spots", False), table("spots", True), table("events", False), table("events", True),
+                        current.extra.get("sources", {}) if current is not None else {}, sources_now)
 
 
 def stage_index_record(store: SnapshotStore, run_id: str, at: datetime) -> dict:
@@ -56,8 +81,10 @@ def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, setti
         raise Failure("this run built no table: publishing now would serve the current snapshot's tables "
                       "under a new date. Materialise the tables with the snapshot (the `refresh` job).")
     day, raw = settings.as_of_date().isoformat(), warehouse.raw()
+    changes = run_changes(store, context.run_id, sources.versions())
     extra = {"as_of": day, "sources": sources.versions(),
-             "live": live_extra(source_states(active_sources(live, settings, raw), raw, day))}
+             "live": live_extra(source_states(active_sources(live, settings, raw), raw, day)),
+             "changes": changes.summary()}
     # Left behind if the process dies while publishing, so the API can say the run was cut short.
     record_run(store.storage, publishing(context.run_id, datetime.now(UTC)))
     at = to_millis_utc(datetime.now(UTC))  # as the manifest and the record keep it
@@ -70,6 +97,8 @@ def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, setti
         "snapshot_id": manifest.snapshot_id,
         "path": store.storage.address(store.storage.join(manifest.snapshot_id)),
         **{f"rows.{name}": info.rows for name, info in manifest.tables.items()},
+        **{f"changed.{name}": n for name, n in changes.counts().items()},  # numbers Dagster plots run by run
+        "changes": MetadataValue.md(changes.markdown()),
     })
 
 

@@ -201,6 +201,10 @@ def test_a_price_cut_between_two_fetches_is_an_event_on_the_day_it_was_seen(ware
     assert (cut["field"], cut["before"], cut["after"]) == ("input", 1.0, 0.8)
     assert cut["source"] == "genai-prices" and cut["source_url"] == f"{live_env}/genai/data.json"
     assert spot(warehouse, HAIKU)["input_sync"] == 0.8
+    # The snapshot says what it changed: one price, and the event it emitted.
+    changes = SnapshotStore(warehouse).current().extra["changes"]
+    assert (changes["prices_changed"], changes["prices_changed_first"]) == (1, [HAIKU])
+    assert changes["events.price_cut"] == 1 and changes["models_added"] == changes["models_removed"] == 0
     history = table(warehouse, "price_history")
     days = history[(history["ticker"] == HAIKU) & (history["mode"] == "sync")].set_index("date")
     for day, provenance, price in ((DAY1, "archived", 1.0), (DAY2, "current", 0.8)):
@@ -217,7 +221,12 @@ def test_replay_rebuilds_an_identical_snapshot_from_the_kept_copies(warehouse, l
     second = SnapshotStore(warehouse).current()
     assert second.snapshot_id != first.snapshot_id
     assert {n: t.sha256 for n, t in second.tables.items()} == {n: t.sha256 for n, t in first.tables.items()}
-    assert second.extra == first.extra
+    # The same record of the day, but for what each changed against the snapshot before it: a
+    # replay of the day changes nothing.
+    assert {k: v for k, v in second.extra.items() if k != "changes"} == {
+        k: v for k, v in first.extra.items() if k != "changes"}
+    assert first.extra["changes"]["prices_changed"] == 1 and second.extra["changes"]["prices_changed"] == 0
+    assert second.extra["changes"]["events"] == 0
     assert len(table(warehouse, "source_fetches")) == 10  # no fetch was made or recorded
 
 
