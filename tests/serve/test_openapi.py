@@ -24,6 +24,8 @@ CALLS = [
     ("GET", "/v1/history/O3?from=2025-06-01&to=2025-06-30", None, 200),
     ("GET", "/v1/ici?type=sync", None, 200),
     ("GET", "/v1/ici?type=batch", None, 200),
+    ("GET", "/v1/ici/constituents?type=batch&date=2025-08-01", None, 200),
+    ("GET", "/v1/ici/published?type=unified", None, 200),
     ("GET", "/v1/events?since=2025-06-01&limit=20", None, 200),
     ("GET", "/v1/backtest?tenor=3M&limit=5", None, 200),
     ("GET", "/v1/accuracy", None, 200),
