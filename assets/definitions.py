@@ -68,7 +68,11 @@ def for_operators(spec: AssetSpec) -> AssetSpec:
 
 ASSETS = [definition.map_asset_specs(for_operators) for definition in [*TABLE_ASSETS, *FETCH_ASSETS.values(), snapshot]]
 
+# A run's console shows its INFO events and up: its DEBUG events (about 350 a refresh) stay in the
+# UI's event log.
+CONSOLE_AT_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 refresh_job = define_asset_job("refresh", selection=AssetSelection.all(), hooks={record_failure},
+                               config=CONSOLE_AT_INFO,
                                description="Ingest every source, rebuild every table, check, and publish.")
 
 @schedule(job=refresh_job, cron_schedule="0 6 * * *", execution_timezone="UTC",
@@ -77,7 +81,8 @@ def daily_refresh(context: ScheduleEvaluationContext) -> RunRequest:
     """The day's refresh, dated by the day it stands for (its scheduled time, in UTC), so a run
     that starts late, or a retry, is still that day's snapshot; one run per day."""
     day = context.scheduled_execution_time.astimezone(UTC).date().isoformat()
-    return RunRequest(run_key=day, run_config={"resources": {"settings": {"config": {"as_of": day}}}})
+    return RunRequest(run_key=day, run_config={**CONSOLE_AT_INFO,
+                                               "resources": {"settings": {"config": {"as_of": day}}}})
 
 
 def build_resources(warehouse: WarehouseResource | None = None, settings: RefreshSettings | None = None,

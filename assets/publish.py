@@ -34,14 +34,14 @@ def run_changes(store: SnapshotStore, run_id: str, sources_now: dict[str, str]) 
     """What this run's snapshot changes against the current one (`pipelines.changes`)."""
     current = store.current()
 
-    def table(name: str, built: bool) -> pd.DataFrame:
-        if built:
-            staged = store.read_staged(run_id, name)
-            return staged if staged is not None else store.read_table(name)
-        return store.read_table(name, current) if current is not None else pd.DataFrame(
-            columns=SCHEMAS[name].names)
+    def before(name: str) -> pd.DataFrame:
+        return store.read_table(name, current) if current is not None else pd.DataFrame(columns=SCHEMAS[name].names)
 
-    return what_changed(table("spots", False), table("spots", True), table("events", False), table("events", True),
+    def after(name: str) -> pd.DataFrame:
+        staged = store.read_staged(run_id, name)
+        return staged if staged is not None else before(name)
+
+    return what_changed(before("spots"), after("spots"), before("events"), after("events"),
                         current.extra.get("sources", {}) if current is not None else {}, sources_now)
 
 

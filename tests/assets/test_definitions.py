@@ -91,7 +91,8 @@ def test_a_scheduled_run_is_dated_by_the_day_it_stands_for_even_when_late():
     late = build_schedule_context(scheduled_execution_time=datetime(2026, 11, 27, 6, tzinfo=UTC))
     (request,) = schedule.evaluate_tick(late).run_requests
     assert request.run_key == "2026-11-27"
-    assert request.run_config == {"resources": {"settings": {"config": {"as_of": "2026-11-27"}}}}
+    assert request.run_config == {"loggers": {"console": {"config": {"log_level": "INFO"}}},
+                                  "resources": {"settings": {"config": {"as_of": "2026-11-27"}}}}
 
 
 @pytest.mark.slow  # starts Dagster's own command
