@@ -1,18 +1,29 @@
-"""Blocking asset checks: a failure stops the run before the snapshot is published."""
+"""Asset checks. Blocking ones stop the run before the snapshot is published; warnings flag a
+surprise for an operator to look at (a table shrinking, the index jumping) and publish anyway."""
 
 from dagster import AssetCheckResult, AssetCheckSeverity, asset_check
 
-from assets.resources import RefreshSettings
+from assets.resources import RefreshSettings, WarehouseResource
 from pipelines import quality
 from warehouse.large_tables import TableFile
 
+# A surprise worth a warning: a table losing more than this share of its rows against the
+# published snapshot, or an index level moving more than this share in a day.
+SURPRISE_SHARE = 0.10
 
-def _result(problems: list[str], **metadata) -> AssetCheckResult:
+
+def _result(problems: list[str], severity: AssetCheckSeverity = AssetCheckSeverity.ERROR,
+            **metadata) -> AssetCheckResult:
     return AssetCheckResult(
         passed=not problems,
-        severity=AssetCheckSeverity.ERROR,
+        severity=severity,
         metadata={"problems": len(problems), "first_problems": "\n".join(problems[:20]), **metadata},
     )
+
+
+def _published_rows(warehouse: WarehouseResource, name: str) -> int | None:
+    current = warehouse.store().current()
+    return current.tables[name].rows if current is not None and name in current.tables else None
 
 
 @asset_check(asset="price_observations", blocking=True)
@@ -61,3 +72,19 @@ def forwards_well_formed(forward_curves):
 
 
 CHECKS += [ici_weights_sum_to_one, forwards_well_formed]
+
+
+@asset_check(asset="models", blocking=False)
+def registry_did_not_shrink(models, warehouse: WarehouseResource):
+    """Warns when the registry has over a tenth fewer models than the published snapshot's."""
+    return _result(quality.shrunk("models", _published_rows(warehouse, "models"), len(models), SURPRISE_SHARE),
+                   AssetCheckSeverity.WARN, models=len(models))
+
+
+@asset_check(asset="ici_history", blocking=False)
+def index_moved_little(ici_history):
+    """Warns when a variant's newest level moved over a tenth from the day before."""
+    return _result(quality.index_jumps(ici_history, SURPRISE_SHARE), AssetCheckSeverity.WARN)
+
+
+CHECKS += [registry_did_not_shrink, index_moved_little]

@@ -92,3 +92,24 @@ def malformed_forwards(curves: pd.DataFrame) -> list[str]:
     bad = ~(np.isfinite(prices).all(axis=1) & (prices > 0).all(axis=1) & ordered.to_numpy() & chance.to_numpy())
     return [f"{row.ticker_forward}: forward {row.beta_forward}, median {row.beta_median}, band "
             f"[{row.p05}, {row.p95}], p_change {row.p_change}" for row in curves[bad].head(20).itertuples()]
+
+
+# --- surprises: worth a look, never a reason to hold a snapshot back ------------------------------
+
+def shrunk(name: str, before: int | None, after: int, share: float) -> list[str]:
+    """A table that lost more than `share` of its rows against the published one (None: there
+    is none yet)."""
+    if before is None or before == 0 or after >= before * (1 - share):
+        return []
+    return [f"{name}: {after:,} rows, {1 - after / before:.0%} fewer than the published snapshot's {before:,}"]
+
+
+def index_jumps(history: pd.DataFrame, share: float) -> list[str]:
+    """Each variant whose last level moved by more than `share` from the day before."""
+    problems = []
+    for variant, rows in history.sort_values("date").groupby("type", sort=True):
+        levels = rows["value"].dropna()
+        if len(levels) >= 2 and abs(levels.iloc[-1] / levels.iloc[-2] - 1) > share:
+            problems.append(f"{variant}: {levels.iloc[-2]:.6f} → {levels.iloc[-1]:.6f} "
+                            f"({levels.iloc[-1] / levels.iloc[-2] - 1:+.1%}) on {rows['date'].iloc[-1]}")
+    return problems

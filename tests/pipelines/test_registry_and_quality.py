@@ -159,3 +159,18 @@ def test_history_gaps(days, expected):
 def test_history_gaps_checks_each_series():
     frame = pd.concat([history([1, 2, 3, 4]), history([3, 4], mode="batch"), history([2, 4], ticker="GPT-4O")])
     assert history_gaps(frame, AS_OF) == ["GPT-4O sync: 2 rows for 3 days"]
+
+
+def test_surprises_a_table_shrinking_and_the_index_jumping():
+    from datetime import date
+
+    import pandas as pd
+
+    from pipelines.quality import index_jumps, shrunk
+
+    assert shrunk("models", None, 10, 0.1) == [] and shrunk("models", 100, 90, 0.1) == []
+    assert shrunk("models", 100, 89, 0.1) == ["models: 89 rows, 11% fewer than the published snapshot's 100"]
+    days = [date(2026, 11, 21), date(2026, 11, 22)]
+    history = pd.DataFrame({"type": ["sync", "sync", "batch", "batch"], "date": days * 2,
+                            "value": [2.0, 2.25, 1.0, 1.05]})
+    assert index_jumps(history, 0.1) == ["sync: 2.000000 → 2.250000 (+12.5%) on 2026-11-22"]
