@@ -23,6 +23,7 @@ from dagster import (
     InitResourceContext,
     InputContext,
     IOManager,
+    MetadataValue,
     OutputContext,
     TableColumn,
     TableSchema,
@@ -35,6 +36,18 @@ from warehouse.runs import start_run
 from warehouse.schemas import SCHEMAS
 
 _STARTED: set[str] = set()  # the runs this process has recorded as running
+
+
+PREVIEW_ROWS, PREVIEW_COLUMNS = 5, 12
+
+
+def preview(frame: pd.DataFrame) -> str:
+    """The first rows and columns of a table, as Markdown for the UI."""
+    shown = frame.iloc[:PREVIEW_ROWS, :PREVIEW_COLUMNS]
+    cells = [[str(v).replace("|", "\\|")[:40] for v in row] for row in shown.itertuples(index=False, name=None)]
+    more = f"\n\n{len(frame.columns) - PREVIEW_COLUMNS} more columns" if len(frame.columns) > PREVIEW_COLUMNS else ""
+    lines = ["| " + " | ".join(shown.columns) + " |", "|" + "---|" * len(shown.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells]) + more
 
 
 def column_schema(schema: pa.Schema) -> TableSchema:
@@ -58,8 +71,11 @@ class ParquetIOManager(IOManager):
                 context.log.info(f"removed the staging folders of runs no longer at work: {', '.join(removed)}")
         path, rows = store.write_table(context.run_id, name, obj)
         # Where the table is staged; once published it is in the snapshot the `snapshot` step names.
-        context.add_output_metadata({"dagster/row_count": rows, "dagster/column_schema": column_schema(SCHEMAS[name]),
-                                     "staged_at": str(path)})
+        metadata = {"dagster/row_count": rows, "dagster/column_schema": column_schema(SCHEMAS[name]),
+                    "staged_at": str(path)}
+        if isinstance(obj, pd.DataFrame):  # a table written in parts is not held whole to show
+            metadata["preview"] = MetadataValue.md(preview(obj))
+        context.add_output_metadata(metadata)
 
     def load_input(self, context: InputContext) -> pd.DataFrame | TableFile:
         name = context.asset_key.path[-1]

@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import pandas as pd
-from dagster import ConfigurableResource
+from dagster import ConfigurableResource, InitResourceContext
 from genai_prices import data_snapshot
 
 from warehouse.raw_store import RawStore
@@ -38,6 +38,18 @@ class WarehouseResource(ConfigurableResource):
 
     def store(self) -> SnapshotStore:
         return SnapshotStore(self.root or os.environ.get("ORACLE_WAREHOUSE", DEFAULT_WAREHOUSE), keep=self.keep)
+
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        """A run stops at once, before computing anything, when it cannot write the warehouse
+        (a read-only mount, a full disk, wrong credentials), rather than after every table is built."""
+        storage = self.store().storage
+        probe = storage.join(f".write-probe-{os.getpid()}")
+        try:
+            storage.makedirs(storage.root)
+            storage.write_bytes(probe, b"")
+            storage.remove(probe)
+        except OSError as error:
+            raise OSError(f"the warehouse at {storage.url} cannot be written: {error}") from error
 
     def raw(self) -> RawStore:
         """What the live fetches read, kept under the same root (`raw/`)."""

@@ -35,6 +35,7 @@ def test_an_asset_is_staged_with_its_row_count_and_path(tmp_path):
     result = materialize([providers_table], resources=_resources(tmp_path))
     metadata = result.asset_materializations_for_node("providers")[0].metadata
     assert metadata["dagster/row_count"].value == 1
+    assert metadata["preview"].value.splitlines()[0] == "| " + " | ".join(list(ROW)[:12]) + " |"
     staged = SnapshotStore(tmp_path).read_staged(result.run_id, "providers")
     assert staged.iloc[0]["ticker"] == "SONNET-4" and staged.iloc[0]["output"] == 15.0
     assert metadata["staged_at"].value.endswith(f"{result.run_id}/providers.parquet")

@@ -40,3 +40,17 @@ def test_a_warehouse_set_for_one_run_receives_every_table_and_the_snapshot(tmp_p
     assert manifest is not None and len(manifest.tables) > 20
     staging = chosen / ".staging"
     assert not staging.exists() or not any(staging.iterdir())  # published, nothing left staged
+
+
+def test_a_warehouse_that_cannot_be_written_stops_the_run_before_anything_is_computed(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    defs = _defs(build_resources(settings=RefreshSettings(as_of=AS_OF)))
+    result = defs.resolve_job_def("refresh").execute_in_process(
+        run_config={"resources": {"warehouse": {"config": {"root": str(blocked / "warehouse")}}}},
+        raise_on_error=False)
+    assert not result.success
+    assert result.get_asset_materialization_events() == []
+    failures = [e for e in result.all_events if e.is_failure or e.event_type_value == "RESOURCE_INIT_FAILURE"]
+    assert any("cannot be written" in str(e.event_specific_data.error.message) for e in failures
+               if getattr(e.event_specific_data, "error", None))
