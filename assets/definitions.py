@@ -15,6 +15,7 @@ from dagster import (
     ScheduleEvaluationContext,
     apply_freshness_policy,
     define_asset_job,
+    in_process_executor,
     load_assets_from_modules,
     schedule,
 )
@@ -98,7 +99,12 @@ def build_resources(warehouse: WarehouseResource | None = None, settings: Refres
     }
 
 
+# Every run executes its steps one after another in its run worker's process, whoever launched it
+# (the schedule, the UI, `oracle refresh`): the steps share one machine's cores and most wait on
+# the one before, so the multiprocess executor's process per step only added start-up (a
+# refresh measured 51 s that way against 9 s in process).
 defs = Definitions(
+    executor=in_process_executor,
     assets=ASSETS,
     asset_checks=CHECKS,
     jobs=[refresh_job],

@@ -165,3 +165,8 @@ def test_every_asset_has_owners_a_kind_and_each_table_its_column_schema():
             assert columns == column_schema(SCHEMAS[name])
             assert [c.name for c in columns.columns] == SCHEMAS[name].names
     assert column_schema(SCHEMAS["ici_published"]).columns[0].type == "date32[day]"
+
+
+def test_every_job_runs_in_process_whoever_launches_it():
+    for job in (defs.resolve_job_def("refresh"), defs.resolve_implicit_global_asset_job_def()):
+        assert job.executor_def.name == "in_process", job.name
