@@ -42,7 +42,7 @@ test: install
 # Every test not marked slow: none builds a snapshot (a full refresh), starts or kills a server
 # process, drives the browser or fuzzes.
 test-fast: install
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow" -n auto
 
 # Benchmarks, run on purpose (never in the tests): in-process pricing and Monte Carlo, HTTP
 # serving against the same stack's ceiling with wrk (Debian's package), and full refreshes of
