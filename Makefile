@@ -46,13 +46,15 @@ test-fast: install
 
 # Benchmarks, run on purpose (never in the tests): in-process pricing and Monte Carlo, HTTP
 # serving against the same stack's ceiling with wrk (Debian's package), and full refreshes of
-# the bundled data and of synthetic universes 10x and 100x its tickers (about half an hour in
+# the bundled data and of synthetic universes 10x and 100x its tickers, and the refresh as the
+# daemon runs it beside `oracle refresh` (about half an hour in
 # all). Each writes its figures as JSON (and its own log); the report prints one table and
 # writes it into docs/benchmarks.md.
 bench: refresh
 	$(BIN)/python -m bench.inprocess --warehouse $(ORACLE_WAREHOUSE) --json bench-inprocess.json > bench-inprocess.log; \
 	$(BIN)/python -m bench.http --warehouse $(ORACLE_WAREHOUSE) --json bench-http.json > bench-http.log; \
 	$(BIN)/python -m bench.pipeline --json bench-pipeline.json > bench-pipeline.log; \
+	$(BIN)/python -m bench.scheduled --json bench-scheduled.json > bench-scheduled.log; \
 	$(BIN)/python -m bench.report
 
 lint: install

@@ -29,7 +29,8 @@ from assets.io_manager import column_schema, parquet_io_manager
 from assets.live import FETCH_ASSETS
 from assets.live_settings import LiveSources
 from assets.publish import TABLES, record_failure, snapshot
-from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from assets.resources import PriceSources, RefreshSettings, WarehouseResource, configured_warehouse
+from assets.upstream import bundled_inputs
 from warehouse.schemas import SCHEMAS
 
 # The modules whose every asset is a warehouse table (written by the Parquet IO manager).
@@ -67,12 +68,14 @@ def for_operators(spec: AssetSpec) -> AssetSpec:
     return apply_freshness_policy(spec, FRESHNESS).merge_attributes(owners=OWNERS, metadata=columns, kinds=kinds)
 
 
-ASSETS = [definition.map_asset_specs(for_operators) for definition in [*TABLE_ASSETS, *FETCH_ASSETS.values(), snapshot]]
+ASSETS = [definition.map_asset_specs(for_operators)
+          for definition in [bundled_inputs, *TABLE_ASSETS, *FETCH_ASSETS.values(), snapshot]]
 
 # A run's console shows its INFO events and up: its DEBUG events (about 350 a refresh) stay in the
 # UI's event log.
 CONSOLE_AT_INFO = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
-refresh_job = define_asset_job("refresh", selection=AssetSelection.all(), hooks={record_failure},
+# The refresh observes the bundled inputs (`assets.upstream`) before the source assets read them.
+refresh_job = define_asset_job("refresh", selection=AssetSelection.all(include_sources=True), hooks={record_failure},
                                config=CONSOLE_AT_INFO,
                                description="Ingest every source, rebuild every table, check, and publish.")
 
@@ -90,7 +93,7 @@ def build_resources(warehouse: WarehouseResource | None = None, settings: Refres
                     sources: PriceSources | None = None, live: LiveSources | None = None,
                     alerts: AlertSettings | None = None) -> dict:
     return {
-        "warehouse": warehouse or WarehouseResource(),
+        "warehouse": warehouse or configured_warehouse(),
         "settings": settings or RefreshSettings(),
         "sources": sources or PriceSources(),
         "live": live or LiveSources(),

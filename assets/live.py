@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, AssetsDefinition, DataVersion, MaterializeResult, MetadataValue, asset
 
 from assets.live_read import Parse, open_weight_ids, parsers, read_endpoints, read_upstream
 from assets.live_settings import LiveSources
@@ -123,6 +123,16 @@ def source_states(sources: tuple[str, ...], raw: RawStore, day: str) -> list[Sou
     return states
 
 
+NOT_READ = DataVersion("not read")
+
+
+def fetched_version(sha256: str) -> DataVersion:
+    """A fetch's data version: the content hash of the body read, so a new catalogue shows as
+    "upstream changed" on the source asset that reads it; `not read` for a fetch that read no
+    body (off, replaying, or failed: the source stays on its last good copy)."""
+    return DataVersion(f"sha256:{sha256[:16]}") if sha256 else NOT_READ
+
+
 def _fetch_asset(source: str) -> AssetsDefinition:
     name = "fetch_" + source.replace("-", "_")
 
@@ -134,7 +144,7 @@ def _fetch_asset(source: str) -> AssetsDefinition:
         if source not in live.enabled() or not fetching(live, settings):
             why = ("not enabled" if source not in live.enabled() else "replaying kept copies" if settings.replay
                    else "the as-of day is not today: reading kept copies only")
-            return MaterializeResult(metadata={"read": MetadataValue.text(why)})
+            return MaterializeResult(metadata={"read": MetadataValue.text(why)}, data_version=NOT_READ)
         raw, day, read = warehouse.raw(), settings.as_of_date(), parsers(sources)
         record = read_upstream(source, live.url(source), live.policy(), raw, day, context.run_id, read[source],
                                live.max_drop)
@@ -145,7 +155,8 @@ def _fetch_asset(source: str) -> AssetsDefinition:
         if source == OPENROUTER and record.outcome == OK:
             lists = read_endpoints(record, open_weight_ids(sources), live.policy(), raw, read[OPENROUTER_ENDPOINTS])
             endpoints = {"endpoint_lists": len(lists), "endpoint_lists_failed": sum(r.outcome != OK for r in lists)}
-        return MaterializeResult(metadata={
+        version = fetched_version(record.sha256 if record.outcome == OK else "")
+        return MaterializeResult(data_version=version, metadata={
             **endpoints, "read": MetadataValue.text(record.outcome), "url": MetadataValue.url(record.url),
             "fetched_at": MetadataValue.text(record.fetched_at), "status": record.status or 0,
             "bytes": record.bytes, "models": record.models or 0, "attempts": record.attempts,

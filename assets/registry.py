@@ -26,7 +26,7 @@ from warehouse.large_tables import TableFile, TableParts
 GROUP = "registry"
 
 
-@multi_asset(group_name=GROUP, outs={
+@multi_asset(group_name=GROUP, deps=["curated_tables"], outs={
     "price_observations": AssetOut(kinds={"parquet"},
                                    description="Every source's prices in one table, keyed by ticker, with "
                                                "disagreements marked."),
@@ -49,7 +49,7 @@ def price_observations(genai_prices, model_prices, price_archive, litellm_prices
     return hold_unconfirmed(observations, live.max_move), aliases
 
 
-@asset(group_name=GROUP, kinds={"parquet"})
+@asset(group_name=GROUP, kinds={"parquet"}, deps=["curated_tables"])
 def models(price_observations, model_aliases, genai_prices, model_prices, providers, sources: PriceSources,
            settings: RefreshSettings):
     """The registry: one record per ticker (contract §1), with every name it answers to, what the

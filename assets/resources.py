@@ -10,15 +10,25 @@ import importlib.resources
 import json
 import os
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from dagster import ConfigurableResource, InitResourceContext
+from dagster import ConfigurableResource, EnvVar, InitResourceContext
 from genai_prices import data_snapshot
 
 from warehouse.raw_store import RawStore
-from warehouse.release_history import read_genai_release_history, read_release_changes
+from warehouse.release_history import (
+    GENAI_RELEASE_HISTORY,
+    RELEASE_CHANGES,
+    read_genai_release_history,
+    read_release_changes,
+)
 from warehouse.seed_files import (
+    LITELLM_PRICES,
+    PRICE_ARCHIVE,
+    SEED_DIR,
+    curated_tables,
     read_litellm_prices,
     read_litellm_prices_meta,
     read_price_archive,
@@ -28,6 +38,15 @@ from warehouse.seed_files import (
 from warehouse.snapshot import SnapshotStore
 
 DEFAULT_WAREHOUSE = "warehouse/snapshots"
+
+
+def configured_warehouse() -> "WarehouseResource":
+    """The code location's warehouse, as the UI shows it: the variable `ORACLE_WAREHOUSE` when it
+    is set where the code location loads (Dagster reads it again for each run), else the default
+    path itself. A run's launchpad config may still choose another (`resources.warehouse.config.root`)."""
+    if os.environ.get("ORACLE_WAREHOUSE"):
+        return WarehouseResource(root=EnvVar("ORACLE_WAREHOUSE"))
+    return WarehouseResource(root=DEFAULT_WAREHOUSE)
 
 
 class WarehouseResource(ConfigurableResource):
@@ -110,3 +129,17 @@ class PriceSources(ConfigurableResource):
 
     def seed_table(self, name: str) -> pd.DataFrame:
         return read_seed_csv(name)
+
+    def bundled_files(self) -> dict[str, tuple[str, list[Path]]]:
+        """Each bundled input (`assets.upstream`) → its version and the files the readers above read."""
+        in_package = importlib.resources.files
+        return {
+            "genai_prices_package": (importlib.metadata.version("genai-prices"),
+                                     [Path(str(in_package("genai_prices").joinpath("data.py")))]),
+            "model_prices_package": (importlib.metadata.version("model-prices"),
+                                     [Path(str(in_package("model_prices").joinpath("snapshot.json")))]),
+            "price_archive_file": (read_price_archive_meta()["source_version"], [SEED_DIR / PRICE_ARCHIVE]),
+            "litellm_prices_file": (read_litellm_prices_meta()["source_version"], [SEED_DIR / LITELLM_PRICES]),
+            "release_history_files": ("seed", [SEED_DIR / GENAI_RELEASE_HISTORY, SEED_DIR / RELEASE_CHANGES]),
+            "curated_tables": ("seed", curated_tables()),
+        }

@@ -51,7 +51,8 @@ def _read_live(context: AssetExecutionContext, source: str, sources: PriceSource
     return observed, shown
 
 
-@asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[GENAI_PRICES]])
+@asset(group_name=GROUP, kinds={"parquet"},
+       deps=[FETCH_ASSETS[GENAI_PRICES], "genai_prices_package", "release_history_files", "curated_tables"])
 def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
                  live: LiveSources, warehouse: WarehouseResource):
     """The genai-prices catalogue: every provider's current prices, dated changes and batch variants;
@@ -70,7 +71,8 @@ def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings
     return listings_frame(own + released + observed)
 
 
-@asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[MODEL_PRICES]])
+@asset(group_name=GROUP, kinds={"parquet"},
+       deps=[FETCH_ASSETS[MODEL_PRICES], "model_prices_package", "release_history_files"])
 def model_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
                  live: LiveSources, warehouse: WarehouseResource):
     """The model-prices timeline: dated lab prices with a source URL and basis per entry; each price
@@ -87,7 +89,7 @@ def model_prices(context: AssetExecutionContext, sources: PriceSources, settings
     return listings_frame(own + released + observed)
 
 
-@asset(group_name=GROUP, kinds={"parquet"})
+@asset(group_name=GROUP, kinds={"parquet"}, deps=["price_archive_file"])
 def price_archive(context: AssetExecutionContext, sources: PriceSources):
     """Monthly archived copies of OpenRouter's public catalogue since mid-2023 (shipped seed file)."""
     archive, meta = sources.price_archive()
@@ -108,7 +110,8 @@ def openrouter_prices(context: AssetExecutionContext, sources: PriceSources, set
     return listings_frame(listed + hosted)
 
 
-@asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[LITELLM]])
+@asset(group_name=GROUP, kinds={"parquet"},
+       deps=[FETCH_ASSETS[LITELLM], "litellm_prices_file", "release_history_files"])
 def litellm_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
                    live: LiveSources, warehouse: WarehouseResource):
     """LiteLLM's price map (shipped seed file; its releases' price changes since 2023, sampled at most

@@ -162,6 +162,20 @@ def read_seed_csv(name: str, seed_dir: Path = SEED_DIR) -> pd.DataFrame:
         raise ValueError(f"{path}: unreadable CSV ({e})") from e
 
 
+def files_sha256(paths: list[Path]) -> str:
+    """One sha256 over the bytes of every file, in the order given: the fingerprint of what a source
+    reads, so an edited or upgraded file shows as a changed input (`assets.upstream`)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()
+
+
+def curated_tables(seed_dir: Path = SEED_DIR) -> list[Path]:
+    """The project's own hand-kept seed tables (makers, rules, tickers, aliases...), in name order."""
+    return sorted(Path(seed_dir).glob("*.csv"))
+
+
 def read_price_archive_meta(seed_dir: Path = SEED_DIR) -> dict:
     """Where the archive file comes from (source, version, checksum), without reading the prices."""
     return read_meta(Path(seed_dir) / PRICE_ARCHIVE_META)

@@ -16,16 +16,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 FETCHES = {"fetch_genai_prices", "fetch_model_prices", "fetch_openrouter", "fetch_litellm"}
 SOURCES = {"genai_prices", "model_prices", "price_archive", "litellm_prices", "openrouter_prices"}
+# The bundled inputs the source assets read, observed at the start of every refresh.
+BUNDLED = {"genai_prices_package", "model_prices_package", "price_archive_file", "litellm_prices_file",
+           "release_history_files", "curated_tables"}
 TABLE_GRAPH = {
     "source_fetches": FETCHES,
-    "genai_prices": {"fetch_genai_prices"},
-    "model_prices": {"fetch_model_prices"},
-    "price_archive": set(),
-    "litellm_prices": {"fetch_litellm"},
+    "genai_prices": {"fetch_genai_prices", "genai_prices_package", "release_history_files", "curated_tables"},
+    "model_prices": {"fetch_model_prices", "model_prices_package", "release_history_files"},
+    "price_archive": {"price_archive_file"},
+    "litellm_prices": {"fetch_litellm", "litellm_prices_file", "release_history_files"},
     "openrouter_prices": {"fetch_openrouter"},
-    "price_observations": SOURCES,
-    "model_aliases": SOURCES,
-    "models": {"price_observations", "model_aliases", "genai_prices", "model_prices", "providers"},
+    "price_observations": {*SOURCES, "curated_tables"},
+    "model_aliases": {*SOURCES, "curated_tables"},
+    "models": {"price_observations", "model_aliases", "genai_prices", "model_prices", "providers", "curated_tables"},
     "providers": {"price_observations"},
     "price_history": {"price_observations"},
     "price_disputes": {"price_observations", "price_history"},
@@ -47,7 +50,7 @@ TABLE_GRAPH = {
 }
 # The snapshot waits for every table an asset builds, and only for those; it writes the index's
 # record itself.
-EXPECTED_GRAPH = {**TABLE_GRAPH, **{fetch: set() for fetch in FETCHES},
+EXPECTED_GRAPH = {**TABLE_GRAPH, **{fetch: set() for fetch in FETCHES}, **{bundled: set() for bundled in BUNDLED},
                   "snapshot": set(SCHEMAS) - set(RECORD_TABLES)}
 
 
@@ -114,7 +117,7 @@ def test_every_table_asset_has_a_schema_and_every_schema_an_asset():
 
 def test_schemas_are_declared_in_pipeline_order():
     order = list(TABLES)
-    late = {name: sorted(parent for parent in TABLE_GRAPH[name] - FETCHES if order.index(parent) > order.index(name))
+    late = {name: sorted(parent for parent in TABLE_GRAPH[name] - FETCHES - BUNDLED if order.index(parent) > order.index(name))
             for name in order}
     assert {name: parents for name, parents in late.items() if parents} == {}
 
@@ -170,3 +173,14 @@ def test_every_asset_has_owners_a_kind_and_each_table_its_column_schema():
 def test_every_job_runs_in_process_whoever_launches_it():
     for job in (defs.resolve_job_def("refresh"), defs.resolve_implicit_global_asset_job_def()):
         assert job.executor_def.name == "in_process", job.name
+
+
+def test_the_ui_shows_the_warehouse_as_its_variable_or_the_default_path(monkeypatch):
+    from dagster import EnvVar
+
+    from assets.definitions import build_resources
+
+    monkeypatch.setenv("ORACLE_WAREHOUSE", "/srv/oracle/snapshots")
+    assert build_resources()["warehouse"].root == EnvVar("ORACLE_WAREHOUSE")  # read again for each run
+    monkeypatch.delenv("ORACLE_WAREHOUSE")
+    assert build_resources()["warehouse"].root == "warehouse/snapshots"

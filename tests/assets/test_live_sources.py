@@ -318,6 +318,11 @@ def test_the_fetch_assets_show_what_they_read_in_the_dagster_ui(warehouse, live_
     assert genai["bytes"].value == len(routes["/genai/data.json"]) and genai["models"].value == 4
     assert genai["fallback_used"].value is False
     assert genai["fetched_at"].value == RawStore(warehouse).on_day("genai-prices", DAY2)[-1].fetched_at
+    # Each fetch's data version is its body's content hash, so a new catalogue is "upstream changed".
+    versions = {source: result.asset_materializations_for_node(asset.op.name)[0].tags["dagster/data_version"]
+                for source, asset in FETCH_ASSETS.items()}
+    assert versions["genai-prices"] == "sha256:" + hashlib.sha256(routes["/genai/data.json"]).hexdigest()[:16]
+    assert versions["litellm"] == "not read"  # failed: the source stays on its last good copy
     assert shown["openrouter"]["endpoint_lists"].value == 1 and shown["openrouter"]["endpoint_lists_failed"].value == 0
     litellm = shown["litellm"]
     assert litellm["fallback_used"].value is True and "server error 500" in litellm["reason"].value
