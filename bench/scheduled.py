@@ -8,8 +8,9 @@ key the schedule `daily_refresh` gives, so it waits in the run queue, is dequeue
 and launched in a run worker process of its own, which executes the job with the code location's
 executor. Its wall time runs from the run's creation to its end, as the instance records them
 (the daemon's own start-up is left out: it is up before the schedule fires). The CLI path:
-`oracle refresh` in a process of its own, from start to exit. The two alternate, each into a new
-warehouse, so the machine's state is shared between them.
+`oracle refresh` in a process of its own, from start to exit. The two alternate, each on a
+warehouse of its own (the first round builds each from nothing, later rounds rebuild), so the
+machine's state is shared between them.
 """
 
 from __future__ import annotations
@@ -69,6 +70,18 @@ def run_scheduled(home: Path, env: dict, day: str, timeout: float) -> dict:
             "worker_s": (stats.end_time or 0) - (stats.launch_time or 0)}
 
 
+def wait_for_queue_daemon(home: Path, daemon: subprocess.Popen, timeout: float = 120) -> None:
+    """Until the daemon's run queue has beaten once: it is up, as it is before a schedule fires."""
+    from dagster import DagsterInstance
+
+    deadline = time.monotonic() + timeout
+    with DagsterInstance.from_config(str(home)) as instance:
+        while "QUEUED_RUN_COORDINATOR" not in instance.get_daemon_heartbeats():
+            if daemon.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the Dagster daemon did not come up (exit code {daemon.poll()})")
+            time.sleep(0.5)
+
+
 def run_cli(env: dict, warehouse: str, day: str, timeout: float) -> dict:
     start = time.perf_counter()
     oracle = str(Path(sys.executable).with_name("oracle"))
@@ -78,22 +91,25 @@ def run_cli(env: dict, warehouse: str, day: str, timeout: float) -> dict:
 
 
 def measure(repeats: int, timeout: float) -> dict:
+    from dagster import DagsterInstance
+
     from assets.instance import ensure_instance
 
     with tempfile.TemporaryDirectory(prefix="oracle-bench-scheduled-") as tmp:
         home = Path(tmp) / "dagster_home"
         ensure_instance(home)
+        with DagsterInstance.from_config(str(home)) as instance:  # its databases made once, before any daemon
+            instance.get_runs(limit=1)
         env = {**os.environ, "DAGSTER_HOME": str(home), "ORACLE_WAREHOUSE": str(Path(tmp) / "scheduled")}
-        daemon = subprocess.Popen([sys.executable, "-m", "dagster", "daemon", "run", "-w", "workspace.yaml"],
-                                  cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  start_new_session=True)
+        daemon_command = [str(Path(sys.executable).with_name("dagster-daemon")), "run", "-w", "workspace.yaml"]
+        daemon = subprocess.Popen(daemon_command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
         try:
+            wait_for_queue_daemon(home, daemon)
             scheduled, cli = [], []
             for i in range(repeats):
-                # A new warehouse each time: every run is a first build, as on the CLI side.
-                env["ORACLE_WAREHOUSE"] = str(Path(tmp) / f"scheduled-{i}")
                 scheduled.append(run_scheduled(home, env, DAY, timeout))
-                cli.append(run_cli(env, str(Path(tmp) / f"cli-{i}"), DAY, timeout))
+                cli.append(run_cli(env, str(Path(tmp) / "cli"), DAY, timeout))
                 print(f"  round {i + 1}: scheduled {scheduled[-1]['wall_s']:.1f} s, "
                       f"oracle refresh {cli[-1]['wall_s']:.1f} s", file=sys.stderr, flush=True)
         finally:

@@ -7,11 +7,14 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from dagster import DagsterInstance, Definitions, build_run_status_sensor_context
+from litestar.testing import TestClient
 
 from assets.alerts import AlertSettings, failure_to_record, report_failed_runs
 from assets.definitions import ASSETS, CHECKS, build_resources, refresh_job
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from serve.app import create_app
 from tests.conftest import AS_OF
+from tests.serve.conftest import api_settings
 from warehouse.runs import RunStatus, last_run
 
 T = datetime(2026, 11, 26, 6, tzinfo=UTC)
@@ -52,9 +55,9 @@ def webhook():
 
 
 @pytest.mark.slow  # runs the asset job until a source fails
-def test_a_failed_run_of_the_asset_job_is_recorded_and_posted(tmp_path, webhook):
+def test_a_failed_run_of_the_asset_job_is_recorded_posted_and_served_as_degraded(warehouse_copy, webhook):
     url, received = webhook
-    resources = build_resources(WarehouseResource(root=str(tmp_path)), RefreshSettings(as_of=AS_OF),
+    resources = build_resources(WarehouseResource(root=str(warehouse_copy)), RefreshSettings(as_of=AS_OF),
                                 MissingArchive(), alerts=AlertSettings(webhook=url))
     defs = Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[refresh_job], sensors=[report_failed_runs],
                        resources=resources)
@@ -62,16 +65,22 @@ def test_a_failed_run_of_the_asset_job_is_recorded_and_posted(tmp_path, webhook)
     # The UI's "Materialize all" runs the implicit asset job, which has no failure hook.
     result = defs.resolve_implicit_global_asset_job_def().execute_in_process(instance=instance, raise_on_error=False)
     assert not result.success
-    assert last_run(tmp_path) is None or last_run(tmp_path).status != "failed"  # nothing recorded it yet
+    assert last_run(warehouse_copy) is None or last_run(warehouse_copy).status != "failed"  # nothing recorded it yet
     context = build_run_status_sensor_context(
         sensor_name="report_failed_runs", dagster_event=result.get_run_failure_event(), dagster_instance=instance,
         dagster_run=result.dagster_run, resources=resources).for_run_failure()
     report_failed_runs(context)
-    status = last_run(tmp_path)
+    status = last_run(warehouse_copy)
     assert status.status == "failed" and status.run_id == result.run_id
     assert status.detail.startswith("run of __ASSET_JOB failed") and "price_archive" in status.detail
     assert [(m["event"], m["job"], m["run_id"]) for m in received] == [("run_failed", "__ASSET_JOB", result.run_id)]
     assert received[0]["detail"] == status.detail
+    # The API keeps serving the last good snapshot and says why.
+    app = create_app(api_settings(warehouse=str(warehouse_copy), stale_after_hours=24 * 365 * 100))
+    with TestClient(app) as client:
+        root = client.get("/").json()
+    assert root["status"] == "degraded"
+    assert f"the last pipeline run failed ({status.detail}); serving the last good snapshot" in root["status_reason"]
 
 
 def test_an_unreachable_webhook_is_reported_not_raised():
