@@ -91,16 +91,17 @@ def bench_task_cost(spots, repeats: int) -> list[dict]:
 
 def bench_compare(spots, warehouse: Path, repeats: int) -> list[dict]:
     """A comparison over all models as the server makes one: `rank` on the snapshot's price book
-    (fit checks, every cost, the order, the ranked frame); then the same plus the answer's records."""
-    from pipelines.quotes import rank
+    and roster, which the server keeps per snapshot (fit checks, every cost, the order, the
+    reasons of those left out); then the same plus the answer's records."""
+    from pipelines.quotes import Roster, rank
     from pipelines.tasks import Profile
 
-    book = PriceBook.of(spots, rate_columns("sync"))
+    book, roster = PriceBook.of(spots, rate_columns("sync")), Roster.of(spots)
     profile = Profile(N_IN, N_OUT, ETA)
-    t = timed({"rank": lambda: rank(spots, profile, "sync", book=book)}, repeats)
-    ranking = rank(spots, profile, "sync", book=book)
+    t = timed({"rank": lambda: rank(spots, profile, "sync", book=book, roster=roster)}, repeats)
+    ranking = rank(spots, profile, "sync", book=book, roster=roster)
     rows = [row(f"compare {len(spots)} models: rank on the price book (ms)", t["rank"] * 1e3, None, "ms",
-                "< 2 ms", t["rank"] < 2e-3, f"{len(ranking.order)} ranked, {len(ranking.excluded)} excluded")]
+                "< 2 ms", t["rank"] < 2e-3, f"{len(ranking.order)} ranked, {len(ranking.excluded_rows)} excluded")]
     try:
         from serve.api.pricing import CompareRequest, compare_data
         from serve.state import SnapshotState

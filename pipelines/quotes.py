@@ -44,19 +44,28 @@ RANK_COLUMNS = ["ticker", "model_id", "display_name", "provider", "spot_cost", "
                 "theta", "forward_cost", "r_in_eff", "context_window", "status"]
 EXCLUDED_COLUMNS = ["ticker", "reason", "detail"]
 
+def unfit_masks(profile: Profile, priced: np.ndarray, beta: np.ndarray, is_reasoning: np.ndarray,
+                context_window: np.ndarray) -> dict[str, np.ndarray]:
+    """For each reason of REASONS, which models cannot serve the profile for it: arrays aligned by
+    model (β and the window as floats, NaN where unknown). A model without a price has that reason
+    alone; an unknown window excludes nothing."""
+    with np.errstate(invalid="ignore"):
+        return {NO_PRICE: ~priced,
+                NO_OUTPUT_PRICE: priced & ~(beta > 0),
+                NO_THINKING: priced & ~is_reasoning if profile.n_think > 0 else np.zeros(len(priced), dtype=bool),
+                CONTEXT_WINDOW: priced & (profile.tokens > context_window)}  # NaN compares False
+
+
 def unfit_reasons(profile: Profile, *, priced: bool, beta: float | None, is_reasoning: bool,
                   context_window: float | None) -> list[str]:
     """Every reason (of REASONS, in order) the model cannot serve the profile; empty when it can."""
-    if not priced:
-        return [NO_PRICE]
-    reasons = []
-    if is_missing(beta) or not beta > 0:
-        reasons.append(NO_OUTPUT_PRICE)
-    if profile.n_think > 0 and not bool(is_reasoning):
-        reasons.append(NO_THINKING)
-    if not is_missing(context_window) and profile.tokens > float(context_window):
-        reasons.append(CONTEXT_WINDOW)
-    return reasons
+    def number(value) -> float:
+        return math.nan if is_missing(value) else float(value)
+
+    masks = unfit_masks(profile, np.array([bool(priced)]), np.array([number(beta)]),
+                        np.array([not is_missing(is_reasoning) and bool(is_reasoning)]),
+                        np.array([number(context_window)]))
+    return [reason for reason in REASONS if masks[reason][0]]
 
 
 def describe(reason: str, profile: Profile, mode: str, context_window: float | None = None) -> str:
@@ -150,6 +159,34 @@ def describe_scope(reason: str, input_modalities, output_modalities) -> str:
 
 
 @dataclass(frozen=True)
+class Roster:
+    """What a ranking reads of a spots frame besides its prices: who the models are, not what they
+    cost, as arrays and lists once (a caller that ranks many profiles on one frame keeps it; a
+    pandas column lookup per request costs more than the ranking's arithmetic)."""
+
+    tickers: np.ndarray  # objects (str)
+    context_window: np.ndarray  # float, NaN where unknown
+    is_reasoning: np.ndarray  # bool
+    input_modalities: list
+    output_modalities: list
+    out_of_scope: dict[str, np.ndarray]  # `scope_masks` with retired models left out
+
+    @classmethod
+    def of(cls, spots: pd.DataFrame) -> Roster:
+        inputs, outputs = spots["input_modalities"].tolist(), spots["output_modalities"].tolist()
+        return cls(spots["ticker"].to_numpy(dtype=object),
+                   spots["context_window"].to_numpy(dtype=float, na_value=np.nan),
+                   spots["is_reasoning"].to_numpy(dtype=bool, na_value=False), inputs, outputs,
+                   scope_masks(inputs, outputs, spots["status"].tolist(), include_retired=False))
+
+    def scopes(self, include_retired: bool) -> dict[str, np.ndarray]:
+        """`scope_masks` of the rows, for this `include_retired`."""
+        if not include_retired:
+            return self.out_of_scope
+        return {**self.out_of_scope, RETIRED: np.zeros(len(self.tickers), dtype=bool)}
+
+
+@dataclass(frozen=True)
 class Ranking:
     """What `rank` finds, by row of the spots frame it was given: the rows that can serve the
     profile, cheapest first (ties by ticker); every row's cost figures (NaN where not defined);
@@ -163,7 +200,12 @@ class Ranking:
     r_in_eff: np.ndarray
     theta: np.ndarray
     forward_cost: np.ndarray
-    excluded: pd.DataFrame  # EXCLUDED_COLUMNS
+    excluded_rows: list[tuple[str, str, str]]  # EXCLUDED_COLUMNS
+
+    @property
+    def excluded(self) -> pd.DataFrame:
+        """The models left out, as a frame of EXCLUDED_COLUMNS."""
+        return pd.DataFrame(self.excluded_rows or None, columns=EXCLUDED_COLUMNS)
 
     def figures(self) -> dict[str, np.ndarray]:
         """The cost columns of the ranked rows, in rank order."""
@@ -179,46 +221,39 @@ class Ranking:
 def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | None = None,
          forward_ratio: np.ndarray | None = None, book: PriceBook | None = None, include_retired: bool = False,
          period: str | None = None, at: datetime | None = None, scheduled: np.ndarray | None = None,
-         scopes: dict[str, np.ndarray] | None = None) -> Ranking:
+         roster: Roster | None = None) -> Ranking:
     """The text models of a spots frame that can serve the profile, cheapest first (ties by
     ticker), and those left out, with their first reason: out of scope (`scope_masks`) first,
-    then unable to serve it (`unfit_reasons`).
+    then unable to serve it (`unfit_masks`).
 
-    `theta` (the mode's θ per row, shown as it is) and `book` (`PriceBook.of(spots,
-    rate_columns(mode))`) may be passed in by a caller that keeps them. With `forward_ratio` (each
+    `theta` (the mode's θ per row, shown as it is), `book` (`PriceBook.of(spots,
+    rate_columns(mode))`) and `roster` (`Roster.of(spots)`) may be passed in by a caller that
+    keeps them. With `forward_ratio` (each
     row's E[R_t] at the horizon, NaN where the model has no law) the forward cost is the spot cost
     times it and `scheduled`, each row's announced level at the horizon over today's
     (`scheduled.level_ratios`). Models priced by the hour are priced in `period`, or at time `at`,
     else in their standard period.
-    `scopes` (`scope_masks` of the rows, for this `include_retired`) may be kept by the caller too.
     """
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
+    roster = roster if roster is not None else Roster.of(spots)
+    scopes = roster.scopes(include_retired)
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
-    # Columns as lists once: a pandas lookup per row would cost more than the ranking itself.
-    windows, inputs, outputs = (spots[c].tolist() for c in ("context_window", "input_modalities", "output_modalities"))
-    if scopes is None:
-        scopes = scope_masks(inputs, outputs, spots["status"].tolist(), include_retired)
-    out_of_scope = np.select(list(scopes.values()), list(scopes), default="").tolist()  # the first reason, per row
-    first = [scope or next(iter(unfit_reasons(profile, priced=has_price, beta=beta, is_reasoning=thinks,
-                                              context_window=window)), "")
-             for scope, has_price, beta, thinks, window in zip(out_of_scope, priced_rows.tolist(), book.beta.tolist(),
-                                                               spots["is_reasoning"].tolist(), windows, strict=True)]
+    unfit = unfit_masks(profile, priced_rows, book.beta, roster.is_reasoning, roster.context_window)
+    reasons = {**scopes, **unfit}  # out of scope first, then unable to serve it, each in its order
+    first = np.select(list(reasons.values()), list(reasons), default="")  # the first reason, per row
     costs = task_costs(book, *profile.args, usage=profile.usage, period=period, at=at)
-    tickers = spots["ticker"].tolist()
-    cost = costs.spot_cost.tolist()
-    order = np.array(sorted((i for i, reason in enumerate(first) if not reason), key=lambda i: (cost[i], tickers[i])),
-                     dtype=int)
+    fit = np.flatnonzero(first == "")
+    order = fit[np.lexsort((roster.tickers[fit], costs.spot_cost[fit]))]  # cheapest first, ties by ticker
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
     level = costs.spot_cost if scheduled is None else costs.spot_cost * scheduled
     forward = level * np.asarray(forward_ratio, dtype=float) if forward_ratio is not None else np.full(len(spots),
                                                                                                           np.nan)
-    out = [(tickers[i], reason, describe_scope(reason, inputs[i], outputs[i]) if reason in SCOPE_REASONS
-            else describe(reason, profile, mode, windows[i]))
-           for i, reason in enumerate(first) if reason]
-    excluded = pd.DataFrame(dict(zip(EXCLUDED_COLUMNS, map(list, zip(*out, strict=True)) if out else ([], [], []),
-                                     strict=True)), columns=EXCLUDED_COLUMNS)
+    out = [(roster.tickers[i], reason,
+            describe_scope(reason, roster.input_modalities[i], roster.output_modalities[i]) if reason in SCOPE_REASONS
+            else describe(reason, profile, mode, roster.context_window[i]))
+           for i, reason in zip(np.flatnonzero(first != "").tolist(), first[first != ""].tolist(), strict=True)]
     return Ranking(order=order, spot_cost=costs.spot_cost, kappa=costs.kappa, beta=costs.beta_used,
-                   r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded=excluded)
+                   r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded_rows=out)
 
 
 @dataclass(frozen=True)

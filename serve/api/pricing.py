@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 from datetime import UTC, date, datetime
+from operator import itemgetter
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -31,18 +32,19 @@ from pipelines.pricing import (
 )
 from pipelines.quotes import (
     CONTEXT_WINDOW,
+    EXCLUDED_COLUMNS,
     NO_PRICE,
     NO_THINKING,
     RANK_COLUMNS,
     RANK_LABELS,
     Profile,
+    Roster,
     cost_lines,
     describe,
     forward_quote,
     model_rates,
     provider_quotes,
     rank,
-    scope_masks,
     unfit_reasons,
 )
 from pipelines.scheduled import level_ratios, scheduled_beta
@@ -388,13 +390,19 @@ def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> list[str]:
     return tickers
 
 
-def _scopes(snapshot: LoadedSnapshot, include_retired: bool) -> dict[str, np.ndarray]:
-    """Which models a comparison leaves out whatever the profile, once per snapshot."""
-    key = ("scopes", include_retired)
+def pick(values: list, rows: list[int]) -> list:
+    """`values[i]` for each i of `rows`, in order, picked in C: a comparison picks each label
+    column for every model it ranks."""
+    if len(rows) < 2:
+        return [values[i] for i in rows]
+    return list(itemgetter(*rows)(values))
+
+
+def _roster(snapshot: LoadedSnapshot) -> Roster:
+    """Who the models of a comparison are, once per snapshot."""
+    key = ("roster",)
     if key not in snapshot.cache:
-        spots = snapshot.table("spots")
-        snapshot.cache[key] = scope_masks(spots["input_modalities"].tolist(), spots["output_modalities"].tolist(),
-                                          spots["status"].tolist(), include_retired)
+        snapshot.cache[key] = Roster.of(snapshot.table("spots"))
     return snapshot.cache[key]
 
 
@@ -427,19 +435,20 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
             scheduled = np.where(beta > 0, scheduled_beta(spots, snapshot.table("scheduled_changes"), mode,
                                                           date.fromisoformat(snapshot.as_of), body.horizon_months)
                                  / beta, 1.0)
-    scopes = _scopes(snapshot, include_retired) if body.models is None else None  # a few models: afresh
-    ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled,
-                   scopes)
+    roster = _roster(snapshot) if body.models is None else None  # a few models: their roster afresh
+    ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
     figures = {column: tidy_floats(values) for column, values in ranking.figures().items()}
     columns = [c for c in RANK_COLUMNS if c != "forward_cost" or body.horizon_months is not None]
     order = ranking.order.tolist()
-    values = [[labels[c][row] for row in order] if c in labels else figures[c] for c in columns]
+    values = [pick(labels[c], order) if c in labels else figures[c] for c in columns]
     models = TidyList(dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True))
     data: dict[str, Any] = {
         "task_profile": _task_profile(profile), "mode": mode, "models": models,
         "cheapest": models[0]["ticker"] if models else None,
         "most_expensive": models[-1]["ticker"] if models else None,
-        "count": len(models), "excluded": TidyList(records(ranking.excluded)),  # text only
+        "count": len(models),
+        "excluded": TidyList(dict(zip(EXCLUDED_COLUMNS, row, strict=True))  # text only
+                             for row in ranking.excluded_rows),
     }
     if body.horizon_months is not None:
         data["horizon_months"] = body.horizon_months
