@@ -73,6 +73,17 @@ def tidy_floats(values: np.ndarray) -> list[float | None]:
     return [x if x == x else None for x in out.tolist()]
 
 
+def tidy_columns(columns: dict[str, np.ndarray]) -> dict[str, list[float | None]]:
+    """`tidy_floats` of several columns of one length in one pass: a comparison tidies six, and
+    numpy's fixed cost per call outweighs the work on a few hundred values."""
+    names = list(columns)
+    if not names:
+        return {}
+    length = len(columns[names[0]])
+    tidied = tidy_floats(np.concatenate([np.asarray(columns[name], dtype=float) for name in names]))
+    return {name: tidied[i * length:(i + 1) * length] for i, name in enumerate(names)}
+
+
 def tidy(value: Any) -> Any:
     """Every float in a computed answer, tidied (structs become plain mappings). Exact type
     checks first: this runs over every field of every computed answer."""

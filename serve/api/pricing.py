@@ -56,7 +56,7 @@ from serve.direct import direct, handler_answer
 from serve.lookup import Resolved, UnknownModel
 from serve.outlook import forward_ratios, process_of
 from serve.problems import Problem, invalid
-from serve.respond import TidyList, column_values, envelope, envelope_type, records, snapshot_response, tidy_floats
+from serve.respond import TidyList, column_values, envelope, envelope_type, records, snapshot_response, tidy_columns
 from serve.state import LoadedSnapshot
 
 # A trillion tokens: far beyond any request, and a bound that keeps every count finite.
@@ -194,6 +194,13 @@ class Ranked(msgspec.Struct, kw_only=True):
     context_window: int | None
     status: Annotated[str, msgspec.Meta(description="active, deprecated or retired (ranked only when asked)")]
     forward_cost: float | None = None
+
+
+# A ranked model as the answer writes it: RANK_COLUMNS in order, `forward_cost` only with a horizon
+# (UNSET is left out). A comparison writes hundreds; a struct made from a row's values costs a
+# sixth of a dict, and encodes faster. `Ranked` documents the same fields.
+RankedRow = msgspec.defstruct("RankedRow", [(column, Any, msgspec.UNSET if column == "forward_cost" else None)
+                                            for column in RANK_COLUMNS], module=__name__)
 
 
 class Excluded(msgspec.Struct):
@@ -437,15 +444,16 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
                                  / beta, 1.0)
     roster = _roster(snapshot) if body.models is None else None  # a few models: their roster afresh
     ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
-    figures = {column: tidy_floats(values) for column, values in ranking.figures().items()}
-    columns = [c for c in RANK_COLUMNS if c != "forward_cost" or body.horizon_months is not None]
+    figures = tidy_columns(ranking.figures())
     order = ranking.order.tolist()
-    values = [pick(labels[c], order) if c in labels else figures[c] for c in columns]
-    models = TidyList(dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True))
+    if body.horizon_months is None:
+        figures["forward_cost"] = [msgspec.UNSET] * len(order)
+    values = [pick(labels[c], order) if c in labels else figures[c] for c in RANK_COLUMNS]
+    models = TidyList(RankedRow(*row) for row in zip(*values, strict=True))
     data: dict[str, Any] = {
         "task_profile": _task_profile(profile), "mode": mode, "models": models,
-        "cheapest": models[0]["ticker"] if models else None,
-        "most_expensive": models[-1]["ticker"] if models else None,
+        "cheapest": models[0].ticker if models else None,
+        "most_expensive": models[-1].ticker if models else None,
         "count": len(models),
         "excluded": TidyList(dict(zip(EXCLUDED_COLUMNS, row, strict=True))  # text only
                              for row in ranking.excluded_rows),

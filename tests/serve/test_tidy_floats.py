@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from serve.respond import tidy_float, tidy_floats
+from serve.respond import tidy_columns, tidy_float, tidy_floats
 
 
 def _one_at_a_time(values) -> list:
@@ -22,6 +22,15 @@ def _same(got: list, want: list) -> bool:
 @given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=50))
 def test_any_floats(values):
     assert _same(tidy_floats(values), _one_at_a_time(values))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(*[st.floats(allow_nan=True, allow_infinity=True)] * 3), max_size=30))
+def test_several_columns_at_once_are_each_column_alone(rows):
+    columns = {name: [row[i] for row in rows] for i, name in enumerate(("spot_cost", "kappa", "theta"))}
+    tidied = tidy_columns(columns)
+    assert list(tidied) == list(columns)
+    assert all(_same(tidied[name], _one_at_a_time(values)) for name, values in columns.items())
 
 
 def test_prices_and_costs_with_binary_noise():
