@@ -29,7 +29,8 @@ ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, index.ROUTES, f
                 pricing.ROUTES, simulation.ROUTES, keys.ROUTES]
 
 
-CORS_EXPOSED = ["ETag", "Cache-Control", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"]
+CORS_EXPOSED = ["ETag", "Cache-Control", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
+                "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"]
 
 
 def cors_config(settings: Settings) -> CORSConfig | None:

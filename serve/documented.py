@@ -50,10 +50,11 @@ DESCRIPTIONS = {
     429: "Over the hourly limit of the tier or address (code rate_limited), with Retry-After.",
     503: "No snapshot has been published yet.",
 }
-# The operations that take a model's name (in the path, the query or the body).
+# The operations that take a model's name (in the path, the query or the body) and answer 404 when
+# no model answers to it (a comparison lists such a name among those it left out instead).
 NAME_A_MODEL = {"/v1/spots/{ticker:path}", "/v1/greeks/{ticker:path}", "/v1/forwards/{ticker:path}",
                 "/v1/history/{ticker:path}", "/v1/monte-carlo/{ticker:path}", "/v1/events", "/v1/disputes",
-                "/v1/scheduled", "/v1/models/{ticker:path}", "/v1/price", "/v1/compare", "/v1/providers", "/v1/swap",
+                "/v1/scheduled", "/v1/models/{ticker:path}", "/v1/price", "/v1/providers", "/v1/swap",
                 "/v1/simulate", "/v1/backtest"}
 NEED_NO_SNAPSHOT = {"/v1/keys", "/v1/keys/usage"}
 HANDLER_ARGUMENTS = {"request", "data"}

@@ -3,9 +3,10 @@
 For every `/v1` request: a key presented as `X-API-Key` or `Authorization: Bearer` must be a
 known, unrevoked key (else 401, never a silent fall-back to the free tier); the request then
 counts against its tier's hourly limit, or, without a key, against the client address's free
-limit. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; one over
-the limit is a 429 with Retry-After. `/`, `/health` and the OpenAPI document are not under
-`/v1` and so are never counted. Keys are never logged or echoed.
+limit. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, and their
+X-RateLimit-* twins (`rate_headers`); one over the limit is a 429 with Retry-After. `/`,
+`/health` and the OpenAPI document are not under `/v1` and so are never counted. Keys are never
+logged or echoed.
 """
 
 from __future__ import annotations
@@ -100,7 +101,8 @@ class AccessControl:
                     return
                 state = "revoked" if record is not None else "not recognised"
                 await _problem(send, 401, "invalid_key", f"the API key presented is {state}; create one with "
-                               "POST /v1/keys, or call without a key on the free tier", {})
+                               "POST /v1/keys, or call without a key on the free tier",
+                               rate_headers(self.settings.failed_auths_per_hour, failed, reset, now))
                 return
             self.keys.record_use(record.key_id, _endpoint(scope), datetime.fromtimestamp(now, UTC))
         tier = record.tier if record else "free"
@@ -120,8 +122,7 @@ class AccessControl:
             limit = self.settings.limit_of(tier)
             bucket = f"key:{record.key_id}" if record else f"ip:{client}"
             count, reset = await self.counters.hit(bucket, WINDOW_SECONDS, now)
-        rate = {"RateLimit-Limit": str(limit), "RateLimit-Remaining": str(max(0, limit - count)),
-                "RateLimit-Reset": str(max(0, math.ceil(reset - now)))}
+        rate = rate_headers(limit, count, reset, now)
         if count > limit:
             await self._limited(send, f"{tier} tier", limit, reset, now, rate)
             return
@@ -142,7 +143,19 @@ class AccessControl:
         when = datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         await _problem(send, 429, "rate_limited",
                        f"the {what} limit of {limit} requests per hour is reached; retry after {wait} s ({when})",
-                       {**rate, "Retry-After": str(wait)}, retry_after_seconds=wait, limit=limit, reset=when)
+                       {**rate, "Retry-After": str(wait)}, retry_after_seconds=wait, limit=limit, reset=when,
+                       resetAt=when)  # the original oracle's name for `reset`, which its clients read
+
+
+def rate_headers(limit: int, count: int, reset: float, now: float) -> dict[str, str]:
+    """Where a client stands against a limit, in both families of header: RateLimit-* (the IETF
+    draft's: Reset in seconds from now) and X-RateLimit-* (the original oracle's, which its
+    clients read: Reset as an epoch time in seconds)."""
+    remaining = str(max(0, limit - count))
+    return {"RateLimit-Limit": str(limit), "RateLimit-Remaining": remaining,
+            "RateLimit-Reset": str(max(0, math.ceil(reset - now))),
+            "X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": remaining,
+            "X-RateLimit-Reset": str(math.ceil(reset))}
 
 
 _ENDPOINT_NAMES: dict[tuple[str, int], str] = {}

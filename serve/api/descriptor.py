@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+from datetime import UTC, datetime
 
 import msgspec
 from litestar import Request, Response, get
@@ -85,6 +86,7 @@ class Health(msgspec.Struct):
     oracle: OracleBlock
     oracle_timestamp: str | None
     models_tracked: int
+    timestamp: str  # when this answer was made (UTC): the original oracle's field, which its clients read
 
 
 def oracle_block(freshness: Freshness) -> OracleBlock:
@@ -118,7 +120,7 @@ async def health(request: Request) -> Response[Health]:
     body = Health(
         status=freshness.status, status_reason=freshness.reason, oracle=oracle_block(freshness),
         oracle_timestamp=iso_millis(freshness.last_update) if freshness.last_update else None,
-        models_tracked=freshness.model_count,
+        models_tracked=freshness.model_count, timestamp=iso_millis(datetime.now(UTC)),
     )
     return Response(body, status_code=200 if freshness.last_update else 503)
 

@@ -59,6 +59,8 @@ from serve.problems import Problem, invalid
 from serve.respond import TidyList, column_values, envelope, envelope_type, records, snapshot_response, tidy_columns
 from serve.state import LoadedSnapshot
 
+UNKNOWN_MODEL = "unknown_model"  # why a name in a comparison's `models` is left out
+
 # A trillion tokens: far beyond any request, and a bound that keeps every count finite.
 MAX_TOKENS = 1e12
 MAX_HORIZON = 12.0
@@ -204,10 +206,13 @@ RankedRow = msgspec.defstruct("RankedRow", [(column, Any, msgspec.UNSET if colum
 
 
 class Excluded(msgspec.Struct):
-    ticker: str
-    reason: Annotated[str, msgspec.Meta(description="not_text, retired, no_price, no_output_price, no_thinking "
-                                                    "or context_window")]
+    ticker: Annotated[str | None, msgspec.Meta(description="null for a name no model answers to")]
+    reason: Annotated[str, msgspec.Meta(description="not_text, retired, no_price, no_output_price, no_thinking, "
+                                                    "context_window, or unknown_model (a name in `models` no "
+                                                    "model answers to: skipped, with `model` and `suggestions`)")]
     detail: str
+    model: str | None = None  # unknown_model only: the name as sent
+    suggestions: list[str] | None = None  # unknown_model only: tickers with a close name
 
 
 class Comparison(msgspec.Struct, kw_only=True):
@@ -376,25 +381,24 @@ def _mode_inputs(snapshot: LoadedSnapshot, mode: str) -> tuple[list, np.ndarray,
     return snapshot.cache[key]
 
 
-def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> list[str]:
-    """The tickers of `models`, each once, in the order given; unknown names are one 404."""
+def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """The tickers of `models`, each once, in the order given, and the names no model answers to,
+    each as a left-out entry (`unknown_model`, with suggestions): a comparison skips them, as the
+    original oracle did, rather than failing whole."""
     tickers, unknown = [], []
     for name in names:
         try:
             resolved = snapshot.lookup.resolve(name.strip(), batch=True)
         except UnknownModel as error:
-            unknown.append({"model": name, "suggestions": error.suggestions})
+            hint = f" (did you mean {', '.join(error.suggestions)}?)" if error.suggestions else ""
+            unknown.append({"ticker": None, "reason": UNKNOWN_MODEL, "detail": f"no model is called '{name}'{hint}",
+                            "model": name, "suggestions": error.suggestions})
             continue
         if resolved.mode == BATCH and mode != BATCH:
             raise invalid("models", f"'{name}' is a batch ticker; send mode \"batch\" to compare batch prices")
         if resolved.ticker not in tickers:
             tickers.append(resolved.ticker)
-    if unknown:
-        hints = "; ".join(f"'{u['model']}'" + (f" (did you mean {', '.join(u['suggestions'])}?)"
-                                                 if u["suggestions"] else "") for u in unknown)
-        suggestions = list(dict.fromkeys(s for u in unknown for s in u["suggestions"]))
-        raise Problem(404, "unknown_model", f"no model is called {hints}", unknown=unknown, suggestions=suggestions)
-    return tickers
+    return tickers, unknown
 
 
 def pick(values: list, rows: list[int]) -> list:
@@ -427,8 +431,10 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     _, theta, row_of, book = _mode_inputs(snapshot, mode)
     spots, labels = snapshot.table("spots"), _rank_labels(snapshot)
     ratios = forward_ratios(snapshot, mode, body.horizon_months) if body.horizon_months is not None else None
+    unknown: list[dict[str, Any]] = []
     if body.models is not None:
-        rows = [row_of[t] for t in _listed(snapshot, body.models, mode)]
+        listed, unknown = _listed(snapshot, body.models, mode)
+        rows = [row_of[t] for t in listed]
         spots, theta, book = spots.iloc[rows], theta[rows], None  # a few models: priced afresh
         ratios = None if ratios is None else ratios[rows]
         labels = {column: [values[i] for i in rows] for column, values in labels.items()}
@@ -455,8 +461,8 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
         "cheapest": models[0].ticker if models else None,
         "most_expensive": models[-1].ticker if models else None,
         "count": len(models),
-        "excluded": TidyList(dict(zip(EXCLUDED_COLUMNS, row, strict=True))  # text only
-                             for row in ranking.excluded_rows),
+        "excluded": TidyList([*(dict(zip(EXCLUDED_COLUMNS, row, strict=True))  # text only
+                                for row in ranking.excluded_rows), *unknown]),
     }
     if body.horizon_months is not None:
         data["horizon_months"] = body.horizon_months

@@ -1,7 +1,9 @@
 """Keys, the free tier and rate limits, against an app on the real snapshot."""
 
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -51,6 +53,10 @@ def test_the_61st_free_request_in_an_hour_is_a_429_and_another_address_is_unaffe
     problem = limited.json()
     assert problem["code"] == "rate_limited" and "retry after" in problem["detail"]
     assert problem["retry_after_seconds"] == int(limited.headers["retry-after"])
+    # The original oracle's names: X-RateLimit-Reset an epoch time, `resetAt` the same instant in ISO.
+    assert problem["resetAt"] == problem["reset"] == datetime.fromtimestamp(
+        int(limited.headers["x-ratelimit-reset"]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert (limited.headers["x-ratelimit-limit"], limited.headers["x-ratelimit-remaining"]) == ("60", "0")
     assert other.status_code == 200 and other.headers["ratelimit-remaining"] == "59"
 
 
@@ -61,6 +67,12 @@ def test_headers_count_down_and_name_the_limit_and_reset(app_on, data):
     assert first.headers["ratelimit-limit"] == second.headers["ratelimit-limit"] == "60"
     assert (int(first.headers["ratelimit-remaining"]), int(second.headers["ratelimit-remaining"])) == (59, 58)
     assert 0 < int(second.headers["ratelimit-reset"]) <= 3600
+    # The X-RateLimit-* twins the original oracle's clients read: the same limit and count, and
+    # the reset as an epoch time, `ratelimit-reset` seconds from the answer.
+    for answer in (first, second):
+        assert answer.headers["x-ratelimit-limit"] == answer.headers["ratelimit-limit"]
+        assert answer.headers["x-ratelimit-remaining"] == answer.headers["ratelimit-remaining"]
+    assert abs(int(second.headers["x-ratelimit-reset"]) - time.time() - int(second.headers["ratelimit-reset"])) <= 2
 
 
 def test_descriptor_health_and_openapi_are_not_counted(app_on, data):
@@ -107,6 +119,9 @@ def test_an_unknown_key_is_a_401_not_the_free_tier(app_on, data):
         missing = client.get("/v1/keys/usage")
     assert response.status_code == 401 and response.json()["code"] == "invalid_key"
     assert missing.status_code == 401 and missing.json()["code"] == "missing_key"
+    # Where the caller stands against the failed-authentication limit this 401 counted against.
+    assert response.headers["ratelimit-limit"] == response.headers["x-ratelimit-limit"]
+    assert int(response.headers["ratelimit-remaining"]) == int(response.headers["ratelimit-limit"]) - 1
 
 
 def test_a_key_survives_a_restart_with_its_usage(app_on, data):

@@ -49,9 +49,9 @@ def test_a_workers_answer_is_the_servers_answer(pool, built_warehouse):
 def test_a_refusal_comes_back_whole(pool, built_warehouse):
     snapshot_id = _current(built_warehouse).snapshot_id
     with pytest.raises(Problem) as refused:
-        _ask(pool, snapshot_id, {**COMPARE, "models": ["NO-SUCH-MODEL"]})
-    assert (refused.value.status, refused.value.code) == (404, "unknown_model")
-    assert refused.value.extra["unknown"][0]["model"] == "NO-SUCH-MODEL"
+        _ask(pool, snapshot_id, {**COMPARE, "models": ["O3.B"]})  # a batch ticker in a sync comparison
+    assert (refused.value.status, refused.value.code) == (400, "invalid_input")
+    assert "O3.B" in refused.value.detail and refused.value.errors[0]["field"] == "models"
 
 
 def test_another_snapshot_or_a_dead_worker_leaves_the_answer_to_the_server(pool, built_warehouse):

@@ -1,6 +1,6 @@
 """The descriptor, health, and the spot and Greek endpoints against the real snapshot."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from litestar.testing import TestClient
 
@@ -24,9 +24,15 @@ def test_descriptor_lays_out_the_interface_spec_fields(client, store):
 
 
 def test_health_reports_the_snapshot(client, store):
+    before = datetime.now(UTC).replace(microsecond=0)
     response = client.get("/health")
+    after = datetime.now(UTC)
     assert response.status_code == 200
     assert response.json()["models_tracked"] == store.current().tables["models"].rows
+    # `timestamp`, the original oracle's field: when the answer was made, in UTC to the millisecond.
+    stamp = response.json()["timestamp"]
+    assert stamp.endswith("Z") and len(stamp) == len("2026-11-26T12:00:00.000Z")
+    assert before <= datetime.fromisoformat(stamp) <= after
 
 
 def test_stale_data_makes_the_service_degraded(built_warehouse):
