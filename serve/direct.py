@@ -29,6 +29,7 @@ from litestar import Request, Response
 from serve.answers import Answer, body_parts, envelope_bytes, header, send_parts
 from serve.compression import FAST, accepted_encoding
 from serve.compute_pool import ComputePool
+from serve.original_names import with_our_names
 from serve.problems import Problem, invalid
 from serve.respond import computed_envelope
 from serve.state import LoadedSnapshot, SnapshotState
@@ -154,7 +155,7 @@ def encoded(snapshot: LoadedSnapshot, made: Answer,
 async def handler_answer(request: Request) -> Response:
     """What a marked handler returns when this middleware is not installed."""
     spec: Direct = request.route_handler.opt[DIRECT]
-    raw = await request.body()
+    raw = with_our_names(await request.body(), spec.request_type)
     snapshot = request.app.state.snapshots.current()
     return Response(envelope_bytes(snapshot, answer(snapshot, spec, raw)), media_type="application/json")
 
@@ -229,7 +230,7 @@ class DirectAnswers:
             await self.app(scope, receive, send)
             return
         require_json(scope.get("headers", []))
-        raw = await read_body(receive, self.max_body_bytes)
+        raw = with_our_names(await read_body(receive, self.max_body_bytes), checked or spec.request_type)
         if spec is None:  # decoded strictly here, then the handler reads the same bytes
             decode_strictly(raw, checked)
             await self.app(scope, _replay(raw, receive), send)

@@ -20,6 +20,7 @@ from litestar.params import Parameter
 
 from pipelines.backtest import METHODS, TENOR_MONTHS
 from pipelines.events import EVENT_KINDS, recent_events
+from pipelines.history_points import INTERVALS, POINTS, change_points, period_ends
 from pipelines.listings import PRICE_FIELDS
 from pipelines.scorecard import headline
 from serve.api.market import record_of, table_records, ticker_of
@@ -289,24 +290,37 @@ def _price_points(rows: pd.DataFrame) -> list[dict[str, Any]]:
      description="One point a day from `from` (default: the series' first day) to `to` (default: the snapshot "
                  "date), both inclusive. `beta` is the output price. Each point carries its source, version, URL "
                  "and provenance (`published`, `archived`, `first_observed`, `current`, or `carried_forward` "
-                 "for a day that repeats the last observation). `mode` as for forwards.")
+                 "for a day that repeats the last observation). `mode` as for forwards. `points=changes` keeps "
+                 "only the days a price changed (and the first); `interval=week` or `month` keeps the last day "
+                 "of each week or month (the price then in force).")
 async def history(
     request: Request,
     ticker: str,
     from_: Annotated[date | None, Parameter(query="from", description="first day, YYYY-MM-DD")] = None,
     to: Annotated[date | None, Parameter(description="last day, YYYY-MM-DD; default the snapshot date")] = None,
     mode: ModeParam = None,
+    points: Annotated[str, enum_param("daily (every day) or changes (the days a price changed)", POINTS)] = "daily",
+    interval: Annotated[str, enum_param("day, week or month: the last day of each", INTERVALS)] = "day",
 ) -> Response[HistoryResponse]:
     snapshot = snapshot_of(request)
     end = to or _as_of(snapshot)
     _ordered(("from", from_), ("to", end))
+    one_of("points", points, POINTS)
+    one_of("interval", interval, INTERVALS)
+    if points == "changes" and interval != "day":
+        raise invalid("interval", "change points are already sparse: send points=changes or an interval, not both")
     model, chosen = _model_and_mode(snapshot, ticker, mode)
     table = snapshot.table("price_history")
     rows = table.iloc[_series_positions(snapshot).get((model["ticker"], chosen), np.empty(0, dtype=int))]
     dates = rows["date"]
     keep = (dates <= end) if from_ is None else (dates >= from_) & (dates <= end)
-    prices = _price_points(rows[keep.to_numpy(dtype=bool)])
-    first = from_ or (dates.iloc[0] if len(rows) else None)
+    rows = rows[keep.to_numpy(dtype=bool)]
+    if points == "changes":
+        rows = rows[change_points(rows, [*PRICE_FIELDS, "tiers", "peak"])]
+    else:
+        rows = rows[period_ends(rows["date"], interval)]
+    prices = _price_points(rows)
+    first = from_ or (dates.iloc[0] if len(dates) else None)
     return snapshot_answer(request, snapshot, {
         "ticker": model["ticker"], "model_id": model["model_id"], "display_name": model["display_name"],
         "price_type": chosen, "from": plain(first), "to": end.isoformat(), "prices": prices, "count": len(prices),

@@ -31,6 +31,15 @@ ENDPOINTS = {
     "disputes": "/v1/disputes",
     "models": "/v1/models",
     "scheduled": "/v1/scheduled",
+    "spot": "/v1/spots/:ticker",
+    "greek_sheet": "/v1/greeks/:ticker",
+    "model": "/v1/models/:ticker",
+    "monte_carlo": "/v1/monte-carlo/:ticker",
+    "events": "/v1/events",
+    "backtest": "/v1/backtest",
+    "task_types": "/v1/task-types",
+    "ici_constituents": "/v1/ici/constituents?date=&type=",
+    "ici_published": "/v1/ici/published",
 }
 
 
@@ -65,6 +74,15 @@ class Endpoints(msgspec.Struct):
     disputes: str
     models: str
     scheduled: str
+    spot: str
+    greek_sheet: str
+    model: str
+    monte_carlo: str
+    events: str
+    backtest: str
+    task_types: str
+    ici_constituents: str
+    ici_published: str
 
 
 class Descriptor(msgspec.Struct):
@@ -109,7 +127,7 @@ async def descriptor(request: Request) -> Descriptor:
         status_reason=freshness.reason,
         oracle=oracle_block(freshness),
         endpoints=msgspec.convert(ENDPOINTS, Endpoints),
-        documentation="/schema",
+        documentation=str(request.base_url).rstrip("/") + "/schema",  # absolute, as the original gave it
         dashboard="/dashboard",
     )
 

@@ -14,6 +14,7 @@ import pytest
 
 from pipelines.backtest import METHODS
 from pipelines.events import EVENT_KINDS
+from pipelines.listings import PRICE_FIELDS
 from tests.conftest import AS_OF
 
 TODAY = date.fromisoformat(AS_OF)
@@ -190,6 +191,36 @@ def test_history_defaults_to_the_whole_series_up_to_the_snapshot_date(client, ta
     assert [p["beta"] for p in body["prices"]] == list(series["output"])
     assert [p["provenance"] for p in body["prices"]] == list(series["provenance"])
     assert (body["from"], body["to"]) == (series["date"].iloc[0].isoformat(), AS_OF)
+
+
+def test_history_change_points_are_the_days_the_published_price_moved(client, tables):
+    body = data(client, "/v1/history/O3?points=changes")
+    series = _series(tables, "O3", "sync")
+    series = series[series["date"] <= TODAY].reset_index(drop=True)
+    # Independently: a day whose billed prices (NaN equal to NaN), tiers or peak hours differ from
+    # the day before's, by pandas' own comparison of each row with the previous one.
+    columns = [*PRICE_FIELDS, "tiers", "peak"]
+    moved = [i == 0 or not series.loc[i, columns].equals(series.loc[i - 1, columns]) for i in range(len(series))]
+    assert [p["timestamp"] for p in body["prices"]] == [d.isoformat() for d in series["date"][moved]]
+    assert body["count"] < len(series) / 10  # O3's few price changes, not a row a day
+    assert "2025-06-10" in [p["timestamp"] for p in body["prices"]]  # the June 2025 cut
+    assert body["from"] == series["date"].iloc[0].isoformat()
+
+
+def test_history_by_month_is_the_last_day_of_each_month(client, tables):
+    body = data(client, "/v1/history/O3?interval=month&from=2025-05-15&to=2025-08-10")
+    assert [p["timestamp"] for p in body["prices"]] == ["2025-05-31", "2025-06-30", "2025-07-31", "2025-08-10"]
+    june = _series(tables, "O3", "sync").set_index("date").loc[date(2025, 6, 30)]
+    assert body["prices"][1]["beta"] == june["output"] == 8.0
+    weeks = data(client, "/v1/history/O3?interval=week&from=2025-06-01&to=2025-06-20")
+    assert [p["timestamp"] for p in weeks["prices"]] == ["2025-06-01", "2025-06-08", "2025-06-15", "2025-06-20"]
+
+
+def test_history_refuses_an_unknown_view_and_two_at_once(client):
+    assert client.get("/v1/history/O3?points=weekly").status_code == 400
+    assert client.get("/v1/history/O3?interval=year").status_code == 400
+    both = client.get("/v1/history/O3?points=changes&interval=month")
+    assert both.status_code == 400 and both.json()["errors"][0]["field"] == "interval"
 
 
 def test_batch_history_by_batch_ticker_and_by_mode(client, tables):

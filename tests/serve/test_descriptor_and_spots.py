@@ -21,6 +21,18 @@ def test_descriptor_lays_out_the_interface_spec_fields(client, store):
     assert body["endpoints"]["price"] == "POST /v1/price"
     assert body["endpoints"]["forwards_all"] == "/v1/forwards?mode=sync or batch"
     assert client.get(body["dashboard"]).status_code == 200
+    assert body["documentation"] == "http://testserver.local/schema"  # absolute, from the request's host
+
+
+def test_the_descriptor_lists_every_endpoint(client):
+    listed = set()
+    for value in client.get("/").json()["endpoints"].values():
+        for text in value.values() if isinstance(value, dict) else [value]:
+            listed.add(text.split(" ")[-1].split("?")[0] if text.startswith(("POST", "GET", "DELETE")) else
+                       text.split("?")[0])
+    routes = {route.path.replace("{ticker:path}", ":ticker") for route in client.app.routes
+              if route.path.startswith("/v1/") or route.path == "/health"}
+    assert routes == listed
 
 
 def test_health_reports_the_snapshot(client, store):

@@ -547,3 +547,14 @@ def test_the_openapi_document_states_the_request_constraints(client):
         assert set(responses) >= {"200", "400", "413", "503"} | ({"404"} if path != "/v1/compare" else set()), path
         assert ("404" in responses) == (path != "/v1/compare"), path
         assert list(responses["400"]["content"]) == [PROBLEM]
+
+
+def test_the_original_oracles_request_names_price_and_compare_the_same(client):
+    ours = post(client, "/v1/price", {"model": "SONNET-4", "n_in": 1000, "n_out": 200, "horizon_months": 3})
+    for name in ("ticker", "modelId"):
+        assert post(client, "/v1/price", {name: "SONNET-4", "nIn": 1000, "nOut": 200, "horizonMonths": 3}) == ours
+    compared = post(client, "/v1/compare", {"nIn": 1000, "nOut": 200, "nThink": 100, "models": ["O3", "GPT-4O"]})
+    assert compared == post(client, "/v1/compare", {"n_in": 1000, "n_out": 200, "n_think": 100,
+                                                   "models": ["O3", "GPT-4O"]})
+    problem(client.post("/v1/price", json={"model": "O3", "ticker": "GPT-4O", "n_in": 1, "n_out": 1}), 400,
+            "invalid_input", "model")
