@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run   build the warehouse from the bundled data and start the services
 #   make test  run the whole test suite
-# and `make test-fast` runs all but the slow tests, in under 30 s.
+# and `make test-fast` runs all but the slow tests, in about 30 s on two cores.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
