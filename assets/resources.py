@@ -132,14 +132,14 @@ class PriceSources(ConfigurableResource):
 
     def bundled_files(self) -> dict[str, tuple[str, list[Path]]]:
         """Each bundled input (`assets.upstream`) → its version and the files the readers above read."""
-        in_package = importlib.resources.files
+        in_package, version = importlib.resources.files, self.versions()
         return {
-            "genai_prices_package": (importlib.metadata.version("genai-prices"),
+            "genai_prices_package": (version["genai-prices"],
                                      [Path(str(in_package("genai_prices").joinpath("data.py")))]),
-            "model_prices_package": (importlib.metadata.version("model-prices"),
+            "model_prices_package": (version["model-prices"],
                                      [Path(str(in_package("model_prices").joinpath("snapshot.json")))]),
-            "price_archive_file": (read_price_archive_meta()["source_version"], [SEED_DIR / PRICE_ARCHIVE]),
-            "litellm_prices_file": (read_litellm_prices_meta()["source_version"], [SEED_DIR / LITELLM_PRICES]),
+            "price_archive_file": (version["model-price-radar-mcp"], [SEED_DIR / PRICE_ARCHIVE]),
+            "litellm_prices_file": (version["litellm"], [SEED_DIR / LITELLM_PRICES]),
             "release_history_files": ("seed", [SEED_DIR / GENAI_RELEASE_HISTORY, SEED_DIR / RELEASE_CHANGES]),
             "curated_tables": ("seed", curated_tables()),
         }

@@ -146,7 +146,7 @@ def carry_unstated(points: pd.DataFrame, keys: tuple[str, ...] = ("ticker", "mod
     points = points.reset_index(drop=True)
     series = [points[key] for key in keys]
     new_series = ~points[list(keys)].eq(points[list(keys)].shift()).all(axis=1)
-    repriced = new_series | ~(_same(points["input"]) & _same(points["output"]))
+    repriced = new_series | ~(same_as_previous(points["input"]) & same_as_previous(points["output"]))
     price_runs = [*series, repriced.cumsum()]
     for field, groups in [(f, series) for f in CARRIED_FIELDS] + [(f, price_runs) for f in RESTATED_FIELDS]:
         states = points[field].notna().groupby([*series, points["source"]]).transform("any")
@@ -157,8 +157,9 @@ def carry_unstated(points: pd.DataFrame, keys: tuple[str, ...] = ("ticker", "mod
     return points
 
 
-def _same(prices: pd.Series) -> pd.Series:
-    """Whether each point states the same price as the point before it (`listings.same_price`)."""
+def same_as_previous(prices: pd.Series) -> pd.Series:
+    """Whether each point states the same price as the point before it (`listings.same_price`;
+    missing equals missing)."""
     before = prices.shift()
     agree = prices_agree(prices.to_numpy(float, na_value=np.nan), before.to_numpy(float, na_value=np.nan))
     return pd.Series(agree | (prices.isna() & before.isna()).to_numpy(), index=prices.index)

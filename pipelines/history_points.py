@@ -10,22 +10,28 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pipelines.history import same_as_previous
+
 POINTS = ("daily", "changes")
 INTERVALS = ("day", "week", "month")
 
 
 def change_points(rows: pd.DataFrame, columns: list[str]) -> np.ndarray:
     """Which rows start a new price: the first, and each whose `columns` (the billed prices, the
-    tiers, the peak hours) differ from the row before. A missing value equals a missing value."""
+    tiers, the peak hours) differ from the row before: prices as `same_as_previous` compares them,
+    text exactly. A missing value equals a missing value."""
     if rows.empty:
         return np.zeros(0, dtype=bool)
     changed = np.zeros(len(rows), dtype=bool)
     changed[0] = True
     for column in columns:
         values = rows[column]
-        previous = values.shift(1)
-        differs = (values != previous) & ~(values.isna() & previous.isna())
-        changed |= differs.fillna(True).to_numpy(dtype=bool)
+        if pd.api.types.is_numeric_dtype(values):
+            same = same_as_previous(values)
+        else:
+            previous = values.shift(1)
+            same = (values == previous).fillna(False) | (values.isna() & previous.isna())
+        changed[1:] |= ~same.to_numpy(dtype=bool)[1:]
     return changed
 
 

@@ -44,16 +44,15 @@ RANK_COLUMNS = ["ticker", "model_id", "display_name", "provider", "spot_cost", "
                 "theta", "forward_cost", "r_in_eff", "context_window", "status"]
 EXCLUDED_COLUMNS = ["ticker", "reason", "detail"]
 
-def unfit_masks(profile: Profile, priced: np.ndarray, beta: np.ndarray, is_reasoning: np.ndarray,
-                context_window: np.ndarray) -> dict[str, np.ndarray]:
+def unfit_masks(profile: Profile, priced, beta, is_reasoning, context_window) -> dict:
     """For each reason of REASONS, which models cannot serve the profile for it: arrays aligned by
-    model (β and the window as floats, NaN where unknown). A model without a price has that reason
-    alone; an unknown window excludes nothing."""
-    with np.errstate(invalid="ignore"):
-        return {NO_PRICE: ~priced,
-                NO_OUTPUT_PRICE: priced & ~(beta > 0),
-                NO_THINKING: priced & ~is_reasoning if profile.n_think > 0 else np.zeros(len(priced), dtype=bool),
-                CONTEXT_WINDOW: priced & (profile.tokens > context_window)}  # NaN compares False
+    model (bools; β and the window as floats, NaN where unknown), or one model's Python scalars,
+    which the same operators serve (`x ^ True` negates both a bool and a bool array). A model
+    without a price has that reason alone; an unknown window excludes nothing (NaN compares False)."""
+    return {NO_PRICE: priced ^ True,
+            NO_OUTPUT_PRICE: priced & ((beta > 0) ^ True),
+            NO_THINKING: priced & (profile.n_think > 0) & (is_reasoning ^ True),
+            CONTEXT_WINDOW: priced & (profile.tokens > context_window)}
 
 
 def unfit_reasons(profile: Profile, *, priced: bool, beta: float | None, is_reasoning: bool,
@@ -62,10 +61,9 @@ def unfit_reasons(profile: Profile, *, priced: bool, beta: float | None, is_reas
     def number(value) -> float:
         return math.nan if is_missing(value) else float(value)
 
-    masks = unfit_masks(profile, np.array([bool(priced)]), np.array([number(beta)]),
-                        np.array([not is_missing(is_reasoning) and bool(is_reasoning)]),
-                        np.array([number(context_window)]))
-    return [reason for reason in REASONS if masks[reason][0]]
+    masks = unfit_masks(profile, bool(priced), number(beta), not is_missing(is_reasoning) and bool(is_reasoning),
+                        number(context_window))
+    return [reason for reason in REASONS if masks[reason]]
 
 
 def describe(reason: str, profile: Profile, mode: str, context_window: float | None = None) -> str:
@@ -228,11 +226,10 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
 
     `theta` (the mode's θ per row, shown as it is), `book` (`PriceBook.of(spots,
     rate_columns(mode))`) and `roster` (`Roster.of(spots)`) may be passed in by a caller that
-    keeps them. With `forward_ratio` (each
-    row's E[R_t] at the horizon, NaN where the model has no law) the forward cost is the spot cost
-    times it and `scheduled`, each row's announced level at the horizon over today's
-    (`scheduled.level_ratios`). Models priced by the hour are priced in `period`, or at time `at`,
-    else in their standard period.
+    keeps them. With `forward_ratio` (each row's E[R_t] at the horizon, NaN where the model has
+    no law) the forward cost is the spot cost times it and `scheduled`, each row's announced
+    level at the horizon over today's (`scheduled.level_ratios`). Models priced by the hour are
+    priced in `period`, or at time `at`, else in their standard period.
     """
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     roster = roster if roster is not None else Roster.of(spots)
@@ -242,7 +239,8 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     reasons = {**scopes, **unfit}  # out of scope first, then unable to serve it, each in its order
     first = np.select(list(reasons.values()), list(reasons), default="")  # the first reason, per row
     costs = task_costs(book, *profile.args, usage=profile.usage, period=period, at=at)
-    fit = np.flatnonzero(first == "")
+    left_out = first != ""
+    fit = np.flatnonzero(~left_out)
     order = fit[np.lexsort((roster.tickers[fit], costs.spot_cost[fit]))]  # cheapest first, ties by ticker
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
     level = costs.spot_cost if scheduled is None else costs.spot_cost * scheduled
@@ -251,7 +249,7 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     out = [(roster.tickers[i], reason,
             describe_scope(reason, roster.input_modalities[i], roster.output_modalities[i]) if reason in SCOPE_REASONS
             else describe(reason, profile, mode, roster.context_window[i]))
-           for i, reason in zip(np.flatnonzero(first != "").tolist(), first[first != ""].tolist(), strict=True)]
+           for i, reason in zip(np.flatnonzero(left_out).tolist(), first[left_out].tolist(), strict=True)]
     return Ranking(order=order, spot_cost=costs.spot_cost, kappa=costs.kappa, beta=costs.beta_used,
                    r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded_rows=out)
 

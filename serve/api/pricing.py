@@ -437,7 +437,7 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
         rows = [row_of[t] for t in listed]
         spots, theta, book = spots.iloc[rows], theta[rows], None  # a few models: priced afresh
         ratios = None if ratios is None else ratios[rows]
-        labels = {column: [values[i] for i in rows] for column, values in labels.items()}
+        labels = {column: pick(values, rows) for column, values in labels.items()}
     # A model named in `models` was asked for: it ranks even if retired (marked by its status).
     include_retired = body.include_retired or body.models is not None
     period, at = _when(body)
