@@ -26,6 +26,7 @@ FOREVER = timedelta(days=36500)  # never stale here
 @pytest.fixture(scope="module")
 def pool(built_warehouse):
     made = ComputePool(str(built_warehouse), 1)
+    asyncio.run(made.started())
     yield made
     made.close()
 
@@ -57,10 +58,12 @@ def test_a_refusal_comes_back_whole(pool, built_warehouse):
 def test_another_snapshot_or_a_dead_worker_leaves_the_answer_to_the_server(pool, built_warehouse):
     snapshot_id = _current(built_warehouse).snapshot_id
     assert _ask(pool, "20000101T000000000000Z-00000000", COMPARE) is None
-    for worker in list(pool._executor._processes.values()):
-        os.kill(worker.pid, signal.SIGKILL)
-    assert _ask(pool, snapshot_id, COMPARE) is None  # the pool broke: started afresh next time
-    assert _ask(pool, snapshot_id, COMPARE).data  # and so it is
+    for worker in pool.workers:
+        os.kill(worker.process.pid, signal.SIGKILL)
+        worker.process.join(timeout=10)
+    assert _ask(pool, snapshot_id, COMPARE) is None  # the worker has gone: a new one is started
+    asyncio.run(pool.started())
+    assert _ask(pool, snapshot_id, COMPARE).data  # and it answers
 
 
 def test_the_server_with_worker_processes_answers_as_without(built_warehouse):
