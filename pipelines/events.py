@@ -54,7 +54,7 @@ EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE,
                UNCONFIRMED)
 
 EVENT_COLUMNS = ["event_id", "ticker", "mode", "kind", "field", "before", "after", "pct_change",
-                 "effective_date", "source", "source_version", "source_url", "provenance", "reverted", "detail"]
+                 "effective_date", "observed_on", "source", "source_version", "source_url", "provenance", "reverted", "detail"]
 REVERT_DAYS = 31
 CHANGE_KINDS = (PRICE_CUT, PRICE_INCREASE, BATCH_CHANGE, CACHE_CHANGE)
 
@@ -68,12 +68,13 @@ _SERIES = ["ticker", "mode"]
 
 
 def pct_change(before, after):
-    """100·(after/before − 1); NaN where before is 0 or unknown."""
+    """The change as a fraction, after/before − 1 (−0.125 is a 12.5% cut), as the original oracle
+    gave it; NaN where before is 0 or unknown."""
     before = np.asarray(before, dtype="float64")
     after = np.asarray(after, dtype="float64")
     with np.errstate(divide="ignore", invalid="ignore"):
-        pct = 100.0 * (after / before - 1.0)
-    return np.where((before == 0) | np.isnan(before), np.nan, pct)
+        change = after / before - 1.0
+    return np.where((before == 0) | np.isnan(before), np.nan, change)
 
 
 def changed(before, after):
@@ -88,8 +89,9 @@ def _empty() -> pd.DataFrame:
     return frame.astype({"before": "float64", "after": "float64", "pct_change": "float64", "reverted": "bool"})
 
 
-def _rows(points: pd.DataFrame, kind, field: str, before, after) -> pd.DataFrame:
-    """Event rows for `points`, the observations that show the new value."""
+def _rows(points: pd.DataFrame, kind, field: str, before, after, observed_on: str = "observed_on") -> pd.DataFrame:
+    """Event rows for `points`, the observations that show the new value; `observed_on` names the
+    column that says when the source published it."""
     before = np.asarray(before, dtype="float64")
     after = np.asarray(after, dtype="float64")
     frame = pd.DataFrame({
@@ -101,6 +103,7 @@ def _rows(points: pd.DataFrame, kind, field: str, before, after) -> pd.DataFrame
         "after": after,
         "pct_change": pct_change(before, after),
         "effective_date": points["date"].to_numpy(object),
+        "observed_on": points[observed_on].to_numpy(object),
         **{column: points[column].to_numpy(object) for column in _SOURCE_COLUMNS},
     })
     return frame
@@ -181,7 +184,8 @@ def _alias_moves(model_aliases: pd.DataFrame | None, as_of: date) -> list[pd.Dat
     reverted = undone_pairs(moves, ["alias"], "_from", "ticker", "valid_from", lambda a, b: a == b)
     rows = pd.DataFrame({
         "ticker": moves["ticker"], "mode": SYNC, "kind": ALIAS_MOVED, "field": moves["alias"], "before": np.nan,
-        "after": np.nan, "pct_change": np.nan, "effective_date": moves["valid_from"], "source": moves["source"],
+        "after": np.nan, "pct_change": np.nan, "effective_date": moves["valid_from"], "observed_on": None,
+        "source": moves["source"],
         "source_version": "", "source_url": None, "provenance": "published",
         "detail": moves["alias"] + " moved from " + moves["_from"] + " to " + moves["ticker"],
         "reverted": reverted.to_numpy(dtype=bool),
@@ -217,7 +221,7 @@ def _scheduled(scheduled: pd.DataFrame | None) -> list[pd.DataFrame]:
     points = scheduled.rename(columns={"effective_date": "date"}).assign(provenance=PUBLISHED)
     frames = []
     for field, rows in points.groupby("field", sort=True):
-        frame = _rows(rows, SCHEDULED, field, rows["before"], rows["after"])
+        frame = _rows(rows, SCHEDULED, field, rows["before"], rows["after"], observed_on="announced_on")
         frame["detail"] = [f"announced by {source} {version} (published {announced}); takes effect {day}"
                            for source, version, announced, day in zip(rows["source"], rows["source_version"],
                                                                       rows["announced_on"], rows["date"], strict=True)]
@@ -230,7 +234,7 @@ def _unconfirmed(moves: pd.DataFrame | None) -> list[pd.DataFrame]:
         return []
     frames = []
     for field, rows in moves.groupby("field", sort=True):
-        frame = _rows(rows, UNCONFIRMED, field, rows["before"], rows["after"])
+        frame = _rows(rows, UNCONFIRMED, field, rows["before"], rows["after"], observed_on="date")
         frame["detail"] = rows["detail"].to_numpy(object)
         frames.append(frame)
     return frames
@@ -291,3 +295,37 @@ def recent_events(events: pd.DataFrame, since: date | None, ticker: str | None =
     if limit is not None:
         selected = selected.head(limit)
     return selected.reset_index(drop=True)
+
+
+# The original oracle's `event_type` for each kind (contract §9): its names for a release, a cut
+# and any other move of a price; kinds it never had keep their own name, hyphenated as its are.
+ORIGINAL_EVENT_TYPES = {NEW_MODEL: "model-release", PRICE_CUT: "price-cut", PRICE_INCREASE: "repricing",
+                        BATCH_CHANGE: "repricing", CACHE_CHANGE: "repricing"}
+ORIGINAL_COLUMNS = ["model_id", "display_name", "price_type", "event_type", "beta_before", "beta_after",
+                    "percent_change", "pct_change_display", "detected_at"]
+
+
+def percent_display(fraction: float) -> str | None:
+    """A fraction as the original oracle showed it: −0.125 is "-12.5%"."""
+    return None if pd.isna(fraction) else f"{100.0 * fraction:.1f}%"
+
+
+def with_original_names(events: pd.DataFrame, spots: pd.DataFrame) -> pd.DataFrame:
+    """`events` with the fields the original oracle's clients read beside ours: the model's id and
+    name, `price_type` (the mode), `event_type`, `beta_before`/`beta_after` (the output price, on
+    output events only), `percent_change` (`pct_change` × 100), `pct_change_display` and
+    `detected_at` (the day the source published the evidence, `observed_on`)."""
+    models = spots.set_index("ticker")
+    output = (events["field"] == "output").to_numpy()
+    before, after = events["before"].to_numpy("float64"), events["after"].to_numpy("float64")
+    return events.assign(
+        model_id=events["ticker"].map(models["model_id"]).astype(object),
+        display_name=events["ticker"].map(models["display_name"]).astype(object),
+        price_type=events["mode"],
+        event_type=[ORIGINAL_EVENT_TYPES.get(kind, kind.replace("_", "-")) for kind in events["kind"]],
+        beta_before=np.where(output, before, np.nan),
+        beta_after=np.where(output, after, np.nan),
+        percent_change=100.0 * events["pct_change"].to_numpy("float64"),
+        pct_change_display=[percent_display(change) for change in events["pct_change"]],
+        detected_at=events["observed_on"],
+    )

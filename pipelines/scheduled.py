@@ -56,7 +56,7 @@ def build_scheduled_changes(observations: pd.DataFrame, spots: pd.DataFrame, as_
                 before = in_force[field]
                 rows.append({"ticker": ticker, "mode": mode, "effective_date": point["effective_date"],
                              "field": field, "before": before, "after": float(after),
-                             "pct_change": 100.0 * (after / before - 1.0) if before and not pd.isna(before)
+                             "pct_change": after / before - 1.0 if before and not pd.isna(before)
                              else math.nan,
                              "source": point["source"], "source_version": point["source_version"],
                              "source_url": point["source_url"], "announced_on": point["source_released"]})

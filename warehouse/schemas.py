@@ -202,8 +202,9 @@ ICI_REVISIONS = _schema(date=(_DATE, False), type=(_STR, False), old=(_F64, Fals
 
 EVENTS = _schema(
     event_id=(_STR, False), ticker=(_STR, False), mode=(_STR, False), kind=(_STR, False), field=(_STR, False),
-    before=_F64, after=_F64, pct_change=_F64, effective_date=(_DATE, False), source=(_STR, False),
-    source_version=(_STR, False), source_url=_STR, provenance=(_STR, False), reverted=(_BOOL, False),
+    before=_F64, after=_F64, pct_change=_F64, effective_date=(_DATE, False), observed_on=_DATE,
+    source=(_STR, False), source_version=(_STR, False), source_url=_STR, provenance=(_STR, False),
+    reverted=(_BOOL, False),
     detail=_STR,
 )
 

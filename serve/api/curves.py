@@ -19,7 +19,7 @@ from litestar import Request, Response, get
 from litestar.params import Parameter
 
 from pipelines.backtest import METHODS, TENOR_MONTHS
-from pipelines.events import EVENT_KINDS, recent_events
+from pipelines.events import EVENT_KINDS, recent_events, with_original_names
 from pipelines.history_points import INTERVALS, POINTS, change_points, period_ends
 from pipelines.listings import PRICE_FIELDS
 from pipelines.scorecard import headline
@@ -111,7 +111,11 @@ class PriceHistory(msgspec.Struct, kw_only=True):
     count: int
 
 
-Event = struct_from_schema("Event", EVENTS)
+# Ours, then the original oracle's names beside them (`pipelines.events.with_original_names`).
+Event = struct_from_schema("Event", EVENTS, extra=[
+    ("model_id", str | None), ("display_name", str | None), ("price_type", str), ("event_type", str),
+    ("beta_before", float | None), ("beta_after", float | None), ("percent_change", float | None),
+    ("pct_change_display", str | None), ("detected_at", str | None)])
 
 
 class EventList(msgspec.Struct, kw_only=True):
@@ -334,7 +338,11 @@ async def history(
      description=f"Price changes on or after `since` (default: {EVENTS_WINDOW_DAYS} days before the snapshot "
                  "date), newest first, at most `limit` (default 100). `ticker` takes any name of a model; a batch "
                  "ticker (`X.B`) selects that model's batch events. `kind` is one of "
-                 f"{', '.join(EVENT_KINDS)}.")
+                 f"{', '.join(EVENT_KINDS)}. `pct_change` is a fraction (−0.125 is a 12.5% cut) and "
+                 "`percent_change` the same in percent; beside our names each event carries the original "
+                 "oracle's: model_id, display_name, price_type (the mode), event_type, beta_before and beta_after "
+                 "(the output price, on output events), pct_change_display and detected_at (the day the source "
+                 "published the evidence).")
 async def events(
     request: Request,
     since: Annotated[date | None, Parameter(description="first effective date, YYYY-MM-DD")] = None,
@@ -353,7 +361,7 @@ async def events(
         if resolved.mode == BATCH:
             table = table[table["mode"] == BATCH]
     selected = recent_events(table, start, ticker=canonical, kind=kind, limit=limit)
-    rows = records(selected)
+    rows = records(with_original_names(selected, snapshot.table("spots")))
     return snapshot_answer(request, snapshot, {"events": rows, "count": len(rows), "since": start.isoformat(),
                                        "ticker": canonical, "kind": kind, "limit": limit})
 

@@ -84,7 +84,7 @@ def test_board_holds_the_api_numbers(page, dashboard_base, api):
         for tenor in ("1M", "3M", "6M"):
             assert _value(row[f"forward_{tenor}"]) == points[tenor], (model["ticker"], tenor)
         change = changes.get(model["ticker"])
-        assert _value(row["last_change"]) == (change["pct_change"] if change else None), model["ticker"]
+        assert _value(row["last_change"]) == (change["percent_change"] if change else None), model["ticker"]
     # The list endpoint's curve is the per-model endpoint's curve.
     assert _data(api.get(f"/v1/forwards/{MODEL}")) == curves[MODEL]
     assert page.locator("#status").is_hidden()
@@ -154,7 +154,7 @@ def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
     assert len(set(shapes.values())) == len(shapes)
 
     assert [row[0] for row in _cells(page, "events")] == [e["effective_date"] for e in events["events"]]
-    assert [_value(row[6]) for row in _cells(page, "events")] == [e["pct_change"] for e in events["events"]]
+    assert [_value(row[6]) for row in _cells(page, "events")] == [e["percent_change"] for e in events["events"]]
     sheet = dict(page.evaluate("""() => [...document.querySelectorAll('[data-facts=greeks] dt')]
         .map(dt => [dt.textContent, dt.nextElementSibling.dataset.value])"""))
     for key in ("theta", "sigma", "jump_rate", "prior_weight", "beta_sync", "r_in"):

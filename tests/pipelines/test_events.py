@@ -68,19 +68,19 @@ def events_of(*sync_points, status=None):
 
 @pytest.mark.parametrize(("first", "second", "expected"), [
     # a cut of output alone
-    ((3.0, 15.0), (3.0, 12.0), [("price_cut", "output", 15.0, 12.0, -20.0)]),
+    ((3.0, 15.0), (3.0, 12.0), [("price_cut", "output", 15.0, 12.0, -0.2)]),
     # an increase of input alone
-    ((2.0, 8.0), (3.0, 8.0), [("price_increase", "input", 2.0, 3.0, 50.0)]),
+    ((2.0, 8.0), (3.0, 8.0), [("price_increase", "input", 2.0, 3.0, 0.5)]),
     # both fields cut
-    ((4.0, 16.0), (2.0, 12.0), [("price_cut", "input", 4.0, 2.0, -50.0), ("price_cut", "output", 16.0, 12.0, -25.0)]),
+    ((4.0, 16.0), (2.0, 12.0), [("price_cut", "input", 4.0, 2.0, -0.5), ("price_cut", "output", 16.0, 12.0, -0.25)]),
     # one up, one down
-    ((1.0, 10.0), (1.25, 5.0), [("price_increase", "input", 1.0, 1.25, 25.0), ("price_cut", "output", 10.0, 5.0, -50.0)]),
+    ((1.0, 10.0), (1.25, 5.0), [("price_increase", "input", 1.0, 1.25, 0.25), ("price_cut", "output", 10.0, 5.0, -0.5)]),
     # equal prices: no event
     ((3.0, 15.0), (3.0, 15.0), []),
     # float noise below a relative 1e-9: no event
     ((3.0, 15.0), (3.0 * (1 + 1e-12), 15.0 * (1 - 1e-11)), []),
     # a change just above the noise floor still counts
-    ((3.0, 15.0), (3.0, 15.0 + 3e-7), [("price_increase", "output", 15.0, 15.0 + 3e-7, 2e-6)]),
+    ((3.0, 15.0), (3.0, 15.0 + 3e-7), [("price_increase", "output", 15.0, 15.0 + 3e-7, 2e-8)]),
 ])
 def test_sync_price_changes(first, second, expected):
     events = events_of(point(d(1), *first), point(d(10), *second, provenance="current", source="model-prices"))
@@ -124,14 +124,14 @@ def test_new_model_is_the_first_sync_point():
 
 @pytest.mark.parametrize(("cache", "expected"), [
     # a known value that moves
-    ((0.5, 0.25), [(d(10), 0.5, 0.25, -50.0)]),
+    ((0.5, 0.25), [(d(10), 0.5, 0.25, -0.5)]),
     # unknown to known is no change
     ((NAN, 0.3), []),
     # known to unknown is no change either
     ((0.3, NAN), []),
     # an observation that leaves the field empty neither hides a change nor makes one
     ((0.3, NAN, 0.3), []),
-    ((0.3, NAN, 0.6), [(d(20), 0.3, 0.6, 100.0)]),
+    ((0.3, NAN, 0.6), [(d(20), 0.3, 0.6, 1.0)]),
 ])
 def test_cache_changes(cache, expected):
     days = [d(1), d(10), d(20)]
@@ -159,7 +159,7 @@ def test_batch_series_events():
         ("batch_change", "output", 4.0, 5.0, d(12)),
         ("batch_change", "input", 1.0, 0.5, d(18)),
     ]
-    assert batch["pct_change"].fillna(-1).tolist() == pytest.approx([-1, -50.0, 25.0, -50.0])
+    assert batch["pct_change"].fillna(-1).tolist() == pytest.approx([-1, -0.5, 0.25, -0.5])
     assert batch["provenance"].iloc[0] == "first_observed"
     # A batch change is never reported as a sync cut or increase.
     assert set(events.loc[events["mode"] == "batch", "kind"]) == {"batch_change", "cache_change"}
@@ -217,11 +217,11 @@ def test_empty_history_gives_empty_events():
 
 
 @pytest.mark.parametrize(("before", "after", "expected"), [
-    (40.0, 8.0, -80.0),
-    (10.0, 2.0, -80.0),
-    (2.0, 3.0, 50.0),
-    (3.0, 3.3, 10.0),
-    (0.25, 1.0, 300.0),
+    (40.0, 8.0, -0.8),
+    (10.0, 2.0, -0.8),
+    (2.0, 3.0, 0.5),
+    (3.0, 3.3, 0.1),
+    (0.25, 1.0, 3.0),
     (0.0, 1.0, NAN),
     (NAN, 1.0, NAN),
 ])

@@ -23,9 +23,9 @@ def test_o3_price_cut_of_june_2025(events):
                  & (events["effective_date"] == date(2025, 6, 10))].set_index("field")
     assert sorted(cut.index) == ["input", "output"]
     assert (cut.loc["output", "before"], cut.loc["output", "after"]) == (40.0, 8.0)
-    assert cut.loc["output", "pct_change"] == pytest.approx(-80.0)
+    assert cut.loc["output", "pct_change"] == pytest.approx(-0.8)
     assert (cut.loc["input", "before"], cut.loc["input", "after"]) == (10.0, 2.0)
-    assert cut.loc["input", "pct_change"] == pytest.approx(-80.0)
+    assert cut.loc["input", "pct_change"] == pytest.approx(-0.8)
     assert set(cut["mode"]) == {"sync"}
     assert set(cut["provenance"]) == {"published"}
     assert set(cut["source"]) == {"genai-prices"}

@@ -47,7 +47,7 @@ SPOTS = pd.DataFrame({"ticker": ["A", "B", "C", "ZERO"], "beta_sync": [10.0, 2.0
 # or before the 3M date (+91 days, 2027-02-21).
 SCHEDULED = pd.DataFrame([{
     "ticker": "A", "mode": "sync", "effective_date": date(2027, 2, 1), "field": "output", "before": 10.0,
-    "after": 20.0, "pct_change": 100.0, "source": "maker", "source_version": "1", "source_url": None,
+    "after": 20.0, "pct_change": 1.0, "source": "maker", "source_version": "1", "source_url": None,
     "announced_on": date(2026, 11, 1)}], columns=SCHEDULED_COLUMNS)
 
 

@@ -36,7 +36,7 @@ def test_each_field_that_changes_is_one_row_against_the_value_before_it():
     rows = list(zip(changes["effective_date"], changes["field"], changes["before"], changes["after"], strict=True))
     assert rows == [(date(2026, 12, 1), "input", 2.0, 4.0), (date(2026, 12, 1), "output", 10.0, 20.0),
                     (date(2027, 3, 1), "output", 20.0, 15.0)]
-    assert changes["pct_change"].tolist() == [100.0, 100.0, -25.0]
+    assert changes["pct_change"].tolist() == [1.0, 1.0, -0.25]
     assert set(changes["announced_on"]) == {date(2026, 11, 10)}
 
 

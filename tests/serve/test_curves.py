@@ -327,7 +327,29 @@ def test_events_default_to_the_thirty_days_before_the_snapshot(client, tables):
     expected = _newest_first(tables["events"][tables["events"]["effective_date"] >= since]).head(100)
     assert body["count"] == len(body["events"]) == len(expected) > 0
     assert [e["event_id"] for e in body["events"]] == list(expected["event_id"])
-    assert body["events"][0] == rows_of(expected.head(1))[0]
+    first = body["events"][0]
+    assert {name: first[name] for name in expected.columns} == rows_of(expected.head(1))[0]
+
+
+def test_events_carry_the_original_oracles_names_beside_ours(client, tables):
+    """O3's June 2025 cut, from $40 to $8 per million output tokens (the maker's announcement),
+    in the names the original oracle's clients read: pct_change a fraction, its display, the
+    output price before and after as beta."""
+    body = data(client, "/v1/events?since=2025-06-01&ticker=O3&kind=price_cut&limit=1000")
+    cut = next(e for e in body["events"] if e["field"] == "output" and e["effective_date"] == "2025-06-10")
+    assert (cut["before"], cut["after"]) == (40.0, 8.0)
+    assert cut["pct_change"] == pytest.approx(-0.8, rel=1e-12) and cut["percent_change"] == pytest.approx(-80.0)
+    assert cut["pct_change_display"] == "-80.0%"
+    assert (cut["beta_before"], cut["beta_after"]) == (40.0, 8.0)
+    assert (cut["price_type"], cut["event_type"]) == ("sync", "price-cut")
+    spot = data(client, "/v1/spots/O3")
+    assert (cut["model_id"], cut["display_name"]) == (spot["model_id"], spot["display_name"]) and spot["model_id"] == "o3"
+    row = tables["events"].set_index("event_id").loc[cut["event_id"]]
+    assert cut["detected_at"] == row["observed_on"].isoformat() >= "2025-06-10"
+    inputs = [e for e in body["events"] if e["field"] == "input"]
+    assert inputs and all(e["beta_before"] is None and e["beta_after"] is None for e in inputs)
+    released = data(client, "/v1/events?since=2020-01-01&ticker=O3&kind=new_model")["events"]
+    assert [e["event_type"] for e in released] == ["model-release"] and released[0]["pct_change_display"] is None
 
 
 def test_events_filter_by_ticker_alias_kind_and_limit(client, tables):

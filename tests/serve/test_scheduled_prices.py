@@ -26,7 +26,7 @@ def greeks(store):
 def test_the_announced_changes_are_published_field_by_field(store):
     changes = store.read_table("scheduled_changes")
     argon = changes[(changes["ticker"] == "GEMINI-4-ARGON") & (changes["mode"] == "sync")].set_index("field")
-    assert argon.loc["output", ["before", "after", "pct_change"]].tolist() == [10.0, 20.0, 100.0]
+    assert argon.loc["output", ["before", "after", "pct_change"]].tolist() == [10.0, 20.0, 1.0]
     assert argon.loc["input", ["before", "after"]].tolist() == [2.0, 4.0]
     assert set(argon["effective_date"]) == {date(2026, 12, 1)}
     assert set(argon["source"]) == {"genai-prices"} and set(argon["announced_on"]) == {date(2026, 11, 10)}

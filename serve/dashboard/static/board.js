@@ -52,8 +52,8 @@ function rowElement(row) {
   const link = el("a", { href: modelPage(row.ticker) }, row.ticker);
   const change = row.change;
   const changeCell = change
-    ? cell(`${change.effective_date} ${percent(change.pct_change)}`, change.pct_change,
-      { "data-col": "last_change", "data-date": change.effective_date, class: change.pct_change < 0 ? "down" : "up",
+    ? cell(`${change.effective_date} ${percent(change.percent_change)}`, change.percent_change,
+      { "data-col": "last_change", "data-date": change.effective_date, class: change.percent_change < 0 ? "down" : "up",
         title: `${change.field}: ${number(change.before)} → ${number(change.after)} $/M (${change.provenance})` })
     : cell(DASH, "", { "data-col": "last_change" });
   return el("tr", { "data-ticker": row.ticker }, [

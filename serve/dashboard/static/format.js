@@ -43,7 +43,7 @@ export function cost(value) {
   return isNumber(value) ? `$${number(value, 4)}` : DASH;
 }
 
-// `share` is a fraction (0.953 is 95.3%); `percent` is already in percent (the API's pct_change).
+// `share` is a fraction (0.953 is 95.3%); `percent` is already in percent (the API's percent_change).
 export function share(value, digits = 1) {
   return isNumber(value) ? `${(value * 100).toFixed(digits)}%` : DASH;
 }

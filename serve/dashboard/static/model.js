@@ -145,12 +145,12 @@ function eventsSection(events) {
   const rows = events.events.map((event) => [
     cell(event.effective_date, event.effective_date), cell(event.kind, event.kind), cell(event.mode, event.mode),
     cell(event.field, event.field), numericCell(event.before), numericCell(event.after),
-    numericCell(event.pct_change, percent, { class: `num ${event.pct_change < 0 ? "down" : event.pct_change > 0 ? "up" : ""}` }),
+    numericCell(event.percent_change, percent, { class: `num ${event.percent_change < 0 ? "down" : event.percent_change > 0 ? "up" : ""}` }),
     cell(event.provenance, event.provenance), cell(event.source, event.source)]);
   return section("Events", el("p", { class: "note" }, `${events.count} price events since ${events.since}, newest first.`),
     table([{ key: "effective_date", label: "Date" }, { key: "kind", label: "Kind" }, { key: "mode", label: "Mode" },
       { key: "field", label: "Field" }, { key: "before", label: "Before", numeric: true },
-      { key: "after", label: "After", numeric: true }, { key: "pct_change", label: "Change", numeric: true },
+      { key: "after", label: "After", numeric: true }, { key: "percent_change", label: "Change", numeric: true },
       { key: "provenance", label: "Provenance" }, { key: "source", label: "Source" }], rows, { name: "events", tall: true }));
 }
 
