@@ -25,11 +25,14 @@ def iso_millis(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def envelope_type(name: str, data_type: Any, snapshot_optional: bool = False) -> type[msgspec.Struct]:
+def envelope_type(name: str, data_type: Any, snapshot_optional: bool = False,
+                  beside: list[tuple[str, Any]] | None = None) -> type[msgspec.Struct]:
     """A named envelope struct, so the OpenAPI document shows each endpoint's exact shape.
-    `snapshot_optional`: the answer exists before any snapshot, and then has null timestamp and age."""
+    `snapshot_optional`: the answer exists before any snapshot, and then has null timestamp and age.
+    `beside`: fields at the top level next to the envelope's (the original oracle's names)."""
     stamp, age = (str | None, int | None) if snapshot_optional else (str, int)
-    return msgspec.defstruct(name, [("data", data_type), ("oracle_timestamp", stamp), ("cache_age_seconds", age)])
+    return msgspec.defstruct(name, [("data", data_type), ("oracle_timestamp", stamp), ("cache_age_seconds", age),
+                                    *(beside or [])])
 
 
 SIGNIFICANT_DIGITS = 15

@@ -2,6 +2,12 @@
 
 A new key is shown once, in the creation response; only its hash is kept. Usage and revocation
 act on the key presented with the request (`X-API-Key` or `Authorization: Bearer`).
+
+Each answer is our envelope with the original oracle's fields beside it at the top level, where
+its clients read them (contract §9): `success`, `api_key`, `name`, `tier`, `rate_limit` and
+`message` on creation; `name`, `created_at`, `last_used`, `request_count`, `tier` and
+`rate_limit` for usage; `success` and `message` on revocation. `rate_limit` is in words, as the
+original gave it, with our window: "30 requests/hour".
 """
 
 from __future__ import annotations
@@ -61,13 +67,24 @@ class KeyRevoked(msgspec.Struct):
     revoked: str
 
 
-KeyCreatedResponse = envelope_type("KeyCreatedResponse", KeyCreated, snapshot_optional=True)
-KeyUsageResponse = envelope_type("KeyUsageResponse", KeyUsage, snapshot_optional=True)
-KeyRevokedResponse = envelope_type("KeyRevokedResponse", KeyRevoked, snapshot_optional=True)
+KeyCreatedResponse = envelope_type("KeyCreatedResponse", KeyCreated, snapshot_optional=True, beside=[
+    ("success", bool), ("api_key", str), ("name", str), ("tier", str), ("rate_limit", str), ("message", str)])
+KeyUsageResponse = envelope_type("KeyUsageResponse", KeyUsage, snapshot_optional=True, beside=[
+    ("name", str), ("created_at", str), ("last_used", str | None), ("request_count", int), ("tier", str),
+    ("rate_limit", str)])
+KeyRevokedResponse = envelope_type("KeyRevokedResponse", KeyRevoked, snapshot_optional=True, beside=[
+    ("success", bool), ("message", str)])
+CREATED_MESSAGE = "Store this key securely - it cannot be retrieved later."
+REVOKED_MESSAGE = "API key revoked"
 
 
-def _wrap(request: Request, data: Any) -> dict[str, Any]:
-    return envelope(state_of(request).current(), data)
+def _wrap(request: Request, data: Any, **original: Any) -> dict[str, Any]:
+    """Our envelope, and the original oracle's fields beside it."""
+    return {**envelope(state_of(request).current(), data), **original}
+
+
+def rate_limit_words(requests_per_hour: int) -> str:
+    return f"{requests_per_hour} requests/hour"
 
 
 def _presented(request: Request) -> Access:
@@ -84,11 +101,12 @@ async def create_key(request: Request, data: CreateKey) -> Response[KeyCreatedRe
     # The key store's calls are database round trips: in its own threads, never on the event loop.
     store = request.app.state.key_store
     key, record = await store.threads.run(store.create, data.name, NEW_KEY_TIER, datetime.now(UTC))
+    per_hour = settings_of(request).limit_of(record.tier)
     created = KeyCreated(key=key, key_id=record.key_id, name=record.name, tier=record.tier,
-                         created=iso_millis(record.created),
-                         requests_per_hour=settings_of(request).limit_of(record.tier),
+                         created=iso_millis(record.created), requests_per_hour=per_hour,
                          note="store this key now: it is not shown again, and only its hash is kept")
-    return Response(_wrap(request, created), status_code=201)
+    return Response(_wrap(request, created, success=True, api_key=key, name=record.name, tier=record.tier,
+                          rate_limit=rate_limit_words(per_hour), message=CREATED_MESSAGE), status_code=201)
 
 
 @get("/v1/keys/usage", summary="Usage of the key presented", tags=["keys"])
@@ -104,7 +122,9 @@ async def key_usage(request: Request) -> Response[KeyUsageResponse]:
                       reset=iso_millis(datetime.fromtimestamp(access.reset_at, UTC))),
         per_endpoint=usage.per_endpoint, per_day=usage.per_day,
     )
-    return Response(_wrap(request, body))
+    return Response(_wrap(request, body, name=body.name, created_at=body.created, last_used=body.last_used,
+                          request_count=body.total_requests, tier=body.tier,
+                          rate_limit=rate_limit_words(access.limit)))
 
 
 @delete("/v1/keys", status_code=200, summary="Revoke the key presented", tags=["keys"])
@@ -113,7 +133,8 @@ async def revoke_key(request: Request) -> Response[KeyRevokedResponse]:
     now = datetime.now(UTC)
     store = request.app.state.key_store
     await store.threads.run(store.revoke, access.key.key_id, now)
-    return Response(_wrap(request, KeyRevoked(key_id=access.key.key_id, revoked=iso_millis(now))))
+    return Response(_wrap(request, KeyRevoked(key_id=access.key.key_id, revoked=iso_millis(now)),
+                          success=True, message=REVOKED_MESSAGE))
 
 
 ROUTES = [create_key, key_usage, revoke_key]

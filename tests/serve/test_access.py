@@ -113,6 +113,24 @@ def test_key_life_cycle_create_use_usage_revoke(app_on, data):
     assert after.status_code == 401 and after.json()["code"] == "invalid_key"
 
 
+def test_key_answers_carry_the_original_oracles_names_at_the_top_level(app_on, data):
+    with app_on(data) as client:
+        created = client.post("/v1/keys", json={"name": "old client"}, headers=_from("10.0.0.3")).json()
+        assert {name: created[name] for name in ("success", "name", "tier", "rate_limit", "message")} == {
+            "success": True, "name": "old client", "tier": "developer", "rate_limit": "30 requests/hour",
+            "message": "Store this key securely - it cannot be retrieved later."}
+        key = created["api_key"]
+        assert key == created["data"]["key"] and key.startswith("ipo_")
+        client.get("/v1/spots/O3", headers={"X-API-Key": key})
+        usage = client.get("/v1/keys/usage", headers={"X-API-Key": key}).json()
+        assert (usage["name"], usage["tier"], usage["rate_limit"]) == ("old client", "developer", "30 requests/hour")
+        assert usage["request_count"] == usage["data"]["total_requests"] == 2  # the read and this call
+        assert usage["created_at"] == usage["data"]["created"] and usage["created_at"].endswith("Z")
+        assert usage["last_used"] == usage["data"]["last_used"] is not None
+        revoked = client.delete("/v1/keys", headers={"X-API-Key": key}).json()
+        assert (revoked["success"], revoked["message"]) == (True, "API key revoked") and revoked["data"]["key_id"]
+
+
 def test_an_unknown_key_is_a_401_not_the_free_tier(app_on, data):
     with app_on(data) as client:
         response = client.get("/v1/spots/O3", headers={"X-API-Key": "ipo_not-a-key"})
