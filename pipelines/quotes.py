@@ -99,6 +99,7 @@ class ForwardQuote:
     cost_p05: float | None  # the 90% band of the cost at the horizon
     cost_p95: float | None
     scheduled_factor: float = 1.0  # β announced for the horizon over β today (`pipelines.scheduled`)
+    theta_used: float | None = None  # the decay a month the factor implies, −ln(decay_factor)/months
 
 
 def forward_quote(spot_cost: float, beta: float, process: Process | None, months: float,
@@ -113,7 +114,8 @@ def forward_quote(spot_cost: float, beta: float, process: Process | None, months
     low, median, high = (float(q) for q in process.quantiles(months, (0.05, 0.5, 0.95))[0])
     level = spot_cost * scheduled_factor
     return ForwardQuote(months, level * factor, beta * scheduled_factor * factor, float(process.p_change(months)[0]),
-                        factor, level * median, level * low, level * high, scheduled_factor)
+                        factor, level * median, level * low, level * high, scheduled_factor,
+                        -math.log(factor) / months if factor > 0 else None)
 
 
 def cost_lines(cost: TaskCost) -> list[dict]:

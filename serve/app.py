@@ -12,7 +12,7 @@ from litestar.openapi import OpenAPIConfig
 
 from serve.access.batched import BatchedKeyStore
 from serve.access.factory import counter_store_from, key_store_from
-from serve.access.middleware import AccessControl
+from serve.access.middleware import AccessControl, RouterMisses
 from serve.access_log import AccessLog, AccessLogWriter, open_sink
 from serve.answers import AnswerCache
 from serve.api import curves, descriptor, forward_list, index, keys, market, pricing, simulation
@@ -57,7 +57,7 @@ def create_app(settings: Settings) -> Litestar:
     pool = ComputePool(settings.warehouse, processes) if processes else None
     sink = open_sink(settings.access_log)
     log = AccessLogWriter(sink) if sink is not None else None
-    return Litestar(
+    app = Litestar(
         route_handlers=[*handlers, *dashboard_routes()],
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters,
                      "computing": computing}),
@@ -81,6 +81,9 @@ def create_app(settings: Settings) -> Litestar:
             path="/schema",
         ),
     )
+    # A path no route serves never reaches the routes' middleware: counted and limited around the router.
+    app.asgi_handler = RouterMisses(app.asgi_handler, settings, keys_store, counters)
+    return app
 
 
 def app_from_env() -> Litestar:

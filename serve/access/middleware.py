@@ -159,13 +159,15 @@ def rate_headers(limit: int, count: int, reset: float, now: float) -> dict[str, 
 
 
 _ENDPOINT_NAMES: dict[tuple[str, int], str] = {}
+NO_ROUTE = "(no such path)"
 
 
 def _endpoint(scope) -> str:
-    """`METHOD /route/template`: usage is counted per endpoint, not per concrete path."""
+    """`METHOD /route/template`: usage is counted per endpoint, not per concrete path (so a path
+    no route serves counts under one name, however many a client tries)."""
     handler = scope.get("route_handler")
     if handler is None:
-        return f"{scope['method']} {scope['path']}"
+        return f"{scope['method']} {NO_ROUTE}"
     name = _ENDPOINT_NAMES.get((scope["method"], id(handler)))
     if name is None:  # the same few handlers for the life of the app
         name = _ENDPOINT_NAMES[(scope["method"], id(handler))] = f"{scope['method']} {sorted(handler.paths)[0]}"
@@ -192,3 +194,32 @@ async def _problem(send, status: int, code: str, detail: str, headers: dict[str,
            *_encoded(headers)]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})
+
+
+class RouterMisses:
+    """Outermost, around the router: a `/v1` request that no route serves (the router's 404 or
+    405, answered before any route's middleware runs) is checked, counted and limited as any
+    other, and its answer carries the rate-limit headers; a bad key there is still a 401."""
+
+    def __init__(self, app, settings: Settings, keys: BatchedKeyStore, counters: CounterStore):
+        self.app, self.settings, self.keys, self.counters = app, settings, keys, counters
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/v1"):
+            await self.app(scope, receive, send)
+            return
+        held: list[dict] = []
+
+        async def hold_a_miss(message):
+            if held or (message["type"] == "http.response.start" and scope.get("route_handler") is None):
+                held.append(message)
+            else:
+                await send(message)
+
+        await self.app(scope, receive, hold_a_miss)
+        if held:
+            async def replay(scope, receive, send):
+                for message in held:
+                    await send(message)
+
+            await AccessControl(replay, self.settings, self.keys, self.counters)(scope, receive, send)

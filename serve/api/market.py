@@ -20,7 +20,9 @@ from serve.structs import struct_from_schema
 from warehouse.schemas import GREEKS, MODELS, PRICE_DISPUTES, SCHEDULED_CHANGES, SPOTS
 
 Spot = struct_from_schema("Spot", SPOTS)
-GreekSheet = struct_from_schema("GreekSheet", GREEKS)
+# The original oracle's names for fields we publish under our own (contract §9): both, same value.
+ORIGINAL_ALIASES = {"greeks": {"family_prior_weight": "prior_weight"}}
+GreekSheet = struct_from_schema("GreekSheet", GREEKS, extra=[("family_prior_weight", float | None)])
 SpotList = envelope_type("SpotListResponse", list[Spot])
 SpotOne = envelope_type("SpotResponse", Spot)
 GreekList = envelope_type("GreekListResponse", list[GreekSheet])
@@ -57,7 +59,11 @@ def table_records(snapshot: LoadedSnapshot, table: str) -> list[dict[str, Any]]:
     """A whole table as JSON-ready records, computed once per snapshot."""
     key = ("records", table)
     if key not in snapshot.cache:
-        snapshot.cache[key] = records(snapshot.table(table))
+        rows = records(snapshot.table(table))
+        for alias, ours in ORIGINAL_ALIASES.get(table, {}).items():
+            for row in rows:
+                row[alias] = row[ours]
+        snapshot.cache[key] = rows
     return snapshot.cache[key]
 
 

@@ -150,6 +150,9 @@ class ForwardOut(msgspec.Struct):
     cost_p95: float | None
     scheduled_factor: Annotated[float, msgspec.Meta(description="The output price a source has announced for the "
                                                                 "horizon over today's (1 where none)")]
+    theta_used: Annotated[float | None, msgspec.Meta(
+        description="The decay a month the forecast implies to the horizon, -ln(decay_factor)/horizon_months "
+                    "(the original oracle's name)")] = None
 
 
 class CostLine(msgspec.Struct, kw_only=True):

@@ -103,6 +103,7 @@ def test_forward_quote_by_hand():
     assert quote.decay_factor == pytest.approx(0.983, abs=EXACT)
     assert quote.cost == pytest.approx(1.966, abs=EXACT)  # 2·0.983
     assert quote.beta_forward == pytest.approx(9.83, abs=EXACT)  # 10·0.983
+    assert quote.theta_used == pytest.approx(0.0171462, abs=1e-7)  # −ln 0.983 over one month
     assert (quote.cost_p05, quote.cost_median, quote.cost_p95) == pytest.approx((1.6, 2.0, 2.0), abs=EXACT)
 
 
@@ -116,6 +117,7 @@ def test_forward_quote_from_an_announced_level_by_hand():
     assert quote.decay_factor == pytest.approx(0.92034497, abs=EXACT)
     assert quote.cost == pytest.approx(2.76103491, abs=EXACT)  # 3·0.92034497
     assert quote.beta_forward == pytest.approx(13.80517455, abs=EXACT)  # 10·1.5·0.92034497
+    assert quote.theta_used == pytest.approx(0.01383445, abs=1e-8)  # −ln 0.92034497 / 6
     assert (quote.cost_p05, quote.cost_median, quote.cost_p95) == pytest.approx((1.5, 3.0, 3.3), abs=EXACT)
     # Between months the survival is log-linear: at 1.5 months P = 1 − 0.9·√0.9 = 1 − 0.8538149683
     # = 0.1461850317. R is 0.5 (0.029237), 0.8 (0.0730925), then 1 (0.8538150): cumulative 0.029, 0.102,

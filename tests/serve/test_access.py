@@ -231,3 +231,23 @@ def test_forwarded_for_is_ignored_from_untrusted_peers(app_on, data):
         one = client.get("/v1/spots/O3", headers=_from("198.51.100.1")).headers["ratelimit-remaining"]
         two = client.get("/v1/spots/O3", headers=_from("198.51.100.2")).headers["ratelimit-remaining"]
     assert (one, two) == ("59", "58")  # both counted against the socket's address
+
+
+def test_paths_no_route_serves_are_counted_limited_and_carry_the_rate_headers(app_on, data):
+    """The router's own 404 and 405 answer before any route's middleware: they are counted
+    against the caller's limit like any request, with both families of rate-limit header."""
+    with app_on(data, free_requests_per_hour=3) as client:
+        ip = _from("10.0.0.9")
+        missing = client.get("/v1/no-such-thing", headers=ip)
+        wrong_method = client.delete("/v1/spots", headers=ip)
+        assert (missing.status_code, wrong_method.status_code) == (404, 405)
+        assert missing.json()["code"] == "not_found" and wrong_method.json()["code"] == "method_not_allowed"
+        for response, remaining in ((missing, "2"), (wrong_method, "1")):
+            assert response.headers["RateLimit-Limit"] == response.headers["X-RateLimit-Limit"] == "3"
+            assert response.headers["RateLimit-Remaining"] == response.headers["X-RateLimit-Remaining"] == remaining
+        assert client.get("/v1/spots/O3", headers=ip).headers["RateLimit-Remaining"] == "0"
+        over = client.get("/v1/no-such-thing", headers=ip)
+        assert over.status_code == 429 and over.headers["Retry-After"]
+        unknown_key = client.get("/v1/no-such-thing", headers={**_from("10.0.0.10"), "X-API-Key": "ipo_nope"})
+        assert unknown_key.status_code == 401 and unknown_key.headers["X-RateLimit-Limit"]
+        assert "RateLimit-Limit" not in client.get("/no-such-page", headers=ip).headers  # only /v1 is limited

@@ -90,7 +90,7 @@ def test_a_reasoning_model_bills_thinking_as_output(client):
 
 
 FORWARD_FIELDS = {"horizon_months", "cost", "beta_forward", "p_change", "decay_factor", "cost_median", "cost_p05",
-                  "cost_p95", "scheduled_factor"}
+                  "cost_p95", "scheduled_factor", "theta_used"}
 # SONNET-4's family never rose (its change law's mean is at most 1); LLAMA-3.2-1B's did, and it
 # changes often: its forward rises.
 FORWARD_MODELS = ["SONNET-4", "LLAMA-3.2-1B"]
@@ -158,7 +158,7 @@ def test_a_model_without_a_law_has_a_forward_of_nulls(client, monkeypatch):
     assert data["spot_cost"] > 0
     assert data["forward"] == {"horizon_months": 2, "cost": None, "beta_forward": None, "p_change": None,
                                "decay_factor": None, "cost_median": None, "cost_p05": None, "cost_p95": None,
-                               "scheduled_factor": 1.0}
+                               "scheduled_factor": 1.0, "theta_used": None}
 
 
 def problem(response, status, code, field=None):
