@@ -325,6 +325,11 @@ class SnapshotStore:
             if table.num_rows != info.rows:
                 raise SnapshotDamaged(f"table {name} of snapshot {snapshot_id} has {table.num_rows:,} rows, "
                                       f"not the {info.rows:,} its manifest records")
+            schema = self.schemas.get(name)
+            missing = [column for column in schema.names if column not in table.column_names] if schema else []
+            if missing:  # written before a column was added: the server would read a field that is not there
+                raise SnapshotDamaged(f"table {name} of snapshot {snapshot_id} lacks {', '.join(missing)}: it was "
+                                      "written by an older version; run `oracle refresh` to build a current one")
             frames[name] = table.to_pandas()
         return frames
 

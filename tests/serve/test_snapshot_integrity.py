@@ -104,3 +104,26 @@ def test_a_manifest_naming_a_missing_snapshot_is_refused(warehouse_copy):
         descriptor = client.get("/").json()
         assert descriptor["status"] == "degraded" and "is missing" in descriptor["status_reason"]
         assert client.get("/v1/spots").json()["data"] == good
+
+
+def test_a_snapshot_written_before_a_column_was_added_is_refused_and_says_so(warehouse_copy):
+    """A whole, checksummed table that lacks a column the server reads (events' `observed_on`, as
+    an older version wrote it) is refused like a damaged one, never served into a 500."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    good = _pointer(warehouse_copy)["snapshot_id"]
+    with _app(warehouse_copy) as client:
+        assert client.get("/").json()["status"] == "ok"
+        folder = _publish_copy(warehouse_copy, "20991231T000000000000Z-older")
+        events = folder / "events.parquet"
+        pq.write_table(pq.read_table(events).drop_columns(["observed_on"]), events)
+        pointer = _pointer(warehouse_copy)
+        pointer["tables"]["events"]["sha256"] = hashlib.sha256(events.read_bytes()).hexdigest()
+        (warehouse_copy / "manifest.json").write_text(json.dumps(pointer))
+        descriptor = client.get("/").json()
+        assert descriptor["status"] == "degraded"
+        assert "table events of snapshot 20991231T000000000000Z-older lacks observed_on" in descriptor["status_reason"]
+        assert "oracle refresh" in descriptor["status_reason"] and good in descriptor["status_reason"]
+        assert client.get("/v1/events").status_code == 200
