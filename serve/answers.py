@@ -40,6 +40,7 @@ class Answer:
     cache_control: str
     streams: dict[str, Stream] = field(default_factory=dict, compare=False)  # by encoding, made when asked
     level: tuple[int, int] = BEST  # how hard they are compressed
+    beside: bytes = b""  # fields after the timestamp, encoded with their leading comma (a list's `total`, `next`)
 
     @property
     def compressible(self) -> bool:
@@ -54,7 +55,8 @@ class Answer:
     def head(self) -> bytes:
         """The envelope up to its age: the same bytes for the life of the snapshot, joined once
         (a large answer's copy per request cost about a third of its throughput)."""
-        return b"".join([b'{"data":', self.data, b',"oracle_timestamp":', self.stamp, b',"cache_age_seconds":'])
+        return b"".join([b'{"data":', self.data, b',"oracle_timestamp":', self.stamp, self.beside,
+                         b',"cache_age_seconds":'])
 
     def stream(self, encoding: str) -> Stream:
         made = self.streams.get(encoding)

@@ -176,30 +176,51 @@ async def read_body(receive, limit: int) -> bytes:
 
 
 _WHOLE_NUMBER = re.compile(r"-?\d{1,18}")
-_INT_QUERIES: dict[int, frozenset[str]] = {}
+_QUERIES: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+_PATH_PARAMETER = re.compile(r"{([^}]+)}")
+_RESERVED = frozenset({"request", "socket", "headers", "cookies", "query", "state", "scope", "data", "body"})
 
 
-def _int_queries(handler) -> frozenset[str]:
-    """The query parameters a handler declares as integers (worked out once per handler)."""
-    names = _INT_QUERIES.get(id(handler))
-    if names is None:
-        found = set()
-        for name, field in handler.parsed_fn_signature.parameters.items():
-            types = [inner.annotation for inner in field.inner_types] if field.inner_types else [field.annotation]
-            if int in types:
-                found.add(getattr(field.kwarg_definition, "query", None) or name)
-        names = _INT_QUERIES[id(handler)] = frozenset(found)
-    return names
+def _queries(handler) -> tuple[frozenset[str], frozenset[str]]:
+    """(the query parameters a handler reads, its dependencies' included; those of them that are
+    integers), worked out once per handler."""
+    known = _QUERIES.get(id(handler))
+    if known is None:
+        dependencies = handler.resolve_dependencies()
+        path_names = {part.split(":")[0] for path in handler.paths for part in _PATH_PARAMETER.findall(path)}
+        declared, integers = set(), set()
+        for signature in (handler.parsed_fn_signature, *(p.parsed_fn_signature for p in dependencies.values())):
+            for name, field in signature.parameters.items():
+                definition = field.kwarg_definition
+                if name in _RESERVED or name in path_names or name in dependencies or \
+                        getattr(definition, "header", None) or getattr(definition, "cookie", None):
+                    continue
+                query = getattr(definition, "query", None) or name
+                declared.add(query)
+                types = [inner.annotation for inner in field.inner_types] if field.inner_types else [field.annotation]
+                if int in types:
+                    integers.add(query)
+        known = _QUERIES[id(handler)] = (frozenset(declared), frozenset(integers))
+    return known
 
 
 def check_query(scope, handler) -> None:
-    """An integer query parameter is written in digits: the framework would read `1e5` as 100000
-    and `100.0` as 100, a guess where the client should hear what it sent wrong."""
-    names = _int_queries(handler)
-    if names and scope.get("query_string"):
-        for name, value in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True):
-            if name in names and not _WHOLE_NUMBER.fullmatch(value):
-                raise invalid(name, f"must be a whole number written in digits, got '{value[:40]}'")
+    """Every query parameter of a `/v1` request is one its endpoint reads (a misspelt filter would
+    otherwise be ignored, and the answer look like the one asked for), and an integer is written
+    in digits: the framework would read `1e5` as 100000 and `100.0` as 100, a guess where the
+    client should hear what it sent wrong."""
+    if not scope.get("query_string") or not scope["path"].startswith("/v1"):
+        return
+    declared, integers = _queries(handler)
+    for name, value in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True):
+        if name not in declared:
+            accepted = f"it takes {', '.join(sorted(declared))}" if declared else "it takes no query parameters"
+            problem = invalid(name, f"'{name}' is not a query parameter of {scope['method']} {scope['path']}; "
+                                    f"{accepted}")
+            problem.extra["allowed"] = sorted(declared)
+            raise problem
+        if name in integers and not _WHOLE_NUMBER.fullmatch(value):
+            raise invalid(name, f"must be a whole number written in digits, got '{value[:40]}'")
 
 
 def _replay(raw: bytes, receive):

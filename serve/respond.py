@@ -132,9 +132,13 @@ def etag(snapshot: LoadedSnapshot, request: Request) -> str:
     return f'"{digest}"'
 
 
+ENVELOPE_FIELDS = frozenset({"data", "oracle_timestamp", "cache_age_seconds"})
+
+
 def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str, Any], max_age: int) -> Response:
     """The envelope `body` with ETag and Cache-Control, or 304 when the client has it, compressed
-    when the client accepts it (`serve.answers.reply`).
+    when the client accepts it (`serve.answers.reply`). Fields of `body` beyond the envelope's go
+    after its timestamp (a list's `total` and `next`).
 
     The answer is kept, encoded, with the snapshot (`serve.answers`), so a repeat of the request
     is sent without running its handler.
@@ -142,8 +146,9 @@ def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str
     tag = etag(snapshot, request)
     answer = remembered(snapshot, request.scope)
     if answer is None or answer.etag != tag:
+        beside = {name: value for name, value in body.items() if name not in ENVELOPE_FIELDS}
         answer = Answer(tag, msgspec.json.encode(body["data"]), msgspec.json.encode(body["oracle_timestamp"]),
-                        f"public, max-age={max_age}")
+                        f"public, max-age={max_age}", beside=b"," + msgspec.json.encode(beside)[1:-1] if beside else b"")
         remember(snapshot, request.scope, answer)
     status, headers, parts = reply(snapshot, answer, request.scope)
     # The media type and length come from the response itself; the rest are the answer's own.

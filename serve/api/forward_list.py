@@ -17,10 +17,11 @@ from litestar.params import Parameter
 from serve.api.curves import FORWARD_POINT, MODES, SYNC, ForwardCurve, forward_curve_answer, memoized, one_of
 from serve.api.market import record_of
 from serve.deps import settings_of, snapshot_of
-from serve.respond import envelope, envelope_type, records, snapshot_response
+from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed_answer
+from serve.respond import envelope_type, records, snapshot_response
 from serve.state import LoadedSnapshot
 
-ForwardCurveList = envelope_type("ForwardCurveListResponse", list[ForwardCurve])
+ForwardCurveList = envelope_type("ForwardCurveListResponse", list[ForwardCurve], beside=PAGE_FIELDS)
 
 
 def every_forward_curve(snapshot: LoadedSnapshot, mode: str) -> list[dict[str, Any]]:
@@ -40,16 +41,18 @@ def every_forward_curve(snapshot: LoadedSnapshot, mode: str) -> list[dict[str, A
 @get("/v1/forwards", summary="Forward curves of every model", tags=["curves"],
      description="Every model's forward curve in one answer, in ticker order, each exactly as "
                  "`/v1/forwards/{ticker}` gives it. `mode` is sync (the default) or batch; in batch mode only the "
-                 "models sold in batch appear.")
+                 "models sold in batch appear. " + LIST_DESCRIPTION, dependencies=LIST_QUERY)
 async def every_forward(
     request: Request,
+    listing: ListQuery,
     mode: Annotated[str, Parameter(description="sync (the default) or batch", schema_extra={"enum": list(MODES)})]
     = SYNC,
 ) -> Response[ForwardCurveList]:
     chosen = one_of("mode", mode, MODES)
     snapshot = snapshot_of(request)
     data = memoized(snapshot, ("every_forward", chosen), lambda: every_forward_curve(snapshot, chosen))
-    return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
+    return snapshot_response(request, snapshot, listed_answer(snapshot, data, listing, request.url.path),
+                             settings_of(request).cache_max_age_seconds)
 
 
 ROUTES = [every_forward]

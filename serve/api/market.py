@@ -7,11 +7,13 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get
+from litestar.di import Provide
 from litestar.params import Parameter
 
 from pipelines.evidence import COMPARED_FIELDS, RULES
 from pipelines.model_metadata import ACTIVE, DEPRECATED, RETIRED
 from serve.deps import settings_of, snapshot_of
+from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed_answer
 from serve.lookup import UnknownModel
 from serve.problems import Problem, invalid
 from serve.respond import envelope, envelope_type, records, snapshot_response
@@ -23,9 +25,9 @@ Spot = struct_from_schema("Spot", SPOTS)
 # The original oracle's names for fields we publish under our own (contract §9): both, same value.
 ORIGINAL_ALIASES = {"greeks": {"family_prior_weight": "prior_weight"}}
 GreekSheet = struct_from_schema("GreekSheet", GREEKS, extra=[("family_prior_weight", float | None)])
-SpotList = envelope_type("SpotListResponse", list[Spot])
+SpotList = envelope_type("SpotListResponse", list[Spot], beside=PAGE_FIELDS)
 SpotOne = envelope_type("SpotResponse", Spot)
-GreekList = envelope_type("GreekListResponse", list[GreekSheet])
+GreekList = envelope_type("GreekListResponse", list[GreekSheet], beside=PAGE_FIELDS)
 GreekOne = envelope_type("GreekResponse", GreekSheet)
 Dispute = struct_from_schema("Dispute", PRICE_DISPUTES)
 ModelRecord = struct_from_schema("ModelRecord", MODELS)
@@ -100,16 +102,23 @@ def _answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
     return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
 
 
+def _answer_list(request: Request, snapshot: LoadedSnapshot, rows: list[dict[str, Any]],
+                 listing: ListQuery) -> Response:
+    return snapshot_response(request, snapshot, listed_answer(snapshot, rows, listing, request.url.path),
+                             settings_of(request).cache_max_age_seconds)
+
+
 def _one(request: Request, table: str, name: str) -> Response:
     """The record of `table` for the model called `name`, answered."""
     snapshot = snapshot_of(request)
     return _answer(request, snapshot, record_of(snapshot, table, ticker_of(snapshot, name).ticker))
 
 
-@get("/v1/spots", summary="Spot prices of every model", tags=["market"])
-async def list_spots(request: Request) -> Response[SpotList]:
+@get("/v1/spots", summary="Spot prices of every model", tags=["market"], dependencies=LIST_QUERY,
+     description=LIST_DESCRIPTION)
+async def list_spots(request: Request, listing: ListQuery) -> Response[SpotList]:
     snapshot = snapshot_of(request)
-    return _answer(request, snapshot, table_records(snapshot, "spots"))
+    return _answer_list(request, snapshot, table_records(snapshot, "spots"), listing)
 
 
 @get("/v1/spots/{ticker:path}", summary="Spot prices of one model", tags=["market"])
@@ -117,10 +126,11 @@ async def one_spot(request: Request, ticker: str) -> Response[SpotOne]:
     return _one(request, "spots", ticker)
 
 
-@get("/v1/greeks", summary="The Greek sheet of every model", tags=["market"])
-async def list_greeks(request: Request) -> Response[GreekList]:
+@get("/v1/greeks", summary="The Greek sheet of every model", tags=["market"], dependencies=LIST_QUERY,
+     description=LIST_DESCRIPTION)
+async def list_greeks(request: Request, listing: ListQuery) -> Response[GreekList]:
     snapshot = snapshot_of(request)
-    return _answer(request, snapshot, table_records(snapshot, "greeks"))
+    return _answer_list(request, snapshot, table_records(snapshot, "greeks"), listing)
 
 
 @get("/v1/greeks/{ticker:path}", summary="The Greek sheet of one model", tags=["market"])

@@ -67,8 +67,8 @@ def test_without_a_snapshot_health_is_503_and_data_endpoints_say_why(tmp_path):
 def test_spots_are_the_table_rows_in_an_envelope(client, store):
     response = client.get("/v1/spots")
     body = response.json()
-    assert set(body) == {"data", "oracle_timestamp", "cache_age_seconds"}
-    assert len(body["data"]) == len(store.read_table("spots"))
+    assert set(body) == {"data", "oracle_timestamp", "cache_age_seconds", "total", "next"}
+    assert len(body["data"]) == len(store.read_table("spots")) == body["total"] and body["next"] is None
     sonnet = next(row for row in body["data"] if row["ticker"] == "SONNET-4")
     assert (sonnet["beta_sync"], sonnet["input_sync"], sonnet["cache_read_sync"]) == (15.0, 3.0, 0.3)
     assert sonnet["model_id"] == "claude-sonnet-4-20250514"
