@@ -54,7 +54,8 @@ EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE,
                UNCONFIRMED)
 
 EVENT_COLUMNS = ["event_id", "ticker", "mode", "kind", "field", "before", "after", "pct_change",
-                 "effective_date", "observed_on", "source", "source_version", "source_url", "provenance", "reverted", "detail"]
+                 "effective_date", "observed_on", "source", "source_version", "source_url", "provenance", "reverted",
+                 "detail"]
 REVERT_DAYS = 31
 CHANGE_KINDS = (PRICE_CUT, PRICE_INCREASE, BATCH_CHANGE, CACHE_CHANGE)
 

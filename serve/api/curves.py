@@ -23,10 +23,22 @@ from pipelines.events import EVENT_KINDS, recent_events, with_original_names
 from pipelines.history_points import INTERVALS, POINTS, change_points, period_ends
 from pipelines.listings import PRICE_FIELDS
 from pipelines.scorecard import headline
-from serve.api.market import record_of, table_records, ticker_of
-from serve.deps import settings_of, snapshot_of
+from serve.deps import snapshot_of
+from serve.forward_curves import FORWARD_POINT, ForwardCurve, forward_curve_answer
+from serve.params import (
+    BATCH,
+    DEFAULT_LIMIT,
+    MODES,
+    SYNC,
+    LimitParam,
+    ModeParam,
+    enum_param,
+    one_of,
+    snapshot_answer,
+)
 from serve.problems import Problem, invalid
-from serve.respond import envelope, envelope_type, plain, records, snapshot_response
+from serve.records import memoized, record_of, table_records, ticker_of
+from serve.respond import envelope_type, plain, records
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
 from warehouse.schemas import (
@@ -36,14 +48,10 @@ from warehouse.schemas import (
     BACKTEST_RELIABILITY,
     BACKTEST_SUMMARY,
     EVENTS,
-    FORWARD_CURVES,
 )
 
-SYNC, BATCH = "sync", "batch"
-MODES = (SYNC, BATCH)
 BACKTEST_TENORS = tuple(TENOR_MONTHS)
 EVENTS_WINDOW_DAYS = 30
-DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
 METHODOLOGY = "docs/methodology.md"
 ACCURACY_NOTE = (
     "Each row scores the oracle's sync output-price forecasts at one tenor against the realised price, beside "
@@ -56,27 +64,6 @@ ACCURACY_NOTE = (
 )
 
 # --- response shapes -------------------------------------------------------------------------------
-
-ForwardPoint = struct_from_schema("ForwardPoint", FORWARD_CURVES, exclude=("ticker", "mode", "spot"))
-
-
-class ForwardCurve(msgspec.Struct, kw_only=True):
-    ticker: str
-    ticker_forward_prefix: str
-    mode: str
-    model_id: str
-    display_name: str
-    provider: str
-    spot: float
-    theta: float | None
-    forwards: list[ForwardPoint]
-    sigma: float | None
-    jump_rate: float | None
-    jump_mean: float | None
-    jump_std: float | None
-    prior_weight: float | None
-    as_of: str
-
 
 class PricePoint(msgspec.Struct, kw_only=True):
     timestamp: str
@@ -165,23 +152,6 @@ AccuracyResponse = envelope_type("AccuracyResponse", Accuracy)
 # --- query parameters ------------------------------------------------------------------------------
 
 
-def enum_param(description: str, allowed: tuple[str, ...], query: str | None = None) -> Any:
-    return Parameter(query=query, description=description, schema_extra={"enum": list(allowed)})
-
-
-ModeParam = Annotated[str | None, enum_param("sync or batch; default sync, or batch for a batch ticker (`X.B`)", MODES)]
-LimitParam = Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description=f"1 to {MAX_LIMIT}; default {DEFAULT_LIMIT}")]
-
-
-def one_of(field: str, value: str | None, allowed: tuple[str, ...]) -> str | None:
-    """`value` when it is one of `allowed` (or absent), else a 400 that lists them."""
-    if value is None or value in allowed:
-        return value
-    problem = invalid(field, f"must be one of {', '.join(allowed)}; got '{value}'")
-    problem.extra["allowed"] = list(allowed)
-    raise problem
-
-
 def _ordered(first: tuple[str, date | None], second: tuple[str, date | None]) -> None:
     (start_name, start), (end_name, end) = first, second
     if start is not None and end is not None and start > end:
@@ -190,16 +160,6 @@ def _ordered(first: tuple[str, date | None], second: tuple[str, date | None]) ->
 
 def _as_of(snapshot: LoadedSnapshot) -> date:
     return date.fromisoformat(snapshot.as_of)
-
-
-def snapshot_answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
-    return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
-
-
-def memoized(snapshot: LoadedSnapshot, key: tuple, compute) -> Any:
-    if key not in snapshot.cache:
-        snapshot.cache[key] = compute()
-    return snapshot.cache[key]
 
 
 def _model_and_mode(snapshot: LoadedSnapshot, name: str, mode: str | None) -> tuple[dict[str, Any], str]:
@@ -222,29 +182,6 @@ def _model_and_mode(snapshot: LoadedSnapshot, name: str, mode: str | None) -> tu
 
 
 # --- forwards --------------------------------------------------------------------------------------
-
-
-FORWARD_POINT = [c for c in FORWARD_CURVES.names if c not in ("ticker", "mode", "spot")]
-
-
-def forward_curve_answer(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str, spot: float,
-                         points: list[dict[str, Any]]) -> dict[str, Any]:
-    """One model's curve as `/v1/forwards` answers it, from its Greek-sheet record and its
-    `forward_curves` points (FORWARD_POINT columns) of that mode in month order."""
-    suffix = "" if mode == SYNC else "_batch"
-    return {
-        "ticker": model["ticker"],
-        "ticker_forward_prefix": model["ticker"] if mode == SYNC else model["ticker_batch"],
-        "mode": mode,
-        "model_id": model["model_id"],
-        "display_name": model["display_name"],
-        "provider": model["provider"],
-        "spot": spot,
-        "theta": model[f"theta{suffix}"],
-        "forwards": points,
-        **{name: model[f"{name}{suffix}"] for name in ("sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight")},
-        "as_of": snapshot.as_of,
-    }
 
 
 def _forward_curve(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str) -> dict[str, Any]:

@@ -7,35 +7,19 @@ afford. Each curve here is exactly what the per-model endpoint gives for that mo
 
 from __future__ import annotations
 
-from itertools import groupby
-from operator import itemgetter
-from typing import Annotated, Any
+from typing import Annotated
 
 from litestar import Request, Response, get
 from litestar.params import Parameter
 
-from serve.api.curves import FORWARD_POINT, MODES, SYNC, ForwardCurve, forward_curve_answer, memoized, one_of
-from serve.api.market import record_of
 from serve.deps import settings_of, snapshot_of
+from serve.forward_curves import ForwardCurve, every_forward_curve
 from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed_answer
-from serve.respond import envelope_type, records, snapshot_response
-from serve.state import LoadedSnapshot
+from serve.params import MODES, SYNC, one_of
+from serve.records import memoized
+from serve.respond import envelope_type, snapshot_response
 
 ForwardCurveList = envelope_type("ForwardCurveListResponse", list[ForwardCurve], beside=PAGE_FIELDS)
-
-
-def every_forward_curve(snapshot: LoadedSnapshot, mode: str) -> list[dict[str, Any]]:
-    """One curve per model with a `mode` curve, in ticker order, each built as the per-model
-    endpoint builds it, from one pass over the table (not a table scan per model)."""
-    curves = snapshot.table("forward_curves")
-    rows = curves[(curves["mode"] == mode).to_numpy(dtype=bool)].sort_values(["ticker", "months"], kind="stable")
-    answer = []
-    for ticker, group in groupby(records(rows, ["ticker", "spot", *FORWARD_POINT]), key=itemgetter("ticker")):
-        points = list(group)
-        forwards = [{name: point[name] for name in FORWARD_POINT} for point in points]
-        answer.append(forward_curve_answer(snapshot, record_of(snapshot, "greeks", ticker), mode, points[0]["spot"],
-                                           forwards))
-    return answer
 
 
 @get("/v1/forwards", summary="Forward curves of every model", tags=["curves"],

@@ -10,9 +10,10 @@ import pandas as pd
 from litestar import Request, Response, get
 from litestar.params import Parameter
 
-from serve.api.curves import enum_param, memoized, one_of, snapshot_answer
 from serve.deps import snapshot_of
+from serve.params import enum_param, one_of, snapshot_answer
 from serve.problems import Problem, invalid
+from serve.records import memoized
 from serve.respond import envelope_type, records
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema

@@ -7,23 +7,20 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get
-from litestar.di import Provide
 from litestar.params import Parameter
 
 from pipelines.evidence import COMPARED_FIELDS, RULES
 from pipelines.model_metadata import ACTIVE, DEPRECATED, RETIRED
 from serve.deps import settings_of, snapshot_of
 from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed_answer
-from serve.lookup import UnknownModel
-from serve.problems import Problem, invalid
-from serve.respond import envelope, envelope_type, records, snapshot_response
+from serve.problems import invalid
+from serve.records import record_of, table_records, ticker_of
+from serve.respond import envelope, envelope_type, snapshot_response
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
 from warehouse.schemas import GREEKS, MODELS, PRICE_DISPUTES, SCHEDULED_CHANGES, SPOTS
 
 Spot = struct_from_schema("Spot", SPOTS)
-# The original oracle's names for fields we publish under our own (contract §9): both, same value.
-ORIGINAL_ALIASES = {"greeks": {"family_prior_weight": "prior_weight"}}
 GreekSheet = struct_from_schema("GreekSheet", GREEKS, extra=[("family_prior_weight", float | None)])
 SpotList = envelope_type("SpotListResponse", list[Spot], beside=PAGE_FIELDS)
 SpotOne = envelope_type("SpotResponse", Spot)
@@ -55,35 +52,6 @@ class ScheduledList(msgspec.Struct, kw_only=True):
 
 
 ScheduledResponse = envelope_type("ScheduledResponse", ScheduledList)
-
-
-def table_records(snapshot: LoadedSnapshot, table: str) -> list[dict[str, Any]]:
-    """A whole table as JSON-ready records, computed once per snapshot."""
-    key = ("records", table)
-    if key not in snapshot.cache:
-        rows = records(snapshot.table(table))
-        for alias, ours in ORIGINAL_ALIASES.get(table, {}).items():
-            for row in rows:
-                row[alias] = row[ours]
-        snapshot.cache[key] = rows
-    return snapshot.cache[key]
-
-
-def ticker_of(snapshot: LoadedSnapshot, name: str, **kinds: bool) -> Any:
-    name = name.lstrip("/")  # `{ticker:path}` keeps its leading slash; it lets `vendor/model` ids through
-    try:
-        return snapshot.lookup.resolve(name, **kinds)
-    except UnknownModel as unknown:
-        hint = f"; did you mean {', '.join(unknown.suggestions)}?" if unknown.suggestions else ""
-        raise Problem(404, "unknown_model", f"no model is called '{name}'{hint}",
-                      suggestions=unknown.suggestions) from None
-
-
-def record_of(snapshot: LoadedSnapshot, table: str, ticker: str) -> dict[str, Any]:
-    key = ("by_ticker", table)
-    if key not in snapshot.cache:
-        snapshot.cache[key] = {row["ticker"]: row for row in table_records(snapshot, table)}
-    return snapshot.cache[key][ticker]
 
 
 def _model_rows(snapshot: LoadedSnapshot, table: str, name: str | None) -> tuple[list[dict[str, Any]], str | None]:

@@ -50,12 +50,12 @@ from pipelines.quotes import (
 from pipelines.scheduled import level_ratios, scheduled_beta
 from pipelines.spots import rate_columns
 from pipelines.tasks import task_table
-from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
 from serve.direct import direct, handler_answer
 from serve.lookup import Resolved, UnknownModel
 from serve.outlook import forward_ratios, process_of
 from serve.problems import Problem, invalid
+from serve.records import record_of, ticker_of
 from serve.respond import TidyList, column_values, envelope, envelope_type, records, snapshot_response, tidy_columns
 from serve.state import LoadedSnapshot
 

@@ -37,11 +37,11 @@ from pipelines.scheduled import level_ratios
 from pipelines.spots import rate_columns
 from pipelines.swap import TENORS, price_swap
 from pipelines.tasks import TASK_TYPES, TaskProfile, task_profile
-from serve.api.market import record_of, ticker_of
 from serve.deps import settings_of, snapshot_of
 from serve.direct import strict
 from serve.outlook import process_of
 from serve.problems import Problem, invalid
+from serve.records import record_of, ticker_of
 from serve.respond import computed_envelope, envelope_type, snapshot_response
 from serve.state import LoadedSnapshot
 

@@ -1,0 +1,77 @@
+"""A model's forward curve as the API answers it, one model at a time or every model at once.
+
+The per-model endpoint (`/v1/forwards/{ticker}`) and the list (`/v1/forwards`) build each curve
+with the same function, so a curve in the list is exactly the model's own answer.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+from operator import itemgetter
+from typing import Any
+
+import msgspec
+
+from serve.params import SYNC
+from serve.records import record_of
+from serve.respond import records
+from serve.state import LoadedSnapshot
+from serve.structs import struct_from_schema
+from warehouse.schemas import FORWARD_CURVES
+
+ForwardPoint = struct_from_schema("ForwardPoint", FORWARD_CURVES, exclude=("ticker", "mode", "spot"))
+
+
+class ForwardCurve(msgspec.Struct, kw_only=True):
+    ticker: str
+    ticker_forward_prefix: str
+    mode: str
+    model_id: str
+    display_name: str
+    provider: str
+    spot: float
+    theta: float | None
+    forwards: list[ForwardPoint]
+    sigma: float | None
+    jump_rate: float | None
+    jump_mean: float | None
+    jump_std: float | None
+    prior_weight: float | None
+    as_of: str
+
+
+FORWARD_POINT = [c for c in FORWARD_CURVES.names if c not in ("ticker", "mode", "spot")]
+
+
+def forward_curve_answer(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str, spot: float,
+                         points: list[dict[str, Any]]) -> dict[str, Any]:
+    """One model's curve as `/v1/forwards` answers it, from its Greek-sheet record and its
+    `forward_curves` points (FORWARD_POINT columns) of that mode in month order."""
+    suffix = "" if mode == SYNC else "_batch"
+    return {
+        "ticker": model["ticker"],
+        "ticker_forward_prefix": model["ticker"] if mode == SYNC else model["ticker_batch"],
+        "mode": mode,
+        "model_id": model["model_id"],
+        "display_name": model["display_name"],
+        "provider": model["provider"],
+        "spot": spot,
+        "theta": model[f"theta{suffix}"],
+        "forwards": points,
+        **{name: model[f"{name}{suffix}"] for name in ("sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight")},
+        "as_of": snapshot.as_of,
+    }
+
+
+def every_forward_curve(snapshot: LoadedSnapshot, mode: str) -> list[dict[str, Any]]:
+    """One curve per model with a `mode` curve, in ticker order, each built as the per-model
+    endpoint builds it, from one pass over the table (not a table scan per model)."""
+    curves = snapshot.table("forward_curves")
+    rows = curves[(curves["mode"] == mode).to_numpy(dtype=bool)].sort_values(["ticker", "months"], kind="stable")
+    answer = []
+    for ticker, group in groupby(records(rows, ["ticker", "spot", *FORWARD_POINT]), key=itemgetter("ticker")):
+        points = list(group)
+        forwards = [{name: point[name] for name in FORWARD_POINT} for point in points]
+        answer.append(forward_curve_answer(snapshot, record_of(snapshot, "greeks", ticker), mode, points[0]["spot"],
+                                           forwards))
+    return answer

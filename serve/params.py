@@ -1,0 +1,40 @@
+"""What the endpoints share in reading a request and answering from the snapshot: the modes,
+list limits, enumerated query parameters (a value outside the list is a 400 that lists it), and
+a snapshot answer with its caching headers."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request, Response
+from litestar.params import Parameter
+
+from serve.deps import settings_of
+from serve.problems import invalid
+from serve.respond import envelope, snapshot_response
+from serve.state import LoadedSnapshot
+
+SYNC, BATCH = "sync", "batch"
+MODES = (SYNC, BATCH)
+DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
+
+
+def enum_param(description: str, allowed: tuple[str, ...], query: str | None = None) -> Any:
+    return Parameter(query=query, description=description, schema_extra={"enum": list(allowed)})
+
+
+ModeParam = Annotated[str | None, enum_param("sync or batch; default sync, or batch for a batch ticker (`X.B`)", MODES)]
+LimitParam = Annotated[int, Parameter(ge=1, le=MAX_LIMIT, description=f"1 to {MAX_LIMIT}; default {DEFAULT_LIMIT}")]
+
+
+def one_of(field: str, value: str | None, allowed: tuple[str, ...]) -> str | None:
+    """`value` when it is one of `allowed` (or absent), else a 400 that lists them."""
+    if value is None or value in allowed:
+        return value
+    problem = invalid(field, f"must be one of {', '.join(allowed)}; got '{value}'")
+    problem.extra["allowed"] = list(allowed)
+    raise problem
+
+
+def snapshot_answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
+    return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)

@@ -1,0 +1,26 @@
+"""`serve/api` holds the endpoint modules, one per group; what they share lives outside it
+(`serve/records.py`, `serve/params.py`, `serve/forward_curves.py`, …), so no endpoint module
+imports another and each can be read on its own."""
+
+import ast
+from pathlib import Path
+
+API = Path(__file__).resolve().parents[2] / "serve" / "api"
+
+
+def _imported(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_no_endpoint_module_imports_another():
+    modules = sorted(API.glob("*.py"))
+    assert len(modules) >= 8
+    sideways = {path.name: sorted(name for name in _imported(path) if name.startswith("serve.api"))
+                for path in modules}
+    assert {name: found for name, found in sideways.items() if found} == {}
