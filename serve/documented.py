@@ -56,6 +56,7 @@ NAME_A_MODEL = {"/v1/spots/{ticker:path}", "/v1/greeks/{ticker:path}", "/v1/forw
                 "/v1/history/{ticker:path}", "/v1/monte-carlo/{ticker:path}", "/v1/events", "/v1/disputes",
                 "/v1/scheduled", "/v1/models/{ticker:path}", "/v1/price", "/v1/providers", "/v1/swap",
                 "/v1/simulate", "/v1/backtest"}
+NAME_A_TABLE = {"/v1/export/{table:str}"}
 NEED_NO_SNAPSHOT = {"/v1/keys", "/v1/keys/usage"}
 HANDLER_ARGUMENTS = {"request", "data"}
 
@@ -71,7 +72,7 @@ def statuses_of(handler: HTTPRouteHandler) -> set[int]:
         statuses.add(400)
     if takes_body:
         statuses.add(413)
-    if path in NAME_A_MODEL:
+    if path in NAME_A_MODEL or path in NAME_A_TABLE:
         statuses.add(404)
     return statuses
 

@@ -38,6 +38,7 @@ ENDPOINTS = {
     "events": "/v1/events",
     "backtest": "/v1/backtest",
     "task_types": "/v1/task-types",
+    "export": "/v1/export/:table?format=parquet or csv",
     "ici_constituents": "/v1/ici/constituents?date=&type=",
     "ici_published": "/v1/ici/published",
 }
@@ -83,6 +84,7 @@ class Endpoints(msgspec.Struct):
     task_types: str
     ici_constituents: str
     ici_published: str
+    export: str
 
 
 class Descriptor(msgspec.Struct):

@@ -46,6 +46,7 @@ CALLS = [
     ("GET", "/v1/keys/usage", "WITH_KEY", 200),
     ("DELETE", "/v1/keys", "WITH_KEY", 200),
     ("GET", "/v1/spots/NO-SUCH-MODEL", None, 404),
+    ("GET", "/v1/export/no_such_table", None, 404),  # a file, not JSON, when found: tests/serve/test_export.py
     ("POST", "/v1/price", {"model": "SONNET-4", "n_in": -1, "n_out": 1}, 400),
 ]
 
