@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from litestar import Request, Response, get, post
 
+from pipelines.evidence import EVIDENCE_COLUMNS
 from pipelines.listings import BATCH, PRICE_FIELDS, SYNC
 from pipelines.pricing import (
     USAGE_FIELDS,
@@ -48,7 +49,7 @@ from pipelines.quotes import (
     unfit_reasons,
 )
 from pipelines.scheduled import level_ratios, scheduled_beta
-from pipelines.spots import rate_columns
+from pipelines.spots import build_spots, rate_columns
 from pipelines.tasks import task_table
 from serve.deps import settings_of, snapshot_of
 from serve.direct import direct, handler_answer
@@ -74,6 +75,9 @@ ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200,
 Mode = Literal["sync", "batch"]
 Period = Literal["peak", "off_peak"]
 Count = Annotated[float, msgspec.Meta(ge=0, le=MAX_TOKENS, description="A count of requests or tool calls, ≥ 0.")]
+AsOf = Annotated[date, msgspec.Meta(description="Price at the prices in force on this date (YYYY-MM-DD, on or before "
+                                                "the snapshot's), from the daily history; not with a horizon.")]
+PAST_DAYS_KEPT = 16  # past days whose prices are kept per snapshot (each a spots table), then started over
 
 
 class BilledUsage(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -105,6 +109,7 @@ class PriceRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
     n_think: Tokens = 0.0
     horizon_months: Horizon | None = None
     mode: Mode | None = None
+    as_of: AsOf | None = None
 
 
 class CompareRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
@@ -116,6 +121,7 @@ class CompareRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
     mode: Mode = SYNC
     models: Annotated[list[ModelName], msgspec.Meta(min_length=1, max_length=MAX_MODELS)] | None = None
     include_retired: bool = False
+    as_of: AsOf | None = None
 
 
 class ProvidersRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
@@ -183,6 +189,7 @@ class Price(msgspec.Struct, kw_only=True):
                                                            "else null")]
     forward: ForwardOut | None = None
     cache_value: CacheValueOut | None = None
+    as_of: Annotated[str | None, msgspec.Meta(description="The date whose prices were used, when asked")] = None
 
 
 class Ranked(msgspec.Struct, kw_only=True):
@@ -227,6 +234,7 @@ class Comparison(msgspec.Struct, kw_only=True):
     count: int
     excluded: list[Excluded]
     horizon_months: float | None = None
+    as_of: Annotated[str | None, msgspec.Meta(description="The date whose prices were used, when asked")] = None
 
 
 class OriginOut(msgspec.Struct):
@@ -316,16 +324,46 @@ def _resolve_mode(resolved: Resolved, asked: str | None) -> str:
     return asked or resolved.mode
 
 
-def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profile) -> tuple[dict[str, Any], Rates]:
-    """The model's spots record and rates, after the checks that make the profile impossible on it."""
-    spot = record_of(snapshot, "spots", ticker)
-    all_rates, _, row_of, _ = _mode_inputs(snapshot, mode)
+def _priced_on(snapshot: LoadedSnapshot, as_of: date | None, months: float | None) -> date | None:
+    """The past day whose prices a request asks for, or None for the snapshot's own."""
+    if as_of is None:
+        return None
+    if months is not None:
+        raise invalid("as_of", "a forward starts from the snapshot's prices: send as_of or a horizon, not both")
+    latest = date.fromisoformat(snapshot.as_of)
+    if as_of > latest:
+        raise invalid("as_of", f"{as_of.isoformat()} is after the snapshot date {latest.isoformat()}; prices to "
+                               "come are forecasts: ask with horizon_months instead")
+    return None if as_of == latest else as_of
+
+
+def _past(snapshot: LoadedSnapshot, day: date) -> dict[str, Any]:
+    """The prices in force on `day`: a spots table built from the daily history as the pipeline
+    builds today's (identities, statuses and evidence as today), and its per-mode inputs."""
+    kept = snapshot.cache.setdefault("past_prices", {})
+    if day not in kept:
+        if len(kept) >= PAST_DAYS_KEPT:
+            kept.clear()
+        today = snapshot.table("spots")
+        kept[day] = {"spots": build_spots(snapshot.table("price_history"), snapshot.table("models"), day,
+                                          today[["ticker", *EVIDENCE_COLUMNS]])}
+    return kept[day]
+
+
+def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profile,
+               day: date | None = None) -> tuple[dict[str, Any], Rates]:
+    """The model's spots record and rates (on `day`, when given), after the checks that make the
+    profile impossible on it."""
+    all_rates, _, row_of, _ = _mode_inputs(snapshot, mode, day)
+    spot = record_of(snapshot, "spots", ticker) if day is None else \
+        records(_past(snapshot, day)["spots"].iloc[[row_of[ticker]]])[0]
     rates = all_rates[row_of[ticker]]
     reasons = unfit_reasons(profile, priced=rates is not None, beta=spot[f"beta_{mode}"],
                             is_reasoning=spot["is_reasoning"], context_window=spot["context_window"])
     if NO_PRICE in reasons:
         code = "no_batch_price" if mode == BATCH else "no_price"
-        raise Problem(404, code, f"{ticker} has no {mode} price", ticker=ticker, mode=mode)
+        when = "" if day is None else f" on {day.isoformat()}"
+        raise Problem(404, code, f"{ticker} has no {mode} price{when}", ticker=ticker, mode=mode)
     if NO_THINKING in reasons:
         raise invalid("n_think", f"{ticker} bills no thinking tokens (it is not a reasoning model); send n_think 0")
     if CONTEXT_WINDOW in reasons:
@@ -349,8 +387,9 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
         if months is not None and months != resolved.tenor_months:
             raise invalid("horizon_months", f"{months:g} contradicts the forward ticker's {resolved.tenor_months}M")
         months = float(resolved.tenor_months)
+    day = _priced_on(snapshot, body.as_of, months)
     profile, (period, at) = _profile(body), _when(body)
-    spot, rates = _check_fit(snapshot, resolved.ticker, mode, profile)
+    spot, rates = _check_fit(snapshot, resolved.ticker, mode, profile, day)
     cost = task_cost(in_period(rates, period, at), *profile.args, usage=profile.usage)
     data: dict[str, Any] = {
         "model": spot["ticker"], "model_id": spot["model_id"], "display_name": spot["display_name"],
@@ -367,21 +406,24 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
         value = cost.cache_value
         data["cache_value"] = {"cost_without_cache": value.cost_without_cache, "savings": value.savings,
                                "savings_pct": value.savings_pct}
+    if body.as_of is not None:
+        data["as_of"] = body.as_of.isoformat()
     return data
 
 
-def _mode_inputs(snapshot: LoadedSnapshot, mode: str) -> tuple[list, np.ndarray, dict[str, int], PriceBook]:
-    """Per snapshot and mode: each spots row's rates, the mode's θ aligned to the rows, row by
-    ticker, and the rows' price book for comparisons."""
-    key = ("quotes", mode)
-    if key not in snapshot.cache:
-        spots = snapshot.table("spots").reset_index(drop=True)
+def _mode_inputs(snapshot: LoadedSnapshot, mode: str,
+                 day: date | None = None) -> tuple[list, np.ndarray, dict[str, int], PriceBook]:
+    """Per snapshot and mode (and past day, when given): each spots row's rates, the mode's θ
+    aligned to the rows, row by ticker, and the rows' price book for comparisons."""
+    cache, key = (snapshot.cache, ("quotes", mode)) if day is None else (_past(snapshot, day), mode)
+    if key not in cache:
+        spots = (snapshot.table("spots") if day is None else _past(snapshot, day)["spots"]).reset_index(drop=True)
         rates = [model_rates(row, mode) for row in spots.to_dict("records")]
         greeks = snapshot.table("greeks").set_index("ticker")
         theta = greeks["theta_batch" if mode == BATCH else "theta"].reindex(spots["ticker"]).to_numpy(dtype=float)
-        snapshot.cache[key] = (rates, theta, {t: i for i, t in enumerate(spots["ticker"])},
-                               PriceBook.of(spots, rate_columns(mode)))
-    return snapshot.cache[key]
+        cache[key] = (rates, theta, {t: i for i, t in enumerate(spots["ticker"])},
+                      PriceBook.of(spots, rate_columns(mode)))
+    return cache[key]
 
 
 def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> tuple[list[str], list[dict[str, Any]]]:
@@ -431,8 +473,10 @@ def _rank_labels(snapshot: LoadedSnapshot) -> dict[str, list[Any]]:
 
 def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, Any]:
     profile, mode = _profile(body), body.mode
-    _, theta, row_of, book = _mode_inputs(snapshot, mode)
-    spots, labels = snapshot.table("spots"), _rank_labels(snapshot)
+    day = _priced_on(snapshot, body.as_of, body.horizon_months)
+    _, theta, row_of, book = _mode_inputs(snapshot, mode, day)
+    spots = snapshot.table("spots") if day is None else _past(snapshot, day)["spots"]
+    labels = _rank_labels(snapshot)
     ratios = forward_ratios(snapshot, mode, body.horizon_months) if body.horizon_months is not None else None
     unknown: list[dict[str, Any]] = []
     if body.models is not None:
@@ -441,8 +485,9 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
         spots, theta, book = spots.iloc[rows], theta[rows], None  # a few models: priced afresh
         ratios = None if ratios is None else ratios[rows]
         labels = {column: pick(values, rows) for column, values in labels.items()}
-    # A model named in `models` was asked for: it ranks even if retired (marked by its status).
-    include_retired = body.include_retired or body.models is not None
+    # A model named in `models` was asked for: it ranks even if retired (marked by its status). At a
+    # past date, a model priced then was sold then, whatever its status today.
+    include_retired = body.include_retired or body.models is not None or day is not None
     period, at = _when(body)
     scheduled = None
     if body.horizon_months is not None:
@@ -451,7 +496,7 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
             scheduled = np.where(beta > 0, scheduled_beta(spots, snapshot.table("scheduled_changes"), mode,
                                                           date.fromisoformat(snapshot.as_of), body.horizon_months)
                                  / beta, 1.0)
-    roster = _roster(snapshot) if body.models is None else None  # a few models: their roster afresh
+    roster = _roster(snapshot) if body.models is None and day is None else None  # else afresh
     ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
     figures = tidy_columns(ranking.figures())
     order = ranking.order.tolist()
@@ -469,6 +514,8 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     }
     if body.horizon_months is not None:
         data["horizon_months"] = body.horizon_months
+    if body.as_of is not None:
+        data["as_of"] = body.as_of.isoformat()
     return data
 
 
