@@ -20,6 +20,7 @@ from serve.compute_pool import ComputePool
 from serve.dashboard.routes import dashboard_routes
 from serve.direct import DirectAnswers
 from serve.documented import document_problems
+from serve.openapi_page import DocumentJson, DocumentPage, operation_id
 from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
@@ -80,6 +81,8 @@ def create_app(settings: Settings) -> Litestar:
             description="Prices, sensitivities, forward curves, task costs and an index for language-model "
                         "inference. Every price carries its source and provenance.",
             path="/schema",
+            render_plugins=[DocumentPage(), DocumentJson()],
+            operation_id_creator=operation_id,
         ),
     )
     # A path no route serves never reaches the routes' middleware: counted and limited around the router.

@@ -114,3 +114,50 @@ def test_every_documented_operation_is_exercised(document):
     documented = {(path, method) for path, ops in document["paths"].items() for method in ops
                   if method in {"get", "post", "put", "delete", "patch"}}
     assert documented - exercised == set()
+
+
+def test_the_document_names_both_ways_to_present_a_key(document):
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["apiKey"] == {**schemes["apiKey"], "type": "apiKey", "in": "header", "name": "X-API-Key"}
+    assert schemes["bearer"] == {**schemes["bearer"], "type": "http", "scheme": "bearer"}
+    operations = {(path, method): op for path, ops in document["paths"].items() for method, op in ops.items()}
+    assert operations[("/v1/spots", "get")]["security"] == [{"apiKey": []}, {"bearer": []}, {}]  # a key is optional
+    assert operations[("/v1/keys/usage", "get")]["security"] == [{"apiKey": []}, {"bearer": []}]
+    assert operations[("/v1/keys", "delete")]["security"] == [{"apiKey": []}, {"bearer": []}]
+
+
+def test_operation_ids_are_the_handlers_names_once_each(document):
+    ids = [op["operationId"] for ops in document["paths"].values() for op in ops.values()]
+    assert len(ids) == len(set(ids))
+    assert {"listSpots", "oneSpot", "price", "compare", "monteCarlo", "createKey", "export"} <= set(ids)
+
+
+def test_every_operation_has_examples_for_what_it_takes(document):
+    for path, ops in document["paths"].items():
+        for method, op in ops.items():
+            for parameter in op.get("parameters", []):
+                assert "example" in parameter, (path, method, parameter["name"])
+            for content in op.get("requestBody", {}).get("content", {}).values():
+                assert "example" in content, (path, method)
+
+
+@pytest.mark.parametrize("method, url, body, status", [c for c in CALLS if _values(c)[3] == 200],
+                         ids=[f"{_values(c)[0]} {_values(c)[1]}" for c in CALLS if _values(c)[3] == 200])
+def test_the_documented_headers_are_sent(client, document, method, url, body, status):
+    if body == "WITH_KEY":
+        return  # the key endpoints are checked for their rate headers in test_access.py
+    response = client.request(method, url, json=body)
+    _, operation = _operation(document, method, url)
+    documented = operation["responses"][str(status)].get("headers", {}) if url.startswith("/v1") else {}
+    for name in documented:
+        assert name in response.headers, (url, name)
+    if "ETag" in documented:
+        again = client.request(method, url, headers={"If-None-Match": response.headers["ETag"]})
+        assert again.status_code == 304 and "304" in operation["responses"]
+
+
+def test_the_schema_page_needs_no_script_from_anywhere(client):
+    page = client.get("/schema")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "<script" not in page.text and "https://" not in page.text.split("</head>")[0]
+    assert "POST /v1/price" in page.text and "listSpots" in page.text
