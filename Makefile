@@ -13,10 +13,10 @@ SERVICE_ENV := ORACLE_WAREHOUSE=$(ORACLE_WAREHOUSE) DAGSTER_HOME=$(DAGSTER_HOME)
 
 .PHONY: install run refresh test test-fast lint bench validate clean
 
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test]" -e clients/python
 	touch $(INSTALLED)
 
 install: $(INSTALLED)
@@ -58,7 +58,7 @@ bench: refresh
 	$(BIN)/python -m bench.report
 
 lint: install
-	$(BIN)/ruff check pipelines assets warehouse serve tests scripts bench cli.py
+	$(BIN)/ruff check pipelines assets warehouse serve tests scripts bench clients cli.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache warehouse/snapshots .dagster_home

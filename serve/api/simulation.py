@@ -109,7 +109,7 @@ class SimulateRequest(Struct, kw_only=True):
 
 # --- Responses -----------------------------------------------------------------------------------
 
-class TaskProfileOut(Struct):
+class TokenProfileOut(Struct):
     n_in: float
     n_out: float
     eta: float
@@ -136,7 +136,7 @@ class SwapData(Struct, kw_only=True, omit_defaults=True):
     modelId: str
     mode: str
     taskType: str
-    taskProfile: TaskProfileOut
+    taskProfile: TokenProfileOut
     tenor: str
     tenorMonths: int
     notionalTokens: float
@@ -216,7 +216,7 @@ class WorkloadOut(Struct, kw_only=True):
     model: str
     mode: str
     task: str
-    task_profile: TaskProfileOut
+    task_profile: TokenProfileOut
     requests_per_month: float
     spot_cost: float
     expected_spend_total: float
@@ -308,8 +308,8 @@ class _Priced:
                             date.fromisoformat(self._snapshot.as_of), months)
 
 
-def _profile_out(profile: TaskProfile | ProfileIn) -> TaskProfileOut:
-    return TaskProfileOut(float(profile.n_in), float(profile.n_out), float(profile.eta), float(profile.n_think))
+def _profile_out(profile: TaskProfile | ProfileIn) -> TokenProfileOut:
+    return TokenProfileOut(float(profile.n_in), float(profile.n_out), float(profile.eta), float(profile.n_think))
 
 
 def _reply(snapshot: LoadedSnapshot, response_type: type[Struct], data: Struct) -> Any:
