@@ -330,3 +330,9 @@ def with_original_names(events: pd.DataFrame, spots: pd.DataFrame) -> pd.DataFra
         pct_change_display=[percent_display(change) for change in events["pct_change"]],
         detected_at=events["observed_on"],
     )
+
+
+def new_events(current: pd.DataFrame, previous: pd.DataFrame) -> pd.DataFrame:
+    """The events of `current` that `previous` did not have (by `event_id`), in `current`'s order:
+    what a snapshot published that the one before it had not."""
+    return current[~current["event_id"].isin(previous["event_id"])].reset_index(drop=True)

@@ -15,7 +15,7 @@ from serve.access.factory import counter_store_from, key_store_from
 from serve.access.middleware import AccessControl, RouterMisses
 from serve.access_log import AccessLog, AccessLogWriter, open_sink
 from serve.answers import AnswerCache
-from serve.api import curves, descriptor, export, forward_list, index, keys, market, pricing, simulation
+from serve.api import curves, descriptor, export, forward_list, index, keys, market, pricing, simulation, stream
 from serve.compute_pool import ComputePool
 from serve.dashboard.routes import dashboard_routes
 from serve.direct import DirectAnswers
@@ -27,7 +27,7 @@ from serve.state import SnapshotState
 from serve.threads import Threads, computing_threads, hand_the_loop_its_turn
 
 ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, index.ROUTES, forward_list.ROUTES,
-                pricing.ROUTES, simulation.ROUTES, keys.ROUTES, export.ROUTES]
+                pricing.ROUTES, simulation.ROUTES, keys.ROUTES, export.ROUTES, stream.ROUTES]
 
 
 CORS_EXPOSED = ["ETag", "Cache-Control", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",

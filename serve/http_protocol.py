@@ -85,5 +85,9 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 # How `oracle serve` runs uvicorn. Its own proxy-header handling is off: it would believe
 # `X-Forwarded-For` from loopback before the oracle's rule (`ORACLE_TRUSTED_PROXIES`,
 # serve/access/middleware.py) ever ran. Its access log is off too: the app writes its own, off
-# the request path and with the address that rule decided (serve/access_log.py).
-SERVER_OPTIONS = {"log_level": "info", "proxy_headers": False, "access_log": False, "http": BoundedHttpProtocol}
+# the request path and with the address that rule decided (serve/access_log.py). On shutdown, an
+# answer still being sent after GRACEFUL_SHUTDOWN_SECONDS is cut: an event stream never ends by
+# itself, and its client reconnects with Last-Event-ID (serve/event_stream.py).
+GRACEFUL_SHUTDOWN_SECONDS = 5
+SERVER_OPTIONS = {"log_level": "info", "proxy_headers": False, "access_log": False, "http": BoundedHttpProtocol,
+                  "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS}

@@ -26,6 +26,7 @@ SECURITY_SCHEMES = {
     BEARER: {"type": "http", "scheme": "bearer", "description": "The same key as `Authorization: Bearer <key>`."},
 }
 KEY_REQUIRED = {"/v1/keys/usage", "/v1/keys"}  # GET usage and DELETE act on the key presented
+UNCACHED = {"/v1/export/{table}", "/v1/events/stream"}  # GETs answered afresh each time: no ETag, no 304
 RATE_HEADERS = {
     "RateLimit-Limit": "Requests allowed in the hourly window.",
     "RateLimit-Remaining": "Requests left in the window.",
@@ -53,6 +54,7 @@ PARAMETER_EXAMPLES = {"ticker": "SONNET-4", "table": "spots", "mode": "sync", "s
                       "fields": "beta_sync,input_sync", "kind": "price_cut", "type": "unified", "date": "2025-08-01",
                       "format": "csv", "taskCategory": "coding", "horizonMonths": 3, "paths": 2000, "seed": 1,
                       "task_category": "coding", "horizon_months": 3,
+                      "Last-Event-ID": "20261122T060000000000Z-1a2b3c4d:O3:sync:output:2025-06-10",
                       "tenor": "3M", "method": "oracle", "family": "openai/o-series", "points": "changes",
                       "interval": "month", "field": "output", "anchor_from": "2025-01-01", "anchor_to": "2025-06-30"}
 
@@ -77,7 +79,7 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
                 continue
             keyed = [{API_KEY: []}, {BEARER: []}]
             operation["security"] = keyed if path in KEY_REQUIRED and method != "post" else [*keyed, {}]
-            _headers(operation, cached=method == "get" and path not in KEY_REQUIRED and "export" not in path)
+            _headers(operation, cached=method == "get" and path not in KEY_REQUIRED and path not in UNCACHED)
             _example(path, operation)
     return document
 

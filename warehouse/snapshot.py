@@ -341,3 +341,14 @@ class SnapshotStore:
             for name, is_folder in storage.entries(storage.root)
             if is_folder and not name.startswith(".") and storage.isfile(storage.join(name, POINTER))
         )
+
+
+def published_table(store: SnapshotStore, snapshot_id: str, name: str) -> pd.DataFrame | None:
+    """Table `name` of an earlier snapshot still kept, or None when it is gone or never was (an id
+    from a client is checked first: it never leaves the warehouse)."""
+    try:
+        _check_simple_name(snapshot_id, "snapshot id")
+        manifest = Manifest.from_json(store.storage.read_text(store.storage.join(snapshot_id, POINTER)))
+        return store.read_table(name, manifest)
+    except (ValueError, LookupError, FileNotFoundError, OSError, KeyError):
+        return None

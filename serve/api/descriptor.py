@@ -39,6 +39,7 @@ ENDPOINTS = {
     "backtest": "/v1/backtest",
     "task_types": "/v1/task-types",
     "export": "/v1/export/:table?format=parquet or csv",
+    "events_stream": "/v1/events/stream",
     "ici_constituents": "/v1/ici/constituents?date=&type=",
     "ici_published": "/v1/ici/published",
 }
@@ -85,6 +86,7 @@ class Endpoints(msgspec.Struct):
     ici_constituents: str
     ici_published: str
     export: str
+    events_stream: str
 
 
 class Descriptor(msgspec.Struct):

@@ -46,7 +46,8 @@ CALLS = [
     ("GET", "/v1/keys/usage", "WITH_KEY", 200),
     ("DELETE", "/v1/keys", "WITH_KEY", 200),
     ("GET", "/v1/spots/NO-SUCH-MODEL", None, 404),
-    ("GET", "/v1/export/no_such_table", None, 404),  # a file, not JSON, when found: tests/serve/test_export.py
+    ("GET", "/v1/export/no_such_table", None, 404),
+    ("GET", "/v1/events/stream?kind=cut", None, 400),  # a stream, not JSON: tests/e2e/test_event_stream.py  # a file, not JSON, when found: tests/serve/test_export.py
     ("POST", "/v1/price", {"model": "SONNET-4", "n_in": -1, "n_out": 1}, 400),
 ]
 
