@@ -15,7 +15,19 @@ from serve.access.factory import counter_store_from, key_store_from
 from serve.access.middleware import AccessControl, RouterMisses
 from serve.access_log import AccessLog, AccessLogWriter, open_sink
 from serve.answers import AnswerCache
-from serve.api import curves, descriptor, export, forward_list, index, keys, market, pricing, simulation, stream
+from serve.api import (
+    curves,
+    descriptor,
+    export,
+    forward_list,
+    index,
+    keys,
+    market,
+    pricing,
+    simulation,
+    stream,
+    webhooks,
+)
 from serve.compute_pool import ComputePool
 from serve.dashboard.routes import dashboard_routes
 from serve.direct import DirectAnswers
@@ -25,9 +37,10 @@ from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
 from serve.threads import Threads, computing_threads, hand_the_loop_its_turn
+from serve.webhooks import Dispatcher, WebhookStore
 
 ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, index.ROUTES, forward_list.ROUTES,
-                pricing.ROUTES, simulation.ROUTES, keys.ROUTES, export.ROUTES, stream.ROUTES]
+                pricing.ROUTES, simulation.ROUTES, keys.ROUTES, export.ROUTES, stream.ROUTES, webhooks.ROUTES]
 
 
 CORS_EXPOSED = ["ETag", "Cache-Control", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
@@ -59,19 +72,21 @@ def create_app(settings: Settings) -> Litestar:
     pool = ComputePool(settings.warehouse, processes) if processes else None
     sink = open_sink(settings.access_log)
     log = AccessLogWriter(sink) if sink is not None else None
+    hooks = WebhookStore(settings.data)
+    dispatcher = Dispatcher(hooks, snapshots, settings.webhook_attempts, settings.webhook_retry_seconds)
     app = Litestar(
         route_handlers=[*handlers, *dashboard_routes()],
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters,
-                     "computing": computing}),
+                     "computing": computing, "webhooks": hooks}),
         # Outermost first: every request is logged, counted and limited, then a kept answer may be sent.
         middleware=[*([partial(AccessLog, writer=log)] if log else []),
                     partial(AccessControl, settings=settings, keys=keys_store, counters=counters),
                     partial(AnswerCache, snapshots=snapshots),
                     partial(DirectAnswers, snapshots=snapshots, max_body_bytes=settings.max_body_bytes,
                             computing=computing, processes=pool)],
-        on_startup=[hand_the_loop_its_turn, *([pool.start] if pool else [])],
-        on_shutdown=[lambda: keys_store.close(), counters.close, *([log.close] if log else []),
-                     *([pool.close] if pool else [])],
+        on_startup=[hand_the_loop_its_turn, *([pool.start] if pool else []), dispatcher.start],
+        on_shutdown=[dispatcher.stop, lambda: keys_store.close(), counters.close, hooks.close,
+                     *([log.close] if log else []), *([pool.close] if pool else [])],
         exception_handlers={Exception: handle},
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),

@@ -56,8 +56,8 @@ NAME_A_MODEL = {"/v1/spots/{ticker:path}", "/v1/greeks/{ticker:path}", "/v1/forw
                 "/v1/history/{ticker:path}", "/v1/monte-carlo/{ticker:path}", "/v1/events", "/v1/disputes",
                 "/v1/scheduled", "/v1/models/{ticker:path}", "/v1/price", "/v1/providers", "/v1/swap",
                 "/v1/simulate", "/v1/backtest", "/v1/events/stream"}
-NAME_A_TABLE = {"/v1/export/{table:str}"}
-NEED_NO_SNAPSHOT = {"/v1/keys", "/v1/keys/usage"}
+NAME_A_TABLE = {"/v1/export/{table:str}", "/v1/webhooks/{webhook_id:str}"}
+NEED_NO_SNAPSHOT = {"/v1/keys", "/v1/keys/usage", "/v1/webhooks", "/v1/webhooks/{webhook_id:str}"}
 HANDLER_ARGUMENTS = {"request", "data"}
 
 

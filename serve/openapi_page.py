@@ -25,7 +25,8 @@ SECURITY_SCHEMES = {
               "description": "A key from POST /v1/keys. Without one, a client address has the free tier's limit."},
     BEARER: {"type": "http", "scheme": "bearer", "description": "The same key as `Authorization: Bearer <key>`."},
 }
-KEY_REQUIRED = {"/v1/keys/usage", "/v1/keys"}  # GET usage and DELETE act on the key presented
+# Operations on the key presented (usage, revocation, its webhooks): a key is required.
+KEY_REQUIRED = {"/v1/keys/usage", "/v1/keys", "/v1/webhooks", "/v1/webhooks/{webhook_id}"}
 UNCACHED = {"/v1/export/{table}", "/v1/events/stream"}  # GETs answered afresh each time: no ETag, no 304
 RATE_HEADERS = {
     "RateLimit-Limit": "Requests allowed in the hourly window.",
@@ -47,6 +48,7 @@ BODY_EXAMPLES = {
     "/v1/simulate": {"items": [{"model": "O3", "taskType": "reasoning", "requests_per_month": 100000}],
                      "horizon_months": 3, "paths": 2000, "seed": 1},
     "/v1/keys": {"name": "budget team"},
+    "/v1/webhooks": {"url": "https://example.com/oracle-events", "ticker": "SONNET-4", "kind": "price_cut"},
 }
 PARAMETER_EXAMPLES = {"ticker": "SONNET-4", "table": "spots", "mode": "sync", "since": "2025-06-01",
                       "from": "2025-06-01", "to": "2025-06-30", "limit": 20, "offset": 0, "provider": "anthropic",
@@ -54,6 +56,7 @@ PARAMETER_EXAMPLES = {"ticker": "SONNET-4", "table": "spots", "mode": "sync", "s
                       "fields": "beta_sync,input_sync", "kind": "price_cut", "type": "unified", "date": "2025-08-01",
                       "format": "csv", "taskCategory": "coding", "horizonMonths": 3, "paths": 2000, "seed": 1,
                       "task_category": "coding", "horizon_months": 3,
+                      "webhook_id": "4f7c2e0a9b1d4c3e8f6a5b2c1d0e9f8a",
                       "Last-Event-ID": "20261122T060000000000Z-1a2b3c4d:O3:sync:output:2025-06-10",
                       "tenor": "3M", "method": "oracle", "family": "openai/o-series", "points": "changes",
                       "interval": "month", "field": "output", "anchor_from": "2025-01-01", "anchor_to": "2025-06-30"}
@@ -78,7 +81,8 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
             if not path.startswith("/v1"):
                 continue
             keyed = [{API_KEY: []}, {BEARER: []}]
-            operation["security"] = keyed if path in KEY_REQUIRED and method != "post" else [*keyed, {}]
+            free = path == "/v1/keys" and method == "post"  # a key is made without one
+            operation["security"] = keyed if path in KEY_REQUIRED and not free else [*keyed, {}]
             _headers(operation, cached=method == "get" and path not in KEY_REQUIRED and path not in UNCACHED)
             _example(path, operation)
     return document

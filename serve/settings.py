@@ -47,6 +47,12 @@ class Settings:
     compute_processes: int = -1
     # One line per request (serve/access_log.py): `stdout`, `stderr`, `off`, or a file to append to.
     access_log: str = "stdout"
+    # Outgoing webhooks (serve/webhooks.py): 1 lets a target resolve to a private, loopback or
+    # link-local address (a receiver on this machine or network); each delivery is tried this
+    # many times, waiting the base wait, then twice it, and so on, between tries.
+    webhook_allow_private: int = 0
+    webhook_attempts: int = 4
+    webhook_retry_seconds: float = 2.0
 
     def limit_of(self, tier: str) -> int:
         return getattr(self, f"{tier}_requests_per_hour")

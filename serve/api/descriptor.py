@@ -40,6 +40,7 @@ ENDPOINTS = {
     "task_types": "/v1/task-types",
     "export": "/v1/export/:table?format=parquet or csv",
     "events_stream": "/v1/events/stream",
+    "webhooks": {"create": "POST /v1/webhooks", "list": "GET /v1/webhooks", "remove": "DELETE /v1/webhooks/:id"},
     "ici_constituents": "/v1/ici/constituents?date=&type=",
     "ici_published": "/v1/ici/published",
 }
@@ -87,6 +88,7 @@ class Endpoints(msgspec.Struct):
     ici_published: str
     export: str
     events_stream: str
+    webhooks: dict[str, str]
 
 
 class Descriptor(msgspec.Struct):

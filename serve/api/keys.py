@@ -19,10 +19,9 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, delete, get, post
 
-from serve.access.middleware import SCOPE_KEY, Access
-from serve.deps import settings_of, state_of
+from serve.deps import presented_key, settings_of, state_of
 from serve.direct import strict
-from serve.problems import Problem, invalid
+from serve.problems import invalid
 from serve.respond import envelope, envelope_type, iso_millis
 
 NAME = re.compile(r"^[A-Za-z0-9 _.@-]{1,64}$")
@@ -87,13 +86,6 @@ def rate_limit_words(requests_per_hour: int) -> str:
     return f"{requests_per_hour} requests/hour"
 
 
-def _presented(request: Request) -> Access:
-    access: Access | None = request.scope.get(SCOPE_KEY)
-    if access is None or access.key is None:
-        raise Problem(401, "missing_key", "present your key as X-API-Key: <key> or Authorization: Bearer <key>")
-    return access
-
-
 @post("/v1/keys", status_code=201, summary="Create an API key (shown once)", tags=["keys"], opt=strict(CreateKey))
 async def create_key(request: Request, data: CreateKey) -> Response[KeyCreatedResponse]:
     if not NAME.match(data.name):
@@ -111,7 +103,7 @@ async def create_key(request: Request, data: CreateKey) -> Response[KeyCreatedRe
 
 @get("/v1/keys/usage", summary="Usage of the key presented", tags=["keys"])
 async def key_usage(request: Request) -> Response[KeyUsageResponse]:
-    access = _presented(request)
+    access = presented_key(request)
     record = access.key
     store = request.app.state.key_store
     usage = await store.threads.run(store.usage, record.key_id)
@@ -129,7 +121,7 @@ async def key_usage(request: Request) -> Response[KeyUsageResponse]:
 
 @delete("/v1/keys", status_code=200, summary="Revoke the key presented", tags=["keys"])
 async def revoke_key(request: Request) -> Response[KeyRevokedResponse]:
-    access = _presented(request)
+    access = presented_key(request)
     now = datetime.now(UTC)
     store = request.app.state.key_store
     await store.threads.run(store.revoke, access.key.key_id, now)

@@ -44,6 +44,9 @@ CALLS = [
                               "horizon_months": 3, "paths": 500, "seed": 2}, 200),
     ("POST", "/v1/keys", {"name": "schema check"}, 201),
     ("GET", "/v1/keys/usage", "WITH_KEY", 200),
+    ("GET", "/v1/webhooks", "WITH_KEY", 200),
+    ("POST", "/v1/webhooks", {"url": "http://127.0.0.1:9/hook"}, 401),  # registering is tested end to end
+    ("DELETE", "/v1/webhooks/no-such-hook", "WITH_KEY", 404),
     ("DELETE", "/v1/keys", "WITH_KEY", 200),
     ("GET", "/v1/spots/NO-SUCH-MODEL", None, 404),
     ("GET", "/v1/export/no_such_table", None, 404),

@@ -1,0 +1,104 @@
+"""`POST /v1/webhooks`, `GET /v1/webhooks`, `DELETE /v1/webhooks/{id}`: a key's outgoing webhooks
+(serve/webhooks.py), their secrets shown once, and their delivery log."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, delete, get, post
+
+from pipelines.events import EVENT_KINDS
+from serve.deps import presented_key, settings_of, snapshot_of, state_of
+from serve.direct import strict
+from serve.params import BATCH, one_of
+from serve.problems import Problem, invalid
+from serve.records import ticker_of
+from serve.respond import envelope, envelope_type
+from serve.webhooks import TargetRefused, Webhook, check_target
+
+
+class WebhookIn(msgspec.Struct, forbid_unknown_fields=True):
+    url: Annotated[str, msgspec.Meta(min_length=8, max_length=2000, description="http(s) address to post to")]
+    ticker: Annotated[str, msgspec.Meta(max_length=200, description="only this model's events")] | None = None
+    kind: Annotated[str, msgspec.Meta(description=f"only this kind: {', '.join(EVENT_KINDS)}")] | None = None
+
+
+class WebhookOut(msgspec.Struct, kw_only=True):
+    id: str
+    url: str
+    ticker: str | None
+    mode: str | None
+    kind: str | None
+    created: str
+    secret: str | None = None  # on creation only
+
+
+class Delivery(msgspec.Struct, kw_only=True):
+    delivery_id: str
+    webhook_id: str
+    snapshot_id: str
+    attempt: int
+    at: str
+    status: int | None
+    outcome: Annotated[str, msgspec.Meta(description="delivered, retrying or failed")]
+    events: int
+
+
+class WebhookList(msgspec.Struct, kw_only=True):
+    webhooks: list[WebhookOut]
+    deliveries: list[Delivery]
+
+
+WebhookCreatedResponse = envelope_type("WebhookCreatedResponse", WebhookOut, snapshot_optional=True)
+WebhookListResponse = envelope_type("WebhookListResponse", WebhookList, snapshot_optional=True)
+
+
+def _out(hook: Webhook, secret: bool = False) -> dict[str, Any]:
+    return {"id": hook.id, "url": hook.url, "ticker": hook.ticker, "mode": hook.mode, "kind": hook.kind,
+            "created": hook.created, **({"secret": hook.secret} if secret else {})}
+
+
+@post("/v1/webhooks", status_code=201, summary="Register a webhook for new price events", tags=["alerts"],
+      opt=strict(WebhookIn),
+      description="Each newly published snapshot's events that match `ticker` and `kind` are posted to `url` as "
+                  "JSON {snapshot_id, events}, signed `X-Oracle-Signature: sha256=<hex HMAC-SHA256 of the body "
+                  "under the secret>`; a failed delivery is tried again with growing waits, then marked failed. "
+                  "The secret is shown once. The URL must be http(s) and reach a public address.")
+async def create_webhook(request: Request, data: WebhookIn) -> Response[WebhookCreatedResponse]:
+    access = presented_key(request)
+    one_of("kind", data.kind, EVENT_KINDS)
+    ticker = mode = None
+    if data.ticker is not None:
+        resolved = ticker_of(snapshot_of(request), data.ticker)
+        ticker, mode = resolved.ticker, BATCH if resolved.mode == BATCH else None
+    try:
+        await asyncio.to_thread(check_target, data.url, bool(settings_of(request).webhook_allow_private))
+    except TargetRefused as refused:
+        raise invalid("url", str(refused)) from None
+    store = request.app.state.webhooks
+    hook = await asyncio.to_thread(store.add, access.key.key_id, data.url, ticker, mode, data.kind)
+    return Response(envelope(state_of(request).current(), _out(hook, secret=True)), status_code=201)
+
+
+@get("/v1/webhooks", summary="The key's webhooks and their delivery log", tags=["alerts"])
+async def list_webhooks(request: Request) -> Response[WebhookListResponse]:
+    access = presented_key(request)
+    store = request.app.state.webhooks
+    hooks = await asyncio.to_thread(store.of_key, access.key.key_id)
+    deliveries = await asyncio.to_thread(store.deliveries, access.key.key_id)
+    return Response(envelope(state_of(request).current(),
+                             {"webhooks": [_out(hook) for hook in hooks], "deliveries": deliveries}))
+
+
+@delete("/v1/webhooks/{webhook_id:str}", status_code=200, summary="Remove a webhook", tags=["alerts"])
+async def remove_webhook(request: Request, webhook_id: str) -> Response[WebhookListResponse]:
+    access = presented_key(request)
+    store = request.app.state.webhooks
+    if not await asyncio.to_thread(store.remove, access.key.key_id, webhook_id):
+        raise Problem(404, "unknown_webhook", f"the key presented has no webhook {webhook_id}")
+    return await list_webhooks.fn(request)
+
+
+ROUTES = [create_webhook, list_webhooks, remove_webhook]
