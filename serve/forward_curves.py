@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from serve.params import SYNC
+from serve.params import SYNC, in_mode
 from serve.records import record_of
 from serve.respond import records
 from serve.state import LoadedSnapshot
@@ -40,6 +40,7 @@ class ForwardCurve(msgspec.Struct, kw_only=True):
     as_of: str
 
 
+LAW_FIELDS = ("sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight")  # of the Greek sheet, per mode
 FORWARD_POINT = [c for c in FORWARD_CURVES.names if c not in ("ticker", "mode", "spot")]
 
 
@@ -47,7 +48,6 @@ def forward_curve_answer(snapshot: LoadedSnapshot, model: dict[str, Any], mode: 
                          points: list[dict[str, Any]]) -> dict[str, Any]:
     """One model's curve as `/v1/forwards` answers it, from its Greek-sheet record and its
     `forward_curves` points (FORWARD_POINT columns) of that mode in month order."""
-    suffix = "" if mode == SYNC else "_batch"
     return {
         "ticker": model["ticker"],
         "ticker_forward_prefix": model["ticker"] if mode == SYNC else model["ticker_batch"],
@@ -56,9 +56,9 @@ def forward_curve_answer(snapshot: LoadedSnapshot, model: dict[str, Any], mode: 
         "display_name": model["display_name"],
         "provider": model["provider"],
         "spot": spot,
-        "theta": model[f"theta{suffix}"],
+        "theta": model[in_mode("theta", mode)],
         "forwards": points,
-        **{name: model[f"{name}{suffix}"] for name in ("sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight")},
+        **{name: model[in_mode(name, mode)] for name in LAW_FIELDS},
         "as_of": snapshot.as_of,
     }
 

@@ -28,6 +28,12 @@ SECURITY_SCHEMES = {
 # Operations on the key presented (usage, revocation, its webhooks): a key is required.
 KEY_REQUIRED = {"/v1/keys/usage", "/v1/keys", "/v1/webhooks", "/v1/webhooks/{webhook_id}"}
 UNCACHED = {"/v1/export/{table}", "/v1/events/stream"}  # GETs answered afresh each time: no ETag, no 304
+# Answers that are not JSON: the framework documents a streamed answer as JSON, so say what it is.
+NOT_JSON = {
+    "/v1/export/{table}": {"application/vnd.apache.parquet": {"schema": {"type": "string", "format": "binary"}},
+                           "text/csv": {"schema": {"type": "string"}}},
+    "/v1/events/stream": {"text/event-stream": {"schema": {"type": "string"}}},
+}
 RATE_HEADERS = {
     "RateLimit-Limit": "Requests allowed in the hourly window.",
     "RateLimit-Remaining": "Requests left in the window.",
@@ -80,12 +86,32 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
             _name(operation, seen)
             if not path.startswith("/v1"):
                 continue
+            if path in NOT_JSON:
+                operation["responses"]["200"]["content"] = NOT_JSON[path]
+            _partial_records(document, operation)
             keyed = [{API_KEY: []}, {BEARER: []}]
             free = path == "/v1/keys" and method == "post"  # a key is made without one
             operation["security"] = keyed if path in KEY_REQUIRED and not free else [*keyed, {}]
             _headers(operation, cached=method == "get" and path not in KEY_REQUIRED and path not in UNCACHED)
             _example(path, operation)
     return document
+
+
+def _partial_records(document: dict[str, Any], operation: dict[str, Any]) -> None:
+    """A list that takes `fields` answers records with only those fields: its items are the whole
+    record or `<Record>Fields`, the same record with no field required."""
+    if not any(parameter["name"] == "fields" for parameter in operation.get("parameters", [])):
+        return
+    schemas = document["components"]["schemas"]
+    listing = schemas[operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].split("/")[-1]]
+    items = listing["properties"]["data"]["items"]
+    if "$ref" not in items:
+        return
+    record = items["$ref"].split("/")[-1]
+    partial = {key: value for key, value in schemas[record].items() if key != "required"}
+    schemas[f"{record}Fields"] = {**partial, "title": f"{record}Fields",
+                                  "description": f"A {record} with only the fields `fields` asked for."}
+    listing["properties"]["data"]["items"] = {"anyOf": [items, {"$ref": f"#/components/schemas/{record}Fields"}]}
 
 
 def operation_id(handler, method, path_components) -> str:

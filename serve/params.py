@@ -10,7 +10,7 @@ from litestar import Request, Response
 from litestar.params import Parameter
 
 from serve.deps import settings_of
-from serve.problems import invalid
+from serve.problems import Problem, invalid
 from serve.respond import envelope, snapshot_response
 from serve.state import LoadedSnapshot
 
@@ -38,3 +38,15 @@ def one_of(field: str, value: str | None, allowed: tuple[str, ...]) -> str | Non
 
 def snapshot_answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
     return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
+
+
+def no_price(ticker: str, mode: str, when: str = "") -> Problem:
+    """A model without a price in the mode asked for: `no_batch_price` for batch, `no_price` for
+    sync, the same on every endpoint; `when` says at what date, for a price asked at a past one."""
+    code = "no_batch_price" if mode == BATCH else "no_price"
+    return Problem(404, code, f"{ticker} has no {mode} price{when}", ticker=ticker, mode=mode)
+
+
+def in_mode(column: str, mode: str) -> str:
+    """The Greek sheet's name of a figure in a mode: `theta` in sync, `theta_batch` in batch."""
+    return column if mode == SYNC else f"{column}_batch"

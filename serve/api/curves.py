@@ -33,6 +33,7 @@ from serve.params import (
     LimitParam,
     ModeParam,
     enum_param,
+    no_price,
     one_of,
     snapshot_answer,
 )
@@ -176,8 +177,7 @@ def _model_and_mode(snapshot: LoadedSnapshot, name: str, mode: str | None) -> tu
                               f"ask for {resolved.ticker} for sync prices, or leave mode out")
     chosen = mode or resolved.mode
     if chosen == BATCH and not model.get("ticker_batch"):
-        raise Problem(404, "no_batch_price", f"{resolved.ticker} has no batch price; only sync prices are published "
-                                             "for it")
+        raise no_price(resolved.ticker, BATCH)
     return model, chosen
 
 

@@ -55,7 +55,8 @@ from serve.deps import settings_of, snapshot_of
 from serve.direct import direct, handler_answer
 from serve.lookup import Resolved, UnknownModel
 from serve.outlook import forward_ratios, process_of
-from serve.problems import Problem, invalid
+from serve.params import in_mode, no_price
+from serve.problems import invalid
 from serve.records import record_of, ticker_of
 from serve.respond import TidyList, column_values, envelope, envelope_type, records, snapshot_response, tidy_columns
 from serve.state import LoadedSnapshot
@@ -361,9 +362,7 @@ def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profil
     reasons = unfit_reasons(profile, priced=rates is not None, beta=spot[f"beta_{mode}"],
                             is_reasoning=spot["is_reasoning"], context_window=spot["context_window"])
     if NO_PRICE in reasons:
-        code = "no_batch_price" if mode == BATCH else "no_price"
-        when = "" if day is None else f" on {day.isoformat()}"
-        raise Problem(404, code, f"{ticker} has no {mode} price{when}", ticker=ticker, mode=mode)
+        raise no_price(ticker, mode, "" if day is None else f" on {day.isoformat()}")
     if NO_THINKING in reasons:
         raise invalid("n_think", f"{ticker} bills no thinking tokens (it is not a reasoning model); send n_think 0")
     if CONTEXT_WINDOW in reasons:
@@ -420,7 +419,7 @@ def _mode_inputs(snapshot: LoadedSnapshot, mode: str,
         spots = (snapshot.table("spots") if day is None else _past(snapshot, day)["spots"]).reset_index(drop=True)
         rates = [model_rates(row, mode) for row in spots.to_dict("records")]
         greeks = snapshot.table("greeks").set_index("ticker")
-        theta = greeks["theta_batch" if mode == BATCH else "theta"].reindex(spots["ticker"]).to_numpy(dtype=float)
+        theta = greeks[in_mode("theta", mode)].reindex(spots["ticker"]).to_numpy(dtype=float)
         cache[key] = (rates, theta, {t: i for i, t in enumerate(spots["ticker"])},
                       PriceBook.of(spots, rate_columns(mode)))
     return cache[key]

@@ -40,12 +40,12 @@ from pipelines.tasks import TASK_TYPES, TaskProfile, task_profile
 from serve.deps import settings_of, snapshot_of
 from serve.direct import strict
 from serve.outlook import process_of
+from serve.params import MODES, in_mode, no_price
 from serve.problems import Problem, invalid
 from serve.records import record_of, ticker_of
 from serve.respond import computed_envelope, envelope_type, snapshot_response
 from serve.state import LoadedSnapshot
 
-MODES = ("sync", "batch")
 MONTE_CARLO_HORIZONS = (1, 3, 6)
 FAN_BANDS = (5, 25, 50, 75, 95)
 SEED_MAX = 2**63 - 1
@@ -285,12 +285,9 @@ class _Priced:
                 raise invalid(mode_field, f"must be one of {', '.join(MODES)}, got '{mode}'")
             if resolved.mode == "batch" and chosen == "sync":
                 raise invalid(mode_field, f"'{name}' names the batch price; use the plain ticker for sync")
-        try:
-            row = record_of(snapshot, "greeks", resolved.ticker)
-        except KeyError:
-            raise Problem(404, "no_price", f"{resolved.ticker} has no price in this snapshot") from None
+        row = record_of(snapshot, "greeks", resolved.ticker)
         if row.get(f"beta_{chosen}") is None:
-            raise Problem(404, "no_price", f"{resolved.ticker} has no {chosen} price in this snapshot")
+            raise no_price(resolved.ticker, chosen)
         process = process_of(snapshot, resolved.ticker, chosen)
         if process is None:
             raise Problem(404, "no_forecast", f"{resolved.ticker} has no forecast in {chosen}: no price history to "
@@ -298,7 +295,7 @@ class _Priced:
         self.ticker, self.mode, self.row, self.process = resolved.ticker, chosen, row, process
         self.model_id: str = row["model_id"]
         self.beta: float = float(row[f"beta_{chosen}"])
-        self.theta: float = float(row["theta" if chosen == "sync" else "theta_batch"])
+        self.theta: float = float(row[in_mode("theta", chosen)])
         self.rates = Rates.from_row(row, columns=rate_columns(chosen))
         self._snapshot = snapshot
 

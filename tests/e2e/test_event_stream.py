@@ -95,6 +95,8 @@ def test_a_published_cut_reaches_subscribers_and_resumes(server):
     assert cuts.get(timeout=10) == {"status": 200, "type": "text/event-stream; charset=utf-8"}
     assert others.get(timeout=10)["status"] == 200
     assert cuts.get(timeout=5) == {"retry": "5000"}
+    documented = httpx.get(f"{base}/schema/openapi.json").json()["paths"]["/v1/events/stream"]["get"]
+    assert list(documented["responses"]["200"]["content"]) == ["text/event-stream"]
     published = _publish_with_a_cut(root)
     message = _next_event(cuts, timeout=30)
     assert message["event"] == "price_event" and message["id"] == f"{NEW_ID}:{published['event_id']}"

@@ -359,10 +359,14 @@ def test_a_model_without_a_forecast_is_a_404_no_forecast(client, monkeypatch, me
     assert "O3" in body["detail"]
 
 
-def test_a_model_without_a_batch_price_is_a_404(client, greeks):
+def test_a_model_without_a_batch_price_is_the_same_404_on_every_endpoint(client, greeks):
     ticker = greeks[greeks["beta_batch"].isna()]["ticker"].iloc[0]
-    assert_problem(client.post("/v1/swap", json={**SWAP, "model": ticker, "mode": "batch"}), 404, "no_price")
-    assert_problem(client.get(f"/v1/monte-carlo/{ticker}.B?taskCategory=chat&horizonMonths=1"), 404, "no_price")
+    assert_problem(client.post("/v1/swap", json={**SWAP, "model": ticker, "mode": "batch"}), 404, "no_batch_price")
+    assert_problem(client.get(f"/v1/monte-carlo/{ticker}.B?taskCategory=chat&horizonMonths=1"), 404,
+                   "no_batch_price")
+    assert_problem(client.post("/v1/price", json={"model": ticker, "n_in": 1, "n_out": 1, "mode": "batch"}), 404,
+                   "no_batch_price")
+    assert_problem(client.get(f"/v1/forwards/{ticker}?mode=batch"), 404, "no_batch_price")
 
 
 @pytest.mark.parametrize(("query", "field"), [
