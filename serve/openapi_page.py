@@ -32,7 +32,13 @@ UNCACHED = {"/v1/export/{table}", "/v1/events/stream"}  # GETs answered afresh e
 NOT_JSON = {
     "/v1/export/{table}": {"application/vnd.apache.parquet": {"schema": {"type": "string", "format": "binary"}},
                            "text/csv": {"schema": {"type": "string"}}},
-    "/v1/events/stream": {"text/event-stream": {"schema": {"type": "string"}}},
+    "/v1/events/stream": {"text/event-stream": {"schema": {  # one event (OpenAPI 3.1 has no itemSchema)
+        "type": "object", "description": "One server-sent event: a price event, or a reset (read /v1/events).",
+        "properties": {"event": {"type": "string", "enum": ["price_event", "reset"]},
+                       "data": {"type": "string", "description": "The event as /v1/events gives it, as JSON; for a "
+                                                                 "reset, its reason"},
+                       "id": {"type": "string", "description": "<snapshot id>:<event id>, for Last-Event-ID"},
+                       "retry": {"type": "integer", "description": "Milliseconds to wait before reconnecting"}}}}},
 }
 RATE_HEADERS = {
     "RateLimit-Limit": "Requests allowed in the hourly window.",

@@ -25,20 +25,18 @@ from pipelines.listings import PRICE_FIELDS
 from pipelines.scorecard import headline
 from serve.deps import snapshot_of
 from serve.forward_curves import FORWARD_POINT, ForwardCurve, forward_curve_answer
+from serve.model_mode import ModelInMode
 from serve.params import (
     BATCH,
     DEFAULT_LIMIT,
-    MODES,
-    SYNC,
     LimitParam,
     ModeParam,
     enum_param,
-    no_price,
     one_of,
     snapshot_answer,
 )
 from serve.problems import Problem, invalid
-from serve.records import memoized, record_of, table_records, ticker_of
+from serve.records import memoized, table_records, ticker_of
 from serve.respond import envelope_type, plain, records
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
@@ -164,21 +162,9 @@ def _as_of(snapshot: LoadedSnapshot) -> date:
 
 
 def _model_and_mode(snapshot: LoadedSnapshot, name: str, mode: str | None) -> tuple[dict[str, Any], str]:
-    """The model's Greek-sheet record and the mode asked for: `mode`, else the ticker's own mode.
-
-    A batch ticker asked for in sync mode is a contradiction (400); batch for a model sold only
-    in sync mode is a 404 `no_batch_price`.
-    """
-    mode = one_of("mode", mode, MODES)
-    resolved = ticker_of(snapshot, name)
-    model = record_of(snapshot, "greeks", resolved.ticker)
-    if resolved.mode == BATCH and mode == SYNC:
-        raise invalid("mode", f"'{name.lstrip('/')}' is the batch ticker of {resolved.ticker}; "
-                              f"ask for {resolved.ticker} for sync prices, or leave mode out")
-    chosen = mode or resolved.mode
-    if chosen == BATCH and not model.get("ticker_batch"):
-        raise no_price(resolved.ticker, BATCH)
-    return model, chosen
+    """The model's Greek-sheet record and the mode asked for (`serve.model_mode`)."""
+    model = ModelInMode.of(snapshot, name, mode, model_field="ticker")
+    return model.greeks(snapshot), model.mode
 
 
 # --- forwards --------------------------------------------------------------------------------------

@@ -53,11 +53,12 @@ from pipelines.spots import build_spots, rate_columns
 from pipelines.tasks import task_table
 from serve.deps import settings_of, snapshot_of
 from serve.direct import direct, handler_answer
-from serve.lookup import Resolved, UnknownModel
+from serve.lookup import UnknownModel
+from serve.model_mode import ModelInMode
 from serve.outlook import forward_ratios, process_of
 from serve.params import in_mode, no_price
 from serve.problems import invalid
-from serve.records import record_of, ticker_of
+from serve.records import record_of
 from serve.respond import TidyList, column_values, envelope, envelope_type, records, snapshot_response, tidy_columns
 from serve.state import LoadedSnapshot
 
@@ -318,13 +319,6 @@ def _when(body: BilledUsage) -> tuple[str | None, datetime | None]:
                             "and 9999 in UTC") from None
 
 
-def _resolve_mode(resolved: Resolved, asked: str | None) -> str:
-    if resolved.mode == BATCH and asked == SYNC:
-        raise invalid("mode", "the model is named by its batch ticker, which prices batch; drop mode or send "
-                              "\"batch\"")
-    return asked or resolved.mode
-
-
 def _priced_on(snapshot: LoadedSnapshot, as_of: date | None, months: float | None) -> date | None:
     """The past day whose prices a request asks for, or None for the snapshot's own."""
     if as_of is None:
@@ -377,8 +371,8 @@ def _task_profile(profile: Profile) -> dict[str, float]:
 
 
 def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
-    resolved = ticker_of(snapshot, body.model.strip(), batch=True, forward=True)
-    mode = _resolve_mode(resolved, body.mode)
+    resolved = ModelInMode.of(snapshot, body.model, body.mode, forward=True)
+    mode = resolved.mode
     months = body.horizon_months
     if resolved.tenor_months is not None:
         if not 0 < resolved.tenor_months <= MAX_HORIZON:
@@ -532,8 +526,8 @@ def _provider_rows(snapshot: LoadedSnapshot, ticker: str, mode: str) -> pd.DataF
 
 
 def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str, Any]:
-    resolved = ticker_of(snapshot, body.model, batch=True)
-    mode = _resolve_mode(resolved, body.mode)
+    resolved = ModelInMode.of(snapshot, body.model, body.mode)
+    mode = resolved.mode
     profile = _profile(body)
     spot, _ = _check_fit(snapshot, resolved.ticker, mode, profile)
     rows = _provider_rows(snapshot, resolved.ticker, mode)

@@ -39,10 +39,10 @@ from pipelines.swap import TENORS, price_swap
 from pipelines.tasks import TASK_TYPES, TaskProfile, task_profile
 from serve.deps import settings_of, snapshot_of
 from serve.direct import strict
+from serve.model_mode import ModelInMode
 from serve.outlook import process_of
-from serve.params import MODES, in_mode, no_price
+from serve.params import in_mode
 from serve.problems import Problem, invalid
-from serve.records import record_of, ticker_of
 from serve.respond import computed_envelope, envelope_type, snapshot_response
 from serve.state import LoadedSnapshot
 
@@ -275,28 +275,17 @@ class _Priced:
 
     def __init__(self, snapshot: LoadedSnapshot, name: str, mode: str | None, model_field: str = "model",
                  mode_field: str = "mode"):
-        if not name.strip():
-            raise invalid(model_field, "must name a model: a ticker, batch ticker or model_id")
-        resolved = ticker_of(snapshot, name)
-        chosen = resolved.mode
-        if mode is not None:
-            chosen = mode.strip().lower()
-            if chosen not in MODES:
-                raise invalid(mode_field, f"must be one of {', '.join(MODES)}, got '{mode}'")
-            if resolved.mode == "batch" and chosen == "sync":
-                raise invalid(mode_field, f"'{name}' names the batch price; use the plain ticker for sync")
-        row = record_of(snapshot, "greeks", resolved.ticker)
-        if row.get(f"beta_{chosen}") is None:
-            raise no_price(resolved.ticker, chosen)
-        process = process_of(snapshot, resolved.ticker, chosen)
+        model = ModelInMode.of(snapshot, name, mode, model_field=model_field, mode_field=mode_field)
+        row = model.greeks(snapshot)
+        process = process_of(snapshot, model.ticker, model.mode)
         if process is None:
-            raise Problem(404, "no_forecast", f"{resolved.ticker} has no forecast in {chosen}: no price history to "
+            raise Problem(404, "no_forecast", f"{model.ticker} has no forecast in {model.mode}: no price history to "
                                               f"fit one from")
-        self.ticker, self.mode, self.row, self.process = resolved.ticker, chosen, row, process
+        self.ticker, self.mode, self.row, self.process = model.ticker, model.mode, row, process
         self.model_id: str = row["model_id"]
-        self.beta: float = float(row[f"beta_{chosen}"])
-        self.theta: float = float(row[in_mode("theta", chosen)])
-        self.rates = Rates.from_row(row, columns=rate_columns(chosen))
+        self.beta: float = float(row[f"beta_{model.mode}"])
+        self.theta: float = float(row[in_mode("theta", model.mode)])
+        self.rates = Rates.from_row(row, columns=rate_columns(model.mode))
         self._snapshot = snapshot
 
     def levels(self, months) -> np.ndarray:

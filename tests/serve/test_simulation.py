@@ -369,6 +369,23 @@ def test_a_model_without_a_batch_price_is_the_same_404_on_every_endpoint(client,
     assert_problem(client.get(f"/v1/forwards/{ticker}?mode=batch"), 404, "no_batch_price")
 
 
+def test_a_batch_ticker_asked_in_sync_is_the_same_400_on_every_endpoint(client):
+    """One resolver (`serve.model_mode`) answers every endpoint that prices one model in a mode."""
+    answers = [
+        client.post("/v1/swap", json={**SWAP, "model": "SONNET-4.B", "mode": "sync"}),
+        client.get("/v1/monte-carlo/SONNET-4.B?taskCategory=chat&horizonMonths=1&mode=sync"),
+        client.post("/v1/simulate", json={"items": [{"model": "SONNET-4.B", "mode": "sync", "taskType": "chat",
+                                                     "requests_per_month": 10}], "horizon_months": 1}),
+        client.post("/v1/price", json={"model": "SONNET-4.B", "n_in": 1, "n_out": 1, "mode": "sync"}),
+        client.post("/v1/providers", json={"model": "SONNET-4.B", "n_in": 1, "n_out": 1, "mode": "sync"}),
+        client.get("/v1/forwards/SONNET-4.B?mode=sync"),
+        client.get("/v1/history/SONNET-4.B?mode=sync"),
+    ]
+    details = {assert_problem(answer, 400, "invalid_input")["detail"].removeprefix("items[0].") for answer in answers}
+    assert details == {"mode: 'SONNET-4.B' is the batch ticker of SONNET-4, which prices batch; ask for SONNET-4 "
+                       "for sync prices, or leave mode out"}, details
+
+
 @pytest.mark.parametrize(("query", "field"), [
     ("horizonMonths=3", "taskCategory"),
     ("taskCategory=coding", "horizonMonths"),

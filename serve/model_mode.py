@@ -1,0 +1,46 @@
+"""A model in a mode, as every endpoint that prices one model resolves it.
+
+A request names a model (a ticker, a batch ticker `X.B`, a model id or an alias; a forward ticker
+`X.3M` where the endpoint prices forwards) and may ask for a mode. The mode is the one asked for,
+else the one the name implies (batch for `X.B`, sync otherwise). A batch ticker asked for in sync
+is a contradiction (400); a model without a price in the mode is `no_batch_price` or `no_price`
+(404, `serve.params.no_price`); both answered the same on every endpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from serve.params import BATCH, MODES, SYNC, no_price, one_of
+from serve.problems import invalid
+from serve.records import record_of, ticker_of
+from serve.state import LoadedSnapshot
+
+
+@dataclass(frozen=True)
+class ModelInMode:
+    ticker: str  # the canonical ticker (sync), whatever name was asked
+    mode: str  # sync or batch
+    tenor_months: int | None = None  # the horizon a forward ticker names
+
+    @classmethod
+    def of(cls, snapshot: LoadedSnapshot, name: str, mode: str | None, *, model_field: str = "model",
+           mode_field: str = "mode", forward: bool = False) -> ModelInMode:
+        """The model `name` in the mode asked for, or in the mode its name implies."""
+        asked = one_of(mode_field, mode, MODES)
+        if not name.strip().lstrip("/"):
+            raise invalid(model_field, "must name a model: a ticker, batch ticker or model_id")
+        resolved = ticker_of(snapshot, name, batch=True, forward=forward)
+        if resolved.mode == BATCH and asked == SYNC:
+            raise invalid(mode_field, f"'{name.strip().lstrip('/')}' is the batch ticker of {resolved.ticker}, "
+                                      f"which prices batch; ask for {resolved.ticker} for sync prices, or leave "
+                                      "mode out")
+        return cls(resolved.ticker, asked or resolved.mode, resolved.tenor_months)
+
+    def greeks(self, snapshot: LoadedSnapshot) -> dict[str, Any]:
+        """The model's Greek-sheet record, once it is known to have a price in this mode."""
+        row = record_of(snapshot, "greeks", self.ticker)
+        if row.get(f"beta_{self.mode}") is None:
+            raise no_price(self.ticker, self.mode)
+        return row
