@@ -22,16 +22,8 @@ from litestar import Request, Response, get, post
 from litestar.params import Parameter
 from msgspec import Meta, Struct
 
-from pipelines.budget import (
-    HISTOGRAM_BINS,
-    MAX_HORIZON_MONTHS,
-    Workload,
-    changed_share,
-    histogram,
-    percentiles,
-    simulate_budget,
-    summary,
-)
+from pipelines.budget import MAX_HORIZON_MONTHS, Workload, simulate_budget
+from pipelines.monte_carlo import simulate_task_cost
 from pipelines.pricing import Rates, task_cost
 from pipelines.scheduled import level_ratios
 from pipelines.spots import rate_columns
@@ -47,7 +39,6 @@ from serve.respond import computed_envelope, envelope_type, snapshot_response
 from serve.state import LoadedSnapshot
 
 MONTE_CARLO_HORIZONS = (1, 3, 6)
-FAN_BANDS = (5, 25, 50, 75, 95)
 SEED_MAX = 2**63 - 1
 MAX_TOKENS_PER_REQUEST = 1e9  # a bound on one request's token counts, far above any context window
 MAX_NOTIONAL_TOKENS = 1e15
@@ -131,26 +122,26 @@ class SwapFixing(Struct):
     discount_factor: float
 
 
-class SwapData(Struct, kw_only=True, omit_defaults=True):
+class SwapData(Struct, kw_only=True, rename="camel", omit_defaults=True):
     model: str
-    modelId: str
+    model_id: str
     mode: str
-    taskType: str
-    taskProfile: TokenProfileOut
+    task_type: str
+    task_profile: TokenProfileOut
     tenor: str
-    tenorMonths: int
-    notionalTokens: float
-    discountRate: float
-    floatingRate: float
-    betaUsed: float
+    tenor_months: int
+    notional_tokens: float
+    discount_rate: float
+    floating_rate: float
+    beta_used: float
     theta: float
-    fairFixedRate: float
+    fair_fixed_rate: float
     npv: float
-    notionalUsd: float
+    notional_usd: float
     greeks: SwapGreeks
     schedule: list[SwapFixing]
-    fixedRate: float | None = None
-    npvAtFixedRate: float | None = None
+    fixed_rate: float | None = None
+    npv_at_fixed_rate: float | None = None
 
 
 class Stats(Struct):
@@ -181,24 +172,24 @@ class FanPoint(Struct):
     p95: float
 
 
-class MonteCarloData(Struct, kw_only=True):
+class MonteCarloData(Struct, kw_only=True, rename="camel"):
     ticker: str
-    modelId: str
+    model_id: str
     mode: str
-    taskCategory: str
-    horizonMonths: int
+    task_category: str
+    horizon_months: int
     paths: int
     seed: int
-    spotCost: float
-    spotBeta: float
+    spot_cost: float
+    spot_beta: float
     theta: float
-    forwardCost: float
-    meanStandardError: float
+    forward_cost: float
+    mean_standard_error: float
     cost: Stats
     beta: Stats
     histogram: list[HistogramBin]
-    probabilityOfChange: float
-    probabilityOfChangeModel: float
+    probability_of_change: float
+    probability_of_change_model: float
     fan: list[FanPoint]
 
 
@@ -331,15 +322,15 @@ async def swap(request: Request, data: SwapRequest) -> SwapResponse:
     except ValueError as error:
         raise invalid("body", str(error)) from None
     return _reply(snapshot, SwapResponse, SwapData(
-        model=priced.ticker, modelId=priced.model_id, mode=priced.mode, taskType=task,
-        taskProfile=_profile_out(profile), tenor=tenor_key, tenorMonths=quote.tenor_months,
-        notionalTokens=float(notional), discountRate=quote.discount_rate, floatingRate=quote.floating_rate,
-        betaUsed=quote.beta_used, theta=priced.theta, fairFixedRate=quote.fair_fixed_rate, npv=quote.npv,
-        notionalUsd=quote.notional_usd,
+        model=priced.ticker, model_id=priced.model_id, mode=priced.mode, task_type=task,
+        task_profile=_profile_out(profile), tenor=tenor_key, tenor_months=quote.tenor_months,
+        notional_tokens=float(notional), discount_rate=quote.discount_rate, floating_rate=quote.floating_rate,
+        beta_used=quote.beta_used, theta=priced.theta, fair_fixed_rate=quote.fair_fixed_rate, npv=quote.npv,
+        notional_usd=quote.notional_usd,
         greeks=SwapGreeks(quote.delta, quote.vega, quote.theta_greek, quote.pv01),
         schedule=[SwapFixing(f.date.isoformat(), int(f.months), f.notional_tokens, f.expected_floating_rate,
                              f.discount_factor) for f in quote.schedule],
-        fixedRate=quote.fixed_rate, npvAtFixedRate=quote.npv_at_fixed_rate,
+        fixed_rate=quote.fixed_rate, npv_at_fixed_rate=quote.npv_at_fixed_rate,
     ))
 
 
@@ -394,25 +385,17 @@ def _monte_carlo(request: Request, ticker: str, *, taskCategory: str | None, tas
     snapshot = snapshot_of(request)
     priced = _Priced(snapshot, ticker.lstrip("/"), mode, "ticker")
     cost_today = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
-    grid = np.arange(1, horizon + 1, dtype=float)
-    levels = priced.levels(grid)
-    moves = priced.process.sample(grid, count, np.random.default_rng(seed))  # the law alone: what may change
-    ratios = moves * levels  # from the level a source has announced, where one has
-    at_horizon = ratios[:, -1]
-    costs, betas = cost_today * at_horizon, priced.beta * at_horizon
-    fan = percentiles(priced.beta * ratios, FAN_BANDS)
-    cost_stats = summary(costs)
+    levels = priced.levels(np.arange(1, horizon + 1, dtype=float))
+    paths_of = simulate_task_cost(cost_today, priced.beta, priced.process, levels, horizon, count, seed)
     data = MonteCarloData(
-        ticker=priced.ticker, modelId=priced.model_id, mode=priced.mode, taskCategory=task, horizonMonths=horizon,
-        paths=count, seed=seed, spotCost=cost_today, spotBeta=priced.beta, theta=priced.theta,
-        forwardCost=float(cost_today * levels[-1] * priced.process.expected_ratio(horizon)[0]),
-        meanStandardError=cost_stats["std"] / count**0.5,
-        cost=Stats(**cost_stats), beta=Stats(**summary(betas)),
-        histogram=[HistogramBin(**b) for b in histogram(costs, HISTOGRAM_BINS)],
-        probabilityOfChange=changed_share(moves[:, -1]),
-        probabilityOfChangeModel=float(priced.process.p_change(horizon)[0]),
-        fan=[FanPoint(int(m), float(priced.beta * ratios[:, i].mean()), *(float(v) for v in fan[:, i]))
-             for i, m in enumerate(grid)],
+        ticker=priced.ticker, model_id=priced.model_id, mode=priced.mode, task_category=task, horizon_months=horizon,
+        paths=count, seed=seed, spot_cost=cost_today, spot_beta=priced.beta, theta=priced.theta,
+        forward_cost=paths_of.forward_cost, mean_standard_error=paths_of.mean_standard_error,
+        cost=Stats(**paths_of.cost), beta=Stats(**paths_of.beta),
+        histogram=[HistogramBin(**b) for b in paths_of.histogram],
+        probability_of_change=paths_of.probability_of_change,
+        probability_of_change_model=paths_of.probability_of_change_model,
+        fan=[FanPoint(**vars(month)) for month in paths_of.fan],
     )
     body = msgspec.to_builtins(MonteCarloResponse(**computed_envelope(snapshot, data)))
     return snapshot_response(request, snapshot, body, settings_of(request).cache_max_age_seconds)
