@@ -30,6 +30,7 @@ from serve.api import (
 )
 from serve.compute_pool import ComputePool
 from serve.dashboard.routes import dashboard_routes
+from serve.deps import DEPENDENCIES
 from serve.direct import DirectAnswers
 from serve.documented import document_problems
 from serve.openapi_page import DocumentJson, DocumentPage, operation_id
@@ -76,6 +77,7 @@ def create_app(settings: Settings) -> Litestar:
     dispatcher = Dispatcher(hooks, snapshots, settings.webhook_attempts, settings.webhook_retry_seconds)
     app = Litestar(
         route_handlers=[*handlers, *dashboard_routes()],
+        dependencies=DEPENDENCIES,  # what handlers name as parameters: settings, snapshot, reply (serve/deps.py)
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters,
                      "computing": computing, "webhooks": hooks}),
         # Outermost first: every request is logged, counted and limited, then a kept answer may be sent.

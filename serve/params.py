@@ -1,22 +1,25 @@
-"""What the endpoints share in reading a request and answering from the snapshot: the modes,
-list limits, enumerated query parameters (a value outside the list is a 400 that lists it), and
-a snapshot answer with its caching headers."""
+"""What the endpoints share in reading a request: the modes, list limits, enumerated query
+parameters (a value outside the list is a 400 that lists it), and the problem of a model without
+a price in a mode."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Request, Response
+import msgspec
 from litestar.params import Parameter
 
-from serve.deps import settings_of
 from serve.problems import Problem, invalid
-from serve.respond import envelope, snapshot_response
-from serve.state import LoadedSnapshot
 
 SYNC, BATCH = "sync", "batch"
 MODES = (SYNC, BATCH)
 DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
+
+# The bounds of a task profile, the same on every endpoint that takes one. A trillion tokens: far
+# beyond any request, and a bound that keeps every count finite.
+MAX_TOKENS = 1e12
+Tokens = Annotated[float, msgspec.Meta(ge=0, le=MAX_TOKENS, description="Token count, a finite number ≥ 0.")]
+Eta = Annotated[float, msgspec.Meta(ge=0, le=1, description="Cache-hit share of the prompt, 0 to 1.")]
 
 
 def enum_param(description: str, allowed: tuple[str, ...], query: str | None = None) -> Any:
@@ -34,10 +37,6 @@ def one_of(field: str, value: str | None, allowed: tuple[str, ...]) -> str | Non
     problem = invalid(field, f"must be one of {', '.join(allowed)}; got '{value}'")
     problem.extra["allowed"] = list(allowed)
     raise problem
-
-
-def snapshot_answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
-    return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
 
 
 def no_price(ticker: str, mode: str, when: str = "") -> Problem:

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import msgspec
 import numpy as np
 import pandas as pd
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.params import Parameter
 
 from pipelines.backtest import METHODS, TENOR_MONTHS
@@ -23,7 +23,7 @@ from pipelines.events import EVENT_KINDS, recent_events, with_original_names
 from pipelines.history_points import INTERVALS, POINTS, change_points, period_ends
 from pipelines.listings import PRICE_FIELDS
 from pipelines.scorecard import headline
-from serve.deps import snapshot_of
+from serve.deps import Reply
 from serve.forward_curves import FORWARD_POINT, ForwardCurve, forward_curve_answer
 from serve.model_mode import ModelInMode
 from serve.params import (
@@ -33,7 +33,6 @@ from serve.params import (
     ModeParam,
     enum_param,
     one_of,
-    snapshot_answer,
 )
 from serve.problems import Problem, invalid
 from serve.records import memoized, table_records, ticker_of
@@ -184,11 +183,11 @@ def _forward_curve(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str) -
                  "(methodology §4–5). `mode` is sync or batch; it "
                  "defaults to sync, or to batch when the ticker is a batch ticker (`SONNET-4.B`). Forward "
                  "tickers are `ticker_forward_prefix`-tenor, e.g. `SONNET-4.B-3M`.")
-async def forwards(request: Request, ticker: str, mode: ModeParam = None) -> Response[ForwardsResponse]:
-    snapshot = snapshot_of(request)
+async def forwards(reply: Reply, ticker: str, mode: ModeParam = None) -> Response[ForwardsResponse]:
+    snapshot = reply.snapshot
     model, chosen = _model_and_mode(snapshot, ticker, mode)
     data = memoized(snapshot, ("forwards", model["ticker"], chosen), lambda: _forward_curve(snapshot, model, chosen))
-    return snapshot_answer(request, snapshot, data)
+    return reply(data)
 
 
 # --- history ---------------------------------------------------------------------------------------
@@ -221,7 +220,7 @@ def _price_points(rows: pd.DataFrame) -> list[dict[str, Any]]:
                  "only the days a price changed (and the first); `interval=week` or `month` keeps the last day "
                  "of each week or month (the price then in force).")
 async def history(
-    request: Request,
+    reply: Reply,
     ticker: str,
     from_: Annotated[date | None, Parameter(query="from", description="first day, YYYY-MM-DD")] = None,
     to: Annotated[date | None, Parameter(description="last day, YYYY-MM-DD; default the snapshot date")] = None,
@@ -229,7 +228,7 @@ async def history(
     points: Annotated[str, enum_param("daily (every day) or changes (the days a price changed)", POINTS)] = "daily",
     interval: Annotated[str, enum_param("day, week or month: the last day of each", INTERVALS)] = "day",
 ) -> Response[HistoryResponse]:
-    snapshot = snapshot_of(request)
+    snapshot = reply.snapshot
     end = to or _as_of(snapshot)
     _ordered(("from", from_), ("to", end))
     one_of("points", points, POINTS)
@@ -248,7 +247,7 @@ async def history(
         rows = rows[period_ends(rows["date"], interval)]
     prices = _price_points(rows)
     first = from_ or (dates.iloc[0] if len(dates) else None)
-    return snapshot_answer(request, snapshot, {
+    return reply({
         "ticker": model["ticker"], "model_id": model["model_id"], "display_name": model["display_name"],
         "price_type": chosen, "from": plain(first), "to": end.isoformat(), "prices": prices, "count": len(prices),
     })
@@ -267,14 +266,14 @@ async def history(
                  "(the output price, on output events), pct_change_display and detected_at (the day the source "
                  "published the evidence).")
 async def events(
-    request: Request,
+    reply: Reply,
     since: Annotated[date | None, Parameter(description="first effective date, YYYY-MM-DD")] = None,
     ticker: Annotated[str | None, Parameter(description="a ticker, batch ticker, model id or alias")] = None,
     kind: Annotated[str | None, enum_param("the kind of event", EVENT_KINDS)] = None,
     limit: LimitParam = DEFAULT_LIMIT,
 ) -> Response[EventsResponse]:
     one_of("kind", kind, EVENT_KINDS)
-    snapshot = snapshot_of(request)
+    snapshot = reply.snapshot
     start = since or _as_of(snapshot) - timedelta(days=EVENTS_WINDOW_DAYS)
     table = snapshot.table("events")
     canonical = None
@@ -285,7 +284,7 @@ async def events(
             table = table[table["mode"] == BATCH]
     selected = recent_events(table, start, ticker=canonical, kind=kind, limit=limit)
     rows = records(with_original_names(selected, snapshot.table("spots")))
-    return snapshot_answer(request, snapshot, {"events": rows, "count": len(rows), "since": start.isoformat(),
+    return reply({"events": rows, "count": len(rows), "since": start.isoformat(),
                                        "ticker": canonical, "kind": kind, "limit": limit})
 
 
@@ -319,7 +318,7 @@ def _where(frame: pd.DataFrame, **equal: str | None) -> pd.DataFrame:
                  f"paginated by `limit` (default {DEFAULT_LIMIT}) and `offset` (default 0). `total` counts the "
                  "predictions that match; `next_offset` is null on the last page.")
 async def backtest(
-    request: Request,
+    reply: Reply,
     tenor: Annotated[str | None, enum_param("forecast horizon", BACKTEST_TENORS)] = None,
     method: Annotated[str | None, enum_param("forecasting method", METHODS)] = None,
     ticker: Annotated[str | None, Parameter(description="a model's ticker, model id or alias")] = None,
@@ -332,7 +331,7 @@ async def backtest(
     one_of("tenor", tenor, BACKTEST_TENORS)
     one_of("method", method, METHODS)
     _ordered(("anchor_from", anchor_from), ("anchor_to", anchor_to))
-    snapshot = snapshot_of(request)
+    snapshot = reply.snapshot
     canonical = None
     if ticker is not None:
         resolved = ticker_of(snapshot, ticker)
@@ -349,7 +348,7 @@ async def backtest(
     total = len(predictions)
     families = memoized(snapshot, ("backtest_families", tenor, method, family), lambda: records(
         _where(snapshot.table("backtest_families"), tenor=tenor, method=method, family=family)))
-    return snapshot_answer(request, snapshot, {
+    return reply({
         "summary": table_records(snapshot, "backtest_summary"), "families": families, "predictions": page,
         "count": len(page), "total": total, "limit": limit, "offset": offset,
         "next_offset": offset + len(page) if offset + len(page) < total else None,
@@ -362,9 +361,9 @@ async def backtest(
                  "single-exponential baseline's (and the base rate's Brier score), with block-bootstrap standard "
                  "errors and a verdict in words; the reliability of the chance of change; and a headline "
                  "(methodology §9).")
-async def accuracy(request: Request) -> Response[AccuracyResponse]:
-    snapshot = snapshot_of(request)
-    return snapshot_answer(request, snapshot, memoized(snapshot, ("accuracy",), lambda: {
+async def accuracy(reply: Reply) -> Response[AccuracyResponse]:
+    snapshot = reply.snapshot
+    return reply(memoized(snapshot, ("accuracy",), lambda: {
         "headline": headline(snapshot.table("accuracy")), "tenors": table_records(snapshot, "accuracy"),
         "reliability": table_records(snapshot, "backtest_reliability"), "methods": list(METHODS),
         "methodology": METHODOLOGY, "note": ACCURACY_NOTE}))

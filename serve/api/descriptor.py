@@ -9,9 +9,8 @@ from datetime import UTC, datetime
 import msgspec
 from litestar import Request, Response, get
 
-from serve.deps import state_of
 from serve.respond import iso_millis
-from serve.state import Freshness
+from serve.state import Freshness, SnapshotState
 
 ENDPOINTS = {
     "health": "/health",
@@ -121,8 +120,8 @@ def oracle_block(freshness: Freshness) -> OracleBlock:
 
 
 @get("/", summary="Service descriptor", tags=["service"])
-async def descriptor(request: Request) -> Descriptor:
-    freshness = state_of(request).freshness()
+async def descriptor(request: Request, snapshots: SnapshotState) -> Descriptor:
+    freshness = snapshots.freshness()
     return Descriptor(
         name="Inference Pricing Oracle",
         description="Prices language-model inference: spots, Greeks, forward curves, task costs, an index, "
@@ -139,8 +138,8 @@ async def descriptor(request: Request) -> Descriptor:
 
 
 @get("/health", summary="Health: 200 while a snapshot is served, 503 before the first", tags=["service"])
-async def health(request: Request) -> Response[Health]:
-    freshness = state_of(request).freshness()
+async def health(snapshots: SnapshotState) -> Response[Health]:
+    freshness = snapshots.freshness()
     body = Health(
         status=freshness.status, status_reason=freshness.reason, oracle=oracle_block(freshness),
         oracle_timestamp=iso_millis(freshness.last_update) if freshness.last_update else None,

@@ -7,10 +7,10 @@ from typing import Annotated
 from litestar import Request, get
 from litestar.response import Stream
 
-from serve.deps import snapshot_of
 from serve.export import FORMATS, chosen_format, csv_chunks, file_chunks, repr_digest
 from serve.params import enum_param
 from serve.problems import Problem
+from serve.state import LoadedSnapshot
 
 
 @get("/v1/export/{table:str}", summary="A published table as a file", tags=["export"],
@@ -21,11 +21,11 @@ from serve.problems import Problem
                  "lists the tables.")
 async def export(
     request: Request,
+    snapshot: LoadedSnapshot,
     table: str,
     format: Annotated[str | None, enum_param("parquet or csv; default by Accept, else parquet",  # noqa: A002
                                              tuple(FORMATS))] = None,
 ) -> Stream:
-    snapshot = snapshot_of(request)
     kind = chosen_format(format, request.headers.get("accept", ""))
     info = snapshot.manifest.tables.get(table)
     if info is None:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.params import Parameter
 
-from serve.deps import settings_of, snapshot_of
+from serve.deps import Reply
 from serve.forward_curves import ForwardCurve, every_forward_curve
 from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed_answer
 from serve.params import MODES, SYNC, one_of
 from serve.records import memoized
-from serve.respond import envelope_type, snapshot_response
+from serve.respond import envelope_type
 
 ForwardCurveList = envelope_type("ForwardCurveListResponse", list[ForwardCurve], beside=PAGE_FIELDS)
 
@@ -27,16 +27,15 @@ ForwardCurveList = envelope_type("ForwardCurveListResponse", list[ForwardCurve],
                  "`/v1/forwards/{ticker}` gives it. `mode` is sync (the default) or batch; in batch mode only the "
                  "models sold in batch appear. " + LIST_DESCRIPTION, dependencies=LIST_QUERY)
 async def every_forward(
-    request: Request,
+    reply: Reply,
     listing: ListQuery,
     mode: Annotated[str, Parameter(description="sync (the default) or batch", schema_extra={"enum": list(MODES)})]
     = SYNC,
 ) -> Response[ForwardCurveList]:
     chosen = one_of("mode", mode, MODES)
-    snapshot = snapshot_of(request)
+    snapshot = reply.snapshot
     data = memoized(snapshot, ("every_forward", chosen), lambda: every_forward_curve(snapshot, chosen))
-    return snapshot_response(request, snapshot, listed_answer(snapshot, data, listing, request.url.path),
-                             settings_of(request).cache_max_age_seconds)
+    return reply.body(listed_answer(snapshot, data, listing, reply.request.url.path))
 
 
 ROUTES = [every_forward]

@@ -7,11 +7,11 @@ from typing import Annotated, Any
 
 import msgspec
 import pandas as pd
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.params import Parameter
 
-from serve.deps import snapshot_of
-from serve.params import enum_param, one_of, snapshot_answer
+from serve.deps import Reply
+from serve.params import enum_param, one_of
 from serve.problems import Problem, invalid
 from serve.records import memoized
 from serve.respond import envelope_type, records
@@ -91,10 +91,10 @@ def _ici_level(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
                  "verification hash that recomputes from them (methodology §7), how many constituents are priced "
                  "from a statement older than the day and the age of the oldest, and the daily history of that "
                  "variant (null where it had no level).")
-async def ici(request: Request, type_: TypeParam = ICI_TYPES[0]) -> Response[IciResponse]:
+async def ici(reply: Reply, type_: TypeParam = ICI_TYPES[0]) -> Response[IciResponse]:
     variant = one_of("type", type_, ICI_TYPES)
-    snapshot = snapshot_of(request)
-    return snapshot_answer(request, snapshot, memoized(snapshot, ("ici", variant),
+    snapshot = reply.snapshot
+    return reply(memoized(snapshot, ("ici", variant),
                                                        lambda: _ici_level(snapshot, variant)))
 
 
@@ -103,12 +103,12 @@ async def ici(request: Request, type_: TypeParam = ICI_TYPES[0]) -> Response[Ici
                  "as it was chosen then: each constituent's tier and host count on that date, its weight, and its "
                  "price in the variant on that date (null where it had none).")
 async def ici_constituents(
-    request: Request,
+    reply: Reply,
     type_: TypeParam = ICI_TYPES[0],
     on: Annotated[date | None, Parameter(query="date", description="YYYY-MM-DD; default the snapshot date")] = None,
 ) -> Response[IciBasketResponse]:
     variant = one_of("type", type_, ICI_TYPES)
-    snapshot = snapshot_of(request)
+    snapshot = reply.snapshot
     day = on or date.fromisoformat(snapshot.as_of)
     table = _table(snapshot, "ici_constituents")
     days = sorted(set(table["rebalance_date"]))
@@ -117,7 +117,7 @@ async def ici_constituents(
         raise invalid("date", f"{day.isoformat()} is outside the index's history ({first} to {snapshot.as_of})")
     rebalance = max(d for d in days if d <= day)
     rows = table[(table["rebalance_date"] == rebalance) & (table["type"] == variant)]
-    return snapshot_answer(request, snapshot, {
+    return reply({
         "type": variant, "date": day.isoformat(), "rebalance_date": rebalance.isoformat(),
         "constituents": records(rows, [f for f in ICI_CONSTITUENTS.names if f not in ("rebalance_date", "type")]),
     })
@@ -135,10 +135,10 @@ def _record(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
      description="Each level of the variant as first published (when, in which snapshot, under which "
                  "methodology version), which no later build rewrites, and every revision of a published level "
                  "(old and new level, why, when), oldest first.")
-async def ici_published(request: Request, type_: TypeParam = ICI_TYPES[0]) -> Response[IciRecordResponse]:
+async def ici_published(reply: Reply, type_: TypeParam = ICI_TYPES[0]) -> Response[IciRecordResponse]:
     variant = one_of("type", type_, ICI_TYPES)
-    snapshot = snapshot_of(request)
-    return snapshot_answer(request, snapshot, memoized(snapshot, ("ici_record", variant),
+    snapshot = reply.snapshot
+    return reply(memoized(snapshot, ("ici_record", variant),
                                                        lambda: _record(snapshot, variant)))
 
 

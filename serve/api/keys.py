@@ -19,10 +19,12 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, delete, get, post
 
-from serve.deps import presented_key, settings_of, state_of
+from serve.access.middleware import Access
 from serve.direct import strict
 from serve.problems import invalid
 from serve.respond import envelope, envelope_type, iso_millis
+from serve.settings import Settings
+from serve.state import SnapshotState
 
 NAME = re.compile(r"^[A-Za-z0-9 _.@-]{1,64}$")
 NEW_KEY_TIER = "developer"
@@ -77,9 +79,9 @@ CREATED_MESSAGE = "Store this key securely - it cannot be retrieved later."
 REVOKED_MESSAGE = "API key revoked"
 
 
-def _wrap(request: Request, data: Any, **original: Any) -> dict[str, Any]:
+def _wrap(snapshots: SnapshotState, data: Any, **original: Any) -> dict[str, Any]:
     """Our envelope, and the original oracle's fields beside it."""
-    return {**envelope(state_of(request).current(), data), **original}
+    return {**envelope(snapshots.current(), data), **original}
 
 
 def rate_limit_words(requests_per_hour: int) -> str:
@@ -87,23 +89,23 @@ def rate_limit_words(requests_per_hour: int) -> str:
 
 
 @post("/v1/keys", status_code=201, summary="Create an API key (shown once)", tags=["keys"], opt=strict(CreateKey))
-async def create_key(request: Request, data: CreateKey) -> Response[KeyCreatedResponse]:
+async def create_key(request: Request, settings: Settings, snapshots: SnapshotState,
+                     data: CreateKey) -> Response[KeyCreatedResponse]:
     if not NAME.match(data.name):
         raise invalid("name", "use 1–64 letters, digits, spaces or - _ . @")
     # The key store's calls are database round trips: in its own threads, never on the event loop.
     store = request.app.state.key_store
     key, record = await store.threads.run(store.create, data.name, NEW_KEY_TIER, datetime.now(UTC))
-    per_hour = settings_of(request).limit_of(record.tier)
+    per_hour = settings.limit_of(record.tier)
     created = KeyCreated(key=key, key_id=record.key_id, name=record.name, tier=record.tier,
                          created=iso_millis(record.created), requests_per_hour=per_hour,
                          note="store this key now: it is not shown again, and only its hash is kept")
-    return Response(_wrap(request, created, success=True, api_key=key, name=record.name, tier=record.tier,
+    return Response(_wrap(snapshots, created, success=True, api_key=key, name=record.name, tier=record.tier,
                           rate_limit=rate_limit_words(per_hour), message=CREATED_MESSAGE), status_code=201)
 
 
 @get("/v1/keys/usage", summary="Usage of the key presented", tags=["keys"])
-async def key_usage(request: Request) -> Response[KeyUsageResponse]:
-    access = presented_key(request)
+async def key_usage(request: Request, access: Access, snapshots: SnapshotState) -> Response[KeyUsageResponse]:
     record = access.key
     store = request.app.state.key_store
     usage = await store.threads.run(store.usage, record.key_id)
@@ -114,18 +116,17 @@ async def key_usage(request: Request) -> Response[KeyUsageResponse]:
                       reset=iso_millis(datetime.fromtimestamp(access.reset_at, UTC))),
         per_endpoint=usage.per_endpoint, per_day=usage.per_day,
     )
-    return Response(_wrap(request, body, name=body.name, created_at=body.created, last_used=body.last_used,
+    return Response(_wrap(snapshots, body, name=body.name, created_at=body.created, last_used=body.last_used,
                           request_count=body.total_requests, tier=body.tier,
                           rate_limit=rate_limit_words(access.limit)))
 
 
 @delete("/v1/keys", status_code=200, summary="Revoke the key presented", tags=["keys"])
-async def revoke_key(request: Request) -> Response[KeyRevokedResponse]:
-    access = presented_key(request)
+async def revoke_key(request: Request, access: Access, snapshots: SnapshotState) -> Response[KeyRevokedResponse]:
     now = datetime.now(UTC)
     store = request.app.state.key_store
     await store.threads.run(store.revoke, access.key.key_id, now)
-    return Response(_wrap(request, KeyRevoked(key_id=access.key.key_id, revoked=iso_millis(now)),
+    return Response(_wrap(snapshots, KeyRevoked(key_id=access.key.key_id, revoked=iso_millis(now)),
                           success=True, message=REVOKED_MESSAGE))
 
 

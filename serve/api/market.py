@@ -6,16 +6,16 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.params import Parameter
 
 from pipelines.evidence import COMPARED_FIELDS, RULES
 from pipelines.model_metadata import ACTIVE, DEPRECATED, RETIRED
-from serve.deps import settings_of, snapshot_of
+from serve.deps import Reply
 from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed_answer
 from serve.problems import invalid
 from serve.records import record_of, table_records, ticker_of
-from serve.respond import envelope, envelope_type, snapshot_response
+from serve.respond import envelope_type
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
 from warehouse.schemas import GREEKS, MODELS, PRICE_DISPUTES, SCHEDULED_CHANGES, SPOTS
@@ -66,44 +66,38 @@ def _model_rows(snapshot: LoadedSnapshot, table: str, name: str | None) -> tuple
     return rows, resolved.ticker
 
 
-def _answer(request: Request, snapshot: LoadedSnapshot, data: Any) -> Response:
-    return snapshot_response(request, snapshot, envelope(snapshot, data), settings_of(request).cache_max_age_seconds)
+def _listed(reply: Reply, table: str, listing: ListQuery) -> Response:
+    """The rows of `table` that `listing` selects, a page of them."""
+    snapshot = reply.snapshot
+    return reply.body(listed_answer(snapshot, table_records(snapshot, table), listing, reply.request.url.path))
 
 
-def _answer_list(request: Request, snapshot: LoadedSnapshot, rows: list[dict[str, Any]],
-                 listing: ListQuery) -> Response:
-    return snapshot_response(request, snapshot, listed_answer(snapshot, rows, listing, request.url.path),
-                             settings_of(request).cache_max_age_seconds)
-
-
-def _one(request: Request, table: str, name: str) -> Response:
-    """The record of `table` for the model called `name`, answered."""
-    snapshot = snapshot_of(request)
-    return _answer(request, snapshot, record_of(snapshot, table, ticker_of(snapshot, name).ticker))
+def _one(reply: Reply, table: str, name: str) -> Response:
+    """The record of `table` for the model called `name`."""
+    snapshot = reply.snapshot
+    return reply(record_of(snapshot, table, ticker_of(snapshot, name).ticker))
 
 
 @get("/v1/spots", summary="Spot prices of every model", tags=["market"], dependencies=LIST_QUERY,
      description=LIST_DESCRIPTION)
-async def list_spots(request: Request, listing: ListQuery) -> Response[SpotList]:
-    snapshot = snapshot_of(request)
-    return _answer_list(request, snapshot, table_records(snapshot, "spots"), listing)
+async def list_spots(reply: Reply, listing: ListQuery) -> Response[SpotList]:
+    return _listed(reply, "spots", listing)
 
 
 @get("/v1/spots/{ticker:path}", summary="Spot prices of one model", tags=["market"])
-async def one_spot(request: Request, ticker: str) -> Response[SpotOne]:
-    return _one(request, "spots", ticker)
+async def one_spot(reply: Reply, ticker: str) -> Response[SpotOne]:
+    return _one(reply, "spots", ticker)
 
 
 @get("/v1/greeks", summary="The Greek sheet of every model", tags=["market"], dependencies=LIST_QUERY,
      description=LIST_DESCRIPTION)
-async def list_greeks(request: Request, listing: ListQuery) -> Response[GreekList]:
-    snapshot = snapshot_of(request)
-    return _answer_list(request, snapshot, table_records(snapshot, "greeks"), listing)
+async def list_greeks(reply: Reply, listing: ListQuery) -> Response[GreekList]:
+    return _listed(reply, "greeks", listing)
 
 
 @get("/v1/greeks/{ticker:path}", summary="The Greek sheet of one model", tags=["market"])
-async def one_greeks(request: Request, ticker: str) -> Response[GreekOne]:
-    return _one(request, "greeks", ticker)
+async def one_greeks(reply: Reply, ticker: str) -> Response[GreekOne]:
+    return _one(reply, "greeks", ticker)
 
 
 @get("/v1/models", summary="The model registry: names, aliases, limits, modalities and lifecycle", tags=["market"],
@@ -112,19 +106,18 @@ async def one_greeks(request: Request, ticker: str) -> Response[GreekOne]:
                  "and `status` (active, deprecated or retired) with `deprecated_on` and `retired_on` (which may "
                  "lie after the snapshot date: an announced retirement). `status` filters by status.")
 async def list_models(
-    request: Request,
+    reply: Reply,
     status: Annotated[str | None, Parameter(description="active, deprecated or retired")] = None,
 ) -> Response[ModelList]:
     if status is not None and status not in STATUSES:
         raise invalid("status", f"'{status}' is not a status; use one of {', '.join(STATUSES)}")
-    snapshot = snapshot_of(request)
-    rows = table_records(snapshot, "models")
-    return _answer(request, snapshot, rows if status is None else [r for r in rows if r["status"] == status])
+    rows = table_records(reply.snapshot, "models")
+    return reply(rows if status is None else [r for r in rows if r["status"] == status])
 
 
 @get("/v1/models/{ticker:path}", summary="One model's record", tags=["market"])
-async def one_model(request: Request, ticker: str) -> Response[ModelOne]:
-    return _one(request, "models", ticker)
+async def one_model(reply: Reply, ticker: str) -> Response[ModelOne]:
+    return _one(reply, "models", ticker)
 
 
 @get("/v1/disputes", summary="Where the sources disagree on a price, and the rule that decided", tags=["market"],
@@ -135,17 +128,16 @@ async def one_model(request: Request, ticker: str) -> Response[ModelOne]:
                  "(a batch ticker `X.B` selects its batch disputes); "
                  f"`field` is one of {', '.join(COMPARED_FIELDS)}.")
 async def disputes(
-    request: Request,
+    reply: Reply,
     ticker: Annotated[str | None, Parameter(description="a ticker, model id or alias")] = None,
     field: Annotated[str | None, Parameter(description=f"one of {', '.join(COMPARED_FIELDS)}")] = None,
 ) -> Response[DisputesResponse]:
     if field is not None and field not in COMPARED_FIELDS:
         raise invalid("field", f"'{field}' is not a compared field; use one of {', '.join(COMPARED_FIELDS)}")
-    snapshot = snapshot_of(request)
-    rows, canonical = _model_rows(snapshot, "price_disputes", ticker)
+    rows, canonical = _model_rows(reply.snapshot, "price_disputes", ticker)
     rows = [row for row in rows if field is None or row["field"] == field]
-    return _answer(request, snapshot, {"disputes": rows, "count": len(rows), "ticker": canonical, "field": field,
-                                       "rules": RULES})
+    return reply({"disputes": rows, "count": len(rows), "ticker": canonical, "field": field,
+                  "rules": RULES})
 
 
 @get("/v1/scheduled", summary="Price changes announced for a date after the snapshot", tags=["market"],
@@ -155,12 +147,11 @@ async def disputes(
                  "Carlo, swaps and budgets start from the announced price from its date. `ticker` takes any name "
                  "of a model (a batch ticker `X.B` selects its batch changes).")
 async def scheduled(
-    request: Request,
+    reply: Reply,
     ticker: Annotated[str | None, Parameter(description="a ticker, model id or alias")] = None,
 ) -> Response[ScheduledResponse]:
-    snapshot = snapshot_of(request)
-    rows, canonical = _model_rows(snapshot, "scheduled_changes", ticker)
-    return _answer(request, snapshot, {"scheduled_changes": rows, "count": len(rows), "ticker": canonical})
+    rows, canonical = _model_rows(reply.snapshot, "scheduled_changes", ticker)
+    return reply({"scheduled_changes": rows, "count": len(rows), "ticker": canonical})
 
 
 ROUTES = [list_spots, one_spot, list_greeks, one_greeks, list_models, one_model, disputes, scheduled]

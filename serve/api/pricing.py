@@ -32,45 +32,36 @@ from pipelines.pricing import (
     task_cost,
 )
 from pipelines.quotes import (
-    CONTEXT_WINDOW,
     EXCLUDED_COLUMNS,
-    NO_PRICE,
-    NO_THINKING,
     RANK_COLUMNS,
     RANK_LABELS,
     Profile,
     Roster,
     cost_lines,
-    describe,
     forward_quote,
     model_rates,
     provider_quotes,
     rank,
-    unfit_reasons,
 )
 from pipelines.scheduled import level_ratios, scheduled_beta
 from pipelines.spots import build_spots, rate_columns
 from pipelines.tasks import task_table
-from serve.deps import settings_of, snapshot_of
+from serve.deps import Reply
 from serve.direct import direct, handler_answer
 from serve.lookup import UnknownModel
-from serve.model_mode import ModelInMode
+from serve.model_mode import ModelInMode, check_fit
 from serve.outlook import forward_ratios, process_of
-from serve.params import in_mode, no_price
+from serve.params import MAX_TOKENS, Eta, Tokens, in_mode
 from serve.problems import invalid
 from serve.records import record_of
-from serve.respond import TidyList, column_values, envelope, envelope_type, records, snapshot_response, tidy_columns
+from serve.respond import TidyList, column_values, envelope_type, records, tidy_columns
 from serve.state import LoadedSnapshot
 
 UNKNOWN_MODEL = "unknown_model"  # why a name in a comparison's `models` is left out
 
-# A trillion tokens: far beyond any request, and a bound that keeps every count finite.
-MAX_TOKENS = 1e12
 MAX_HORIZON = 12.0
 MAX_MODELS = 1000
 
-Tokens = Annotated[float, msgspec.Meta(ge=0, le=MAX_TOKENS, description="Token count, a finite number ≥ 0.")]
-Eta = Annotated[float, msgspec.Meta(ge=0, le=1, description="Cache-hit share of the prompt, 0 to 1.")]
 Horizon = Annotated[float, msgspec.Meta(gt=0, le=MAX_HORIZON, description="Forward horizon in months, 0 < h ≤ 12.")]
 ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200,
                                         description="Ticker, batch ticker, model_id or alias (case-insensitive).")]
@@ -353,14 +344,7 @@ def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profil
     spot = record_of(snapshot, "spots", ticker) if day is None else \
         records(_past(snapshot, day)["spots"].iloc[[row_of[ticker]]])[0]
     rates = all_rates[row_of[ticker]]
-    reasons = unfit_reasons(profile, priced=rates is not None, beta=spot[f"beta_{mode}"],
-                            is_reasoning=spot["is_reasoning"], context_window=spot["context_window"])
-    if NO_PRICE in reasons:
-        raise no_price(ticker, mode, "" if day is None else f" on {day.isoformat()}")
-    if NO_THINKING in reasons:
-        raise invalid("n_think", f"{ticker} bills no thinking tokens (it is not a reasoning model); send n_think 0")
-    if CONTEXT_WINDOW in reasons:
-        raise invalid("n_in", describe(CONTEXT_WINDOW, profile, mode, spot["context_window"]))
+    check_fit(spot, mode, profile, priced=rates is not None, when="" if day is None else f" on {day.isoformat()}")
     return spot, rates
 
 
@@ -564,10 +548,8 @@ async def providers(request: Request, data: ProvidersRequest) -> Response[Provid
 
 
 @get("/v1/task-types", summary="The published token profiles of the task types", tags=["pricing"])
-async def task_types(request: Request) -> Response[TaskTypesResponse]:
-    snapshot = snapshot_of(request)
-    return snapshot_response(request, snapshot, envelope(snapshot, task_table()),
-                             settings_of(request).cache_max_age_seconds)
+async def task_types(reply: Reply) -> Response[TaskTypesResponse]:
+    return reply(task_table())
 
 
 ROUTES = [price, compare, providers, task_types]

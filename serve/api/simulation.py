@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import msgspec
 import numpy as np
-from litestar import Request, Response, get, post
+from litestar import Response, get, post
 from litestar.params import Parameter
 from msgspec import Meta, Struct
 
@@ -28,23 +28,23 @@ from pipelines.pricing import Rates, task_cost
 from pipelines.scheduled import level_ratios
 from pipelines.spots import rate_columns
 from pipelines.swap import TENORS, price_swap
-from pipelines.tasks import TASK_TYPES, TaskProfile, task_profile
-from serve.deps import settings_of, snapshot_of
+from pipelines.tasks import TASK_TYPES, Profile, TaskProfile, task_profile
+from serve.deps import Reply
 from serve.direct import strict
-from serve.model_mode import ModelInMode
+from serve.model_mode import ModelInMode, check_fit
 from serve.outlook import process_of
-from serve.params import in_mode
+from serve.params import Eta, Tokens, in_mode
 from serve.problems import Problem, invalid
-from serve.respond import computed_envelope, envelope_type, snapshot_response
+from serve.respond import computed_envelope, envelope_type
+from serve.settings import Settings
 from serve.state import LoadedSnapshot
+from serve.threads import Threads
 
 MONTE_CARLO_HORIZONS = (1, 3, 6)
 SEED_MAX = 2**63 - 1
-MAX_TOKENS_PER_REQUEST = 1e9  # a bound on one request's token counts, far above any context window
 MAX_NOTIONAL_TOKENS = 1e15
 MAX_REQUESTS_PER_MONTH = 1e12
 
-TokenCount = Annotated[float, Meta(ge=0, le=MAX_TOKENS_PER_REQUEST)]
 Notional = Annotated[float, Meta(gt=0, le=MAX_NOTIONAL_TOKENS)]
 # USD per million output tokens; far above any list price, and small enough that the swap's
 # arithmetic stays finite.
@@ -71,10 +71,10 @@ class SwapRequest(Struct, kw_only=True):
 
 
 class ProfileIn(Struct, kw_only=True):
-    n_in: TokenCount
-    n_out: TokenCount
-    eta: Annotated[float, Meta(ge=0, le=1)] = 0.0
-    n_think: TokenCount = 0.0
+    n_in: Tokens
+    n_out: Tokens
+    eta: Eta = 0.0
+    n_think: Tokens = 0.0
 
 
 class WorkloadIn(Struct, kw_only=True):
@@ -252,8 +252,7 @@ def _task(field: str, name: str) -> tuple[str, TaskProfile]:
         raise problem from None
 
 
-def _paths(request: Request, paths: int | None) -> int:
-    settings = settings_of(request)
+def _paths(settings: Settings, paths: int | None) -> int:
     if paths is None:
         return settings.monte_carlo_default_paths
     if not 1 <= paths <= settings.monte_carlo_max_paths:
@@ -279,6 +278,10 @@ class _Priced:
         self.rates = Rates.from_row(row, columns=rate_columns(model.mode))
         self._snapshot = snapshot
 
+    def check_fit(self, profile: TaskProfile | ProfileIn, field: str) -> None:
+        """A 400 when the model cannot serve the profile (thinking, context window), naming `field`."""
+        check_fit(self.row, self.mode, Profile(profile.n_in, profile.n_out, profile.eta, profile.n_think), field=field)
+
     def levels(self, months) -> np.ndarray:
         """The price announced for each horizon over today's (`scheduled.level_ratios`)."""
         return level_ratios(self._snapshot.table("scheduled_changes"), self.ticker, self.mode, self.beta,
@@ -297,7 +300,7 @@ def _reply(snapshot: LoadedSnapshot, response_type: type[Struct], data: Struct) 
 
 @post("/v1/swap", status_code=200, summary="Price an inference cost swap", tags=["simulation"],
       opt=strict(SwapRequest))
-async def swap(request: Request, data: SwapRequest) -> SwapResponse:
+async def swap(settings: Settings, snapshot: LoadedSnapshot, data: SwapRequest) -> SwapResponse:
     """Fair fixed rate, npv, notional, greeks and fixing schedule of a swap on one model and task type.
 
     The fixed payer receives the task's floating cost per million output tokens at monthly fixings
@@ -312,9 +315,9 @@ async def swap(request: Request, data: SwapRequest) -> SwapResponse:
     task, profile = _task(task_field, task_name)
     _, notional = _twin(notionalTokens=data.notionalTokens, notional_tokens=data.notional_tokens)
     _, fixed = _twin(False, fixedRate=data.fixedRate, fixed_rate=data.fixed_rate)
-    snapshot = snapshot_of(request)
     priced = _Priced(snapshot, data.model, data.mode)
-    rate = settings_of(request).discount_rate
+    priced.check_fit(profile, task_field)
+    rate = settings.discount_rate
     try:
         quote = price_swap(priced.rates, priced.process, profile.n_in, profile.n_out, profile.eta, profile.n_think,
                            TENORS[tenor_key], notional, rate, date.fromisoformat(snapshot.as_of), fixed,
@@ -343,7 +346,9 @@ def _query(description: str, **kwargs: Any) -> Any:
 @get("/v1/monte-carlo/{ticker:path}", summary="Monte Carlo of a model's future task cost",
      tags=["simulation"])
 async def monte_carlo(
-    request: Request,
+    computing: Threads,
+    settings: Settings,
+    reply: Reply,
     ticker: str,
     taskCategory: Annotated[str | None, _query("Task type of the token profile (required; or task_category)")] = None,
     task_category: Annotated[str | None, _query("snake_case spelling of taskCategory")] = None,
@@ -367,12 +372,12 @@ async def monte_carlo(
     law's chance of a change, `probabilityOfChangeModel`. `fan` holds the monthly mean and
     percentiles of β to the horizon. Same query, same answer.
     """
-    return await request.app.state.computing.run(partial(
-        _monte_carlo, request, ticker, taskCategory=taskCategory, task_category=task_category,
+    return await computing.run(partial(
+        _monte_carlo, settings, reply, ticker, taskCategory=taskCategory, task_category=task_category,
         horizonMonths=horizonMonths, horizon_months=horizon_months, paths=paths, seed=seed, mode=mode))
 
 
-def _monte_carlo(request: Request, ticker: str, *, taskCategory: str | None, task_category: str | None,
+def _monte_carlo(settings: Settings, reply: Reply, ticker: str, *, taskCategory: str | None, task_category: str | None,
                  horizonMonths: int | None, horizon_months: int | None, paths: int | None, seed: int,
                  mode: str | None) -> Response[MonteCarloResponse]:
     """The Monte Carlo answer, computed in a worker thread (`serve.threads`)."""
@@ -381,9 +386,10 @@ def _monte_carlo(request: Request, ticker: str, *, taskCategory: str | None, tas
     horizon_field, horizon = _twin(horizonMonths=horizonMonths, horizon_months=horizon_months)
     if horizon not in MONTE_CARLO_HORIZONS:
         raise invalid(horizon_field, f"must be one of {', '.join(map(str, MONTE_CARLO_HORIZONS))}, got {horizon}")
-    count = _paths(request, paths)
-    snapshot = snapshot_of(request)
+    count = _paths(settings, paths)
+    snapshot = reply.snapshot
     priced = _Priced(snapshot, ticker.lstrip("/"), mode, "ticker")
+    priced.check_fit(profile, category_field)
     cost_today = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
     levels = priced.levels(np.arange(1, horizon + 1, dtype=float))
     paths_of = simulate_task_cost(cost_today, priced.beta, priced.process, levels, horizon, count, seed)
@@ -398,14 +404,15 @@ def _monte_carlo(request: Request, ticker: str, *, taskCategory: str | None, tas
         fan=[FanPoint(**vars(month)) for month in paths_of.fan],
     )
     body = msgspec.to_builtins(MonteCarloResponse(**computed_envelope(snapshot, data)))
-    return snapshot_response(request, snapshot, body, settings_of(request).cache_max_age_seconds)
+    return reply.body(body)
 
 
 # --- Budget simulation ---------------------------------------------------------------------------
 
 @post("/v1/simulate", status_code=200, summary="Budget simulation of a workload portfolio",
       tags=["simulation"], opt=strict(SimulateRequest))
-async def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
+async def simulate(computing: Threads, settings: Settings, snapshot: LoadedSnapshot,
+                   data: SimulateRequest) -> SimulateResponse:
     """Monthly spend of a portfolio of workloads to the horizon, with percentile bands and shares.
 
     `expected_spend` (per month, per workload and in total) is analytic: requests·spot_cost·L(m)·E[R_m]
@@ -415,17 +422,15 @@ async def simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
     different models move independently. A workload gives a task type (`taskType` or `task_type`) or
     an explicit `profile` {n_in, n_out, eta, n_think}, not both.
     """
-    return await request.app.state.computing.run(_simulate, request, data)
+    return await computing.run(_simulate, settings, snapshot, data)
 
 
-def _simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
+def _simulate(settings: Settings, snapshot: LoadedSnapshot, data: SimulateRequest) -> SimulateResponse:
     """The budget simulation, computed in a worker thread (`serve.threads`)."""
-    settings = settings_of(request)
     if len(data.items) > settings.simulate_max_items:
         raise invalid("items", f"at most {settings.simulate_max_items} items, got {len(data.items)}")
     _, horizon = _twin(horizon_months=data.horizon_months, horizonMonths=data.horizonMonths)
-    count = _paths(request, data.paths)
-    snapshot = snapshot_of(request)
+    count = _paths(settings, data.paths)
     workloads, described = [], []
     for i, item in enumerate(data.items):
         field = f"items[{i}]"
@@ -435,6 +440,7 @@ def _simulate(request: Request, data: SimulateRequest) -> SimulateResponse:
             raise invalid(f"{field}.taskType", "give a task type (taskType) or an explicit profile, exactly one")
         task, profile = ("custom", item.profile) if task_name is None else _task(task_field, task_name)
         priced = _Priced(snapshot, item.model, item.mode, f"{field}.model", f"{field}.mode")
+        priced.check_fit(profile, f"{field}.profile" if task_name is None else task_field)
         try:
             workload = Workload(f"{priced.ticker}:{priced.mode}", priced.rates, priced.process, profile.n_in,
                                 profile.n_out, profile.eta, profile.n_think, item.requests_per_month,

@@ -10,12 +10,14 @@ import msgspec
 from litestar import Request, Response, delete, get, post
 
 from pipelines.events import EVENT_KINDS
-from serve.deps import presented_key, settings_of, snapshot_of, state_of
+from serve.access.middleware import Access
 from serve.direct import strict
 from serve.params import BATCH, one_of
 from serve.problems import Problem, invalid
 from serve.records import ticker_of
 from serve.respond import envelope, envelope_type
+from serve.settings import Settings
+from serve.state import SnapshotState
 from serve.webhooks import TargetRefused, Webhook, check_target
 
 
@@ -66,39 +68,42 @@ def _out(hook: Webhook, secret: bool = False) -> dict[str, Any]:
                   "JSON {snapshot_id, events}, signed `X-Oracle-Signature: sha256=<hex HMAC-SHA256 of the body "
                   "under the secret>`; a failed delivery is tried again with growing waits, then marked failed. "
                   "The secret is shown once. The URL must be http(s) and reach a public address.")
-async def create_webhook(request: Request, data: WebhookIn) -> Response[WebhookCreatedResponse]:
-    access = presented_key(request)
+async def create_webhook(request: Request, access: Access, settings: Settings, snapshots: SnapshotState,
+                         data: WebhookIn) -> Response[WebhookCreatedResponse]:
     one_of("kind", data.kind, EVENT_KINDS)
     ticker = mode = None
     if data.ticker is not None:
-        resolved = ticker_of(snapshot_of(request), data.ticker)
+        snapshot = snapshots.current()
+        if snapshot is None:
+            raise Problem(503, "no_snapshot", "no snapshot has been published yet, so no ticker can be checked; "
+                                              "retry once one is", headers={"Retry-After": "60"})
+        resolved = ticker_of(snapshot, data.ticker)
         ticker, mode = resolved.ticker, BATCH if resolved.mode == BATCH else None
     try:
-        await asyncio.to_thread(check_target, data.url, bool(settings_of(request).webhook_allow_private))
+        await asyncio.to_thread(check_target, data.url, bool(settings.webhook_allow_private))
     except TargetRefused as refused:
         raise invalid("url", str(refused)) from None
     store = request.app.state.webhooks
     hook = await asyncio.to_thread(store.add, access.key.key_id, data.url, ticker, mode, data.kind)
-    return Response(envelope(state_of(request).current(), _out(hook, secret=True)), status_code=201)
+    return Response(envelope(snapshots.current(), _out(hook, secret=True)), status_code=201)
 
 
 @get("/v1/webhooks", summary="The key's webhooks and their delivery log", tags=["alerts"])
-async def list_webhooks(request: Request) -> Response[WebhookListResponse]:
-    access = presented_key(request)
+async def list_webhooks(request: Request, access: Access, snapshots: SnapshotState) -> Response[WebhookListResponse]:
     store = request.app.state.webhooks
     hooks = await asyncio.to_thread(store.of_key, access.key.key_id)
     deliveries = await asyncio.to_thread(store.deliveries, access.key.key_id)
-    return Response(envelope(state_of(request).current(),
+    return Response(envelope(snapshots.current(),
                              {"webhooks": [_out(hook) for hook in hooks], "deliveries": deliveries}))
 
 
 @delete("/v1/webhooks/{webhook_id:str}", status_code=200, summary="Remove a webhook", tags=["alerts"])
-async def remove_webhook(request: Request, webhook_id: str) -> Response[WebhookListResponse]:
-    access = presented_key(request)
+async def remove_webhook(request: Request, access: Access, snapshots: SnapshotState,
+                         webhook_id: str) -> Response[WebhookListResponse]:
     store = request.app.state.webhooks
     if not await asyncio.to_thread(store.remove, access.key.key_id, webhook_id):
         raise Problem(404, "unknown_webhook", f"the key presented has no webhook {webhook_id}")
-    return await list_webhooks.fn(request)
+    return await list_webhooks.fn(request, access, snapshots)
 
 
 ROUTES = [create_webhook, list_webhooks, remove_webhook]

@@ -1,6 +1,7 @@
 """`serve/api` holds the endpoint modules, one per group; what they share lives outside it
 (`serve/records.py`, `serve/params.py`, `serve/forward_curves.py`, …), so no endpoint module
-imports another and each can be read on its own."""
+imports another and each can be read on its own; what a handler needs from the app it is
+given as a parameter."""
 
 import ast
 from pathlib import Path
@@ -24,3 +25,12 @@ def test_no_endpoint_module_imports_another():
     sideways = {path.name: sorted(name for name in _imported(path) if name.startswith("serve.api"))
                 for path in modules}
     assert {name: found for name, found in sideways.items() if found} == {}
+
+
+def test_handlers_are_given_the_settings_and_the_snapshot():
+    """By dependency injection (`serve.deps.DEPENDENCIES`): no endpoint module reaches into the
+    request or the app's state for them."""
+    reaching = {path.name: [name for name in ("settings_of", "snapshot_of", "state_of", "app.state.settings",
+                                              "app.state.snapshots") if name in path.read_text()]
+                for path in sorted(API.glob("*.py"))}
+    assert {name: found for name, found in reaching.items() if found} == {}

@@ -457,3 +457,29 @@ def test_the_openapi_document_describes_the_three_endpoints(client):
     params = {p["name"] for p in schema["paths"]["/v1/monte-carlo/{ticker}"]["get"]["parameters"]}
     assert {"taskCategory", "task_category", "horizonMonths", "horizon_months", "paths", "seed", "mode"} <= params
     assert "fairFixedRate" in schema["components"]["schemas"]["SwapData"]["properties"]
+
+
+@pytest.mark.parametrize("n_out", [1e12, 1.0000001e12])
+def test_a_task_profile_has_the_same_bounds_on_every_endpoint(client, n_out):
+    """One token bound (`serve.params.Tokens`: a trillion tokens is a count, a little more is not)
+    and one fit check (`serve.model_mode.check_fit`): past the model's context window, /v1/price
+    and /v1/simulate answer the same 400."""
+    price = client.post("/v1/price", json={"model": "LLAMA-3.2-1B", "n_in": 1, "n_out": n_out})
+    budget = client.post("/v1/simulate", json={"items": [{"model": "LLAMA-3.2-1B", "profile": {"n_in": 1, "n_out": n_out},
+                                                          "requests_per_month": 1}], "horizon_months": 1, "paths": 10})
+    details = [assert_problem(answer, 400, "invalid_input")["detail"] for answer in (price, budget)]
+    if n_out == 1e12:  # a count, too many for the model
+        assert details[0] == "n_in: the profile needs 1,000,000,000,001 tokens (n_in + n_think + n_out), more than the " \
+                             "model's context window of 131,072"
+        assert details[1] == "items[0].profile: " + details[0].removeprefix("n_in: ")
+    else:
+        assert all("1000000000000" in detail for detail in details)
+
+
+def test_a_task_type_the_model_cannot_serve_is_a_400_on_swap_and_monte_carlo(client, greeks):
+    plain = greeks[~greeks["is_reasoning"].astype(bool) & greeks["beta_sync"].notna()]["ticker"].iloc[0]
+    swap = client.post("/v1/swap", json={**SWAP, "model": plain, "taskType": "reasoning"})
+    paths = client.get(f"/v1/monte-carlo/{plain}?taskCategory=reasoning&horizonMonths=1")
+    assert assert_problem(swap, 400, "invalid_input", "taskType")["detail"] == \
+        f"taskType: {plain} bills no thinking tokens (it is not a reasoning model); choose a task without thinking"
+    assert_problem(paths, 400, "invalid_input", "taskCategory")
