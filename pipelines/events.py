@@ -302,8 +302,6 @@ def recent_events(events: pd.DataFrame, since: date | None, ticker: str | None =
 # and any other move of a price; kinds it never had keep their own name, hyphenated as its are.
 ORIGINAL_EVENT_TYPES = {NEW_MODEL: "model-release", PRICE_CUT: "price-cut", PRICE_INCREASE: "repricing",
                         BATCH_CHANGE: "repricing", CACHE_CHANGE: "repricing"}
-ORIGINAL_COLUMNS = ["model_id", "display_name", "price_type", "event_type", "beta_before", "beta_after",
-                    "percent_change", "pct_change_display", "detected_at"]
 
 
 def percent_display(fraction: float) -> str | None:

@@ -51,10 +51,6 @@ def utc_text(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def utc_day(moment: datetime) -> str:
-    return utc_text(moment)[:10]
-
-
 def _moment(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
