@@ -33,7 +33,7 @@ class ModelInMode:
            mode_field: str = "mode", forward: bool = False) -> ModelInMode:
         """The model `name` in the mode asked for, or in the mode its name implies."""
         asked = one_of(mode_field, mode, MODES)
-        if not name.strip().lstrip("/"):
+        if not name.strip():
             raise invalid(model_field, "must name a model: a ticker, batch ticker or model_id")
         resolved = ticker_of(snapshot, name, batch=True, forward=forward)
         if resolved.mode == BATCH and asked == SYNC:

@@ -49,31 +49,58 @@ class TidyList(list):
     walking the records of a long answer field by field costs more than computing them."""
 
 
+SPLITTER = 134217729.0  # 2^27 + 1: Veltkamp's split of a double into two halves of 26 bits
+
+
+def _product_error(a: np.ndarray, b: np.ndarray, product: np.ndarray) -> np.ndarray:
+    """The rounding error of each `product` = fl(a·b), exactly: a·b = product + error (Dekker's
+    two-product, for values far from overflow and underflow)."""
+    def split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        c = SPLITTER * x
+        high = c - (c - x)
+        return high, x - high
+    a_high, a_low = split(a)
+    b_high, b_low = split(b)
+    return ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
 def tidy_floats(values: np.ndarray) -> list[float | None]:
     """A column of floats exactly as `tidy_float` gives them, NaN as null, a column at a time.
 
-    Fifteen significant digits of v are the integer nearest m = v·10^k, k = 14 − ⌊log10 |v|⌋, and
-    the tidy float is that integer over 10^k, the division rounded once, as parsing its digits
-    would be. The product m is off by at most half a unit in its last place (1/16 below 10^15),
-    so its nearest integer is the true one unless m lies within that of a half; such values,
-    and those whose k is not an exact power of ten (|v| under 1e-8 or from 1e15), take the
-    formatting way, one at a time.
+    Fifteen significant digits of v are the integer nearest v·10^k, k = 14 − ⌊log10 |v|⌋, ties to
+    even (as formatting rounds), and the tidy float is that integer over 10^k, the division
+    rounded once, as parsing its digits would be. The product m = fl(v·10^k) is off by its exact
+    rounding error e (`_product_error`), at most a sixteenth below 10^15; the nearest integer to
+    m + e is that to m unless m lies within e of a half, which is decided exactly. Values whose k
+    is not an exact power of ten (|v| under 1e-8 or from 1e15) take the formatting way, one at a
+    time.
     """
     v = np.asarray(values, dtype=float)
     out = np.full(v.shape, np.nan)
     finite = np.isfinite(v) & (v != 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         k = 14 - np.floor(np.log10(np.abs(np.where(finite, v, 1.0))))
         usable = finite & (k >= 0) & (k <= 22)
         scale = 10.0 ** np.where(usable, k, 0)
         m = v * scale
         digits = np.rint(m)
-        usable &= (np.abs(np.abs(m - digits) - 0.5) > 0.0625) & (np.abs(digits) >= 1e14) & (np.abs(digits) < 1e15)
+        usable &= (np.abs(digits) >= 1e14) & (np.abs(digits) < 1e15)  # k right despite log10's rounding
+        error = _product_error(np.where(usable, v, 0.0), scale, np.where(usable, m, 0.0))
+        below = m - digits  # exact: both are within a half of each other
+        above_half = below - 0.5  # exact where it matters (below near a half)
+        under_half = below + 0.5
+        up = (below > 0) & (above_half > -error)  # m + e beyond digits + ½
+        down = (below < 0) & (under_half < -error)  # m + e below digits − ½
+        tie = ((below > 0) & (above_half == -error)) | ((below < 0) & (under_half == -error))
+        odd = np.fmod(digits, 2) != 0
+        step = np.where(up | (tie & odd & (below > 0)), 1.0, 0.0) - np.where(down | (tie & odd & (below < 0)), 1.0, 0.0)
+        digits = digits + step
         out[usable] = digits[usable] / scale[usable]
     out[v == 0] = v[v == 0]  # −0.0 stays −0.0
     rest = ~usable & ~np.isnan(v) & (v != 0)  # infinities included
     out[rest] = [tidy_float(x) for x in v[rest].tolist()]
-    return [x if x == x else None for x in out.tolist()]
+    tidied = out.tolist()
+    return [x if x == x else None for x in tidied] if np.isnan(out).any() else tidied
 
 
 def tidy_columns(columns: dict[str, np.ndarray]) -> dict[str, list[float | None]]:

@@ -475,8 +475,11 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
                                  / beta, 1.0)
     roster = _roster(snapshot) if body.models is None and day is None else None  # else afresh
     ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
-    figures = tidy_columns(ranking.figures())
     order = ranking.order.tolist()
+    columns = ranking.figures()
+    if body.horizon_months is None:  # no forward asked: none computed, none tidied, none written
+        del columns["forward_cost"]
+    figures = tidy_columns(columns)
     if body.horizon_months is None:
         figures["forward_cost"] = [msgspec.UNSET] * len(order)
     values = [pick(labels[c], order) if c in labels else figures[c] for c in RANK_COLUMNS]

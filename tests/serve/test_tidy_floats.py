@@ -43,3 +43,14 @@ def test_prices_and_costs_with_binary_noise():
     got = tidy_floats(values)
     assert _same(got, _one_at_a_time(values))
     assert got[-1] == 0.3 and got[-14] == 0.3  # the noise is gone
+
+
+def test_values_next_to_a_half_in_the_sixteenth_digit():
+    """The nearest double to a decimal with 16 significant digits ending in 5 lies within a
+    rounding error of a half at the fifteenth digit: the case decided by the product's exact error."""
+    rng = np.random.default_rng(11)
+    mantissas = rng.integers(10**14, 10**15, 100_000) * 10 + 5
+    exponents = rng.integers(-24, -1, 100_000)
+    values = np.array([float(f"{m}e{e}") for m, e in zip(mantissas.tolist(), exponents.tolist(), strict=True)])
+    values = np.concatenate([values, -values, np.nextafter(values, 0), np.nextafter(values, np.inf)])
+    assert _same(tidy_floats(values), _one_at_a_time(values))
