@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from tests.e2e.conftest import PHONE, open_page, screenshot, stop_server
+from tests.e2e.conftest import DESKTOP, PHONE, open_page, screenshot, stop_server
 from tests.servers import start_server
 
 pytestmark = pytest.mark.slow  # a real `oracle serve` process and Chromium
@@ -335,3 +335,35 @@ def test_stale_data_and_api_errors_are_said_plainly(chromium, built_warehouse, t
     finally:
         context.close()
         stop_server(process)
+
+
+@pytest.mark.parametrize("broken", ["syntax", "missing"])
+def test_a_page_whose_script_fails_says_so_instead_of_loading_forever(chromium, dashboard_base, broken):
+    """The guard (static/guard.js) replaces "Loading…" with an alert when the page's module does
+    not parse or does not load; the pages' own scripts are replaced here to make them fail."""
+    context = chromium.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        if broken == "syntax":
+            page.route("**/dashboard/static/board.js", lambda route: route.fulfill(
+                status=200, content_type="text/javascript", body="export const = ;"))
+        else:
+            page.route("**/dashboard/static/board.js", lambda route: route.fulfill(status=404, body="gone"))
+        page.goto(f"{dashboard_base}/dashboard")
+        alert = page.locator("[data-page-error][role=alert]")
+        alert.wait_for(timeout=10_000)
+        assert "This page could not be shown." in alert.inner_text()
+        assert "board.js" in alert.inner_text() or "failed" in alert.inner_text()
+        assert page.locator("p.loading").count() == 0
+    finally:
+        context.close()
+
+
+def test_the_keyboard_finds_a_skip_link_and_a_visible_focus(page, dashboard_base):
+    open_page(page, f"{dashboard_base}/dashboard")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("[document.activeElement.className, document.activeElement.getAttribute('href')]")
+    assert focused == ["skip", "#main"]
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
