@@ -7,6 +7,7 @@ import json
 import shlex
 import shutil
 import subprocess
+from datetime import date
 
 import pytest
 
@@ -68,37 +69,85 @@ def _last_changes(events):
     return newest
 
 
+BOARD_PRICES = ("input_sync", "cache_read_sync", "beta_sync", "beta_batch", "context_window")
+
+
+def _current_text(model):
+    return model["status"] == "active" and "text" in model["input_modalities"] and "text" in model["output_modalities"]
+
+
 def test_board_holds_the_api_numbers(page, dashboard_base, api):
-    greeks = _data(api.get("/v1/greeks"))
-    curves = {curve["ticker"]: curve for curve in _data(api.get("/v1/forwards?mode=sync"))}
-    changes = _last_changes([event for kind in ("price_cut", "price_increase") for event in _data(
-        api.get(f"/v1/events?since={EVENTS_SINCE}&kind={kind}&limit=1000"))["events"]])
+    spots = _data(api.get("/v1/spots"))
     open_page(page, f"{dashboard_base}/dashboard")
     board = _table(page, "board")
-    assert set(board) == {model["ticker"] for model in greeks}
-    for model in greeks:
+    # Current text models by default; deprecated, retired and non-text ones behind the box.
+    assert set(board) == {model["ticker"] for model in spots if _current_text(model)}
+    assert len(board) < len(spots)
+    page.check("input[name=all]")
+    assert "all=1" in page.url
+    board = _table(page, "board")
+    assert set(board) == {model["ticker"] for model in spots}
+    for model in spots:
         row = board[model["ticker"]]
-        for column in ("beta_sync", "beta_batch", "theta"):
+        for column in BOARD_PRICES:
             assert _value(row[column]) == model[column], (model["ticker"], column)
-        points = {point["tenor"]: point["beta_forward"] for point in curves[model["ticker"]]["forwards"]}
-        for tenor in ("1M", "3M", "6M"):
-            assert _value(row[f"forward_{tenor}"]) == points[tenor], (model["ticker"], tenor)
-        change = changes.get(model["ticker"])
-        assert _value(row["last_change"]) == (change["percent_change"] if change else None), model["ticker"]
-    # The list endpoint's curve is the per-model endpoint's curve.
-    assert _data(api.get(f"/v1/forwards/{MODEL}")) == curves[MODEL]
+        blended = (3 * model["input_sync"] + model["beta_sync"]) / 4  # three input tokens to one output token
+        assert _value(row["blended"]) == pytest.approx(blended, rel=1e-12), model["ticker"]
+        assert row["status"] == model["status"]
+        assert row["modality"] == f"{', '.join(model['input_modalities'])} → {', '.join(model['output_modalities'])}"
     assert page.locator("#status").is_hidden()
     assert "Snapshot" in page.locator("#snapshot").inner_text()
+    page.uncheck("input[name=all]")
     screenshot(page, "board")
 
 
+def _changes_since(page, other=""):
+    """The `since` of the recent changes once they are shown (and differ from `other`)."""
+    page.wait_for_function("other => (document.querySelector('[data-changes]').dataset.since || other) !== other",
+                           arg=other)
+    return page.locator("[data-changes]").get_attribute("data-since")
+
+
+def test_board_lists_recent_cuts_and_rises_apart(page, dashboard_base, api):
+    open_page(page, f"{dashboard_base}/dashboard")
+    default_since = _changes_since(page)
+    assert default_since == _data(api.get("/v1/events?kind=price_cut&limit=1"))["since"]  # the API's 30 days
+    page.select_option("select[name=days]", "90")
+    assert "days=90" in page.url
+    since = _changes_since(page, default_since)
+    assert (date.fromisoformat(default_since) - date.fromisoformat(since)).days == 60  # 90 days back, not 30
+    for kind, name in (("price_cut", "cuts"), ("price_increase", "rises")):
+        events = [e for e in _data(api.get(f"/v1/events?since={since}&kind={kind}&limit=1000"))["events"]
+                  if e["mode"] == "sync"]
+        changes = [_value(row[-1]) for row in _cells(page, name)]
+        known = [change for change in changes if change is not None]  # none: a price that was 0 before
+        assert sorted(known) == sorted(e["percent_change"] for e in events if e["percent_change"] is not None), kind
+        assert changes == known + [None] * (len(events) - len(known))  # the unknown last
+        assert known == sorted(known, reverse=name == "rises")  # the biggest cut, the biggest rise first
+
+
+def test_board_on_a_phone_shows_current_prices_first(page, dashboard_base, api):
+    spots = {model["ticker"]: model for model in _data(api.get("/v1/spots"))}
+    page.set_viewport_size(PHONE)
+    open_page(page, f"{dashboard_base}/dashboard")
+    first = page.locator("table[data-table=board] tbody tr").first
+    ticker = first.get_attribute("data-ticker")
+    assert _current_text(spots[ticker])
+    for column in ("input_sync", "beta_sync"):
+        price = first.locator(f"td[data-col={column}]")
+        assert price.is_visible() and price.bounding_box()["y"] < PHONE["height"], column
+        assert price.bounding_box()["x"] + price.bounding_box()["width"] <= PHONE["width"]
+        assert _value(price.get_attribute("data-value")) == spots[ticker][column]
+    screenshot(page, "board-phone")
+
+
 def test_board_filters_sorts_and_searches(page, dashboard_base, api):
-    greeks = _data(api.get("/v1/greeks"))
+    spots = [model for model in _data(api.get("/v1/spots")) if _current_text(model)]
     open_page(page, f"{dashboard_base}/dashboard?provider=anthropic&tier=frontier")
-    expected = {m["ticker"] for m in greeks if m["provider"] == "anthropic" and m["tier"] == "frontier"}
+    expected = {m["ticker"] for m in spots if m["provider"] == "anthropic" and m["tier"] == "frontier"}
     assert set(_table(page, "board")) == expected
     page.select_option("select[name=reasoning]", "yes")
-    expected = {m["ticker"] for m in greeks if m["provider"] == "anthropic" and m["tier"] == "frontier"
+    expected = {m["ticker"] for m in spots if m["provider"] == "anthropic" and m["tier"] == "frontier"
                 and m["is_reasoning"]}
     assert set(_table(page, "board")) == expected
     assert "reasoning=yes" in page.url and "provider=anthropic" in page.url
@@ -108,14 +157,14 @@ def test_board_filters_sorts_and_searches(page, dashboard_base, api):
     page.click("th[data-key=beta_sync] button")
     assert "sort=beta_sync" in page.url and "dir=desc" in page.url
     first = page.locator("table[data-table=board] tbody tr").first.get_attribute("data-ticker")
-    top = max(m["beta_sync"] for m in greeks if m["beta_sync"] is not None)
-    assert next(m for m in greeks if m["ticker"] == first)["beta_sync"] == top
+    top = max(m["beta_sync"] for m in spots if m["beta_sync"] is not None)
+    assert next(m for m in spots if m["ticker"] == first)["beta_sync"] == top
 
     page.fill("input[name=q]", "sonnet-4")
     shown = set(_table(page, "board"))
     assert "SONNET-4" in shown and all("sonnet-4" in " ".join(
         str(m[k]) for k in ("ticker", "ticker_batch", "model_id", "display_name")).lower()
-        for m in greeks if m["ticker"] in shown)
+        for m in spots if m["ticker"] in shown)
     # An alias only the API knows opens the model it names.
     page.fill("input[name=q]", "anthropic/claude-sonnet-4")
     page.press("input[name=q]", "Enter")
@@ -299,7 +348,7 @@ def test_stale_data_and_api_errors_are_said_plainly(chromium, built_warehouse, t
         banner.wait_for(state="visible")
         assert banner.get_attribute("data-status") == "degraded"
         assert descriptor["status_reason"] in banner.inner_text()
-        # The board needs four /v1 answers; beyond the second the API answers 429.
+        # The board needs three /v1 answers; beyond the second the API answers 429.
         problem = page.locator(".problem[role=alert]")
         assert "HTTP 429" in problem.inner_text()
         assert "free tier limit of 2 requests per hour" in problem.inner_text()
@@ -312,10 +361,11 @@ def test_stale_data_and_api_errors_are_said_plainly(chromium, built_warehouse, t
         assert page.evaluate("localStorage.getItem('oracle.apiKey')") == key
         usage = page.request.get(f"{base}/v1/keys/usage", headers={"X-API-Key": key}).json()["data"]
         assert (usage["tier"], usage["window"]["limit"]) == ("developer", 1000)
-        with page.expect_request(lambda request: "/v1/greeks" in request.url) as sent:
+        with page.expect_request(lambda request: "/v1/spots" in request.url) as sent:
             open_page(page, f"{base}/dashboard")
         assert sent.value.headers.get("x-api-key") == key
         assert page.locator(".problem").count() == 0
+        page.check("input[name=all]")
         assert page.locator("table[data-table=board] tbody tr").count() == descriptor["oracle"]["model_count"]
         summary = page.locator("#access-summary")
         assert summary.get_attribute("data-limit") == "1000"

@@ -1,4 +1,5 @@
-// Formatting and small DOM helpers. Numbers are only formatted here, never computed: every cell
+// Formatting and small DOM helpers. Numbers are only formatted here, never computed (the board's
+// blended price, a documented mix of two API prices, is the one exception): every cell
 // keeps the API's own value in `data-value`, so what is shown can be checked against the answer.
 
 export function el(tag, attributes = {}, ...children) {
