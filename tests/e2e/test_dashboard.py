@@ -173,7 +173,7 @@ def test_board_filters_sorts_and_searches(page, dashboard_base, api):
 
 def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
     curve = _data(api.get(f"/v1/forwards/{MODEL}"))
-    history = _data(api.get(f"/v1/history/{MODEL}"))
+    history = _data(api.get(f"/v1/history/{MODEL}?points=changes"))
     events = _data(api.get(f"/v1/events?ticker={MODEL}&since={EVENTS_SINCE}&limit=1000"))
     greeks = _data(api.get(f"/v1/greeks/{MODEL}"))
     open_page(page, f"{dashboard_base}/dashboard/models/{MODEL}")
@@ -191,12 +191,12 @@ def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
     assert [(m["date"], float(m["value"]), m["provenance"]) for m in points] == [
         (p["timestamp"], p["beta"], p["provenance"]) for p in history["prices"]]
     provenances = {p["provenance"] for p in history["prices"]}
-    assert provenances == {"published", "first_observed", "archived", "current", "carried_forward"}
+    assert provenances == {"published", "archived", "current"}  # change points: none carried forward
     legend = page.locator("[data-legend=provenance] li")
     for key in provenances:
         text = legend.filter(has=page.locator(f".point.{key}")).inner_text()
         count = sum(p["provenance"] == key for p in history["prices"])
-        assert f"({count} day" in text and " — " in text
+        assert f"({count} point" in text and " — " in text
     # Each marker is drawn its own way: shape and colour class differ.
     shapes = {key: page.eval_on_selector(f"[data-chart=history] .point.{key}", "m => m.tagName + m.getAttribute('class')")
               for key in provenances}
@@ -204,8 +204,9 @@ def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
 
     assert [row[0] for row in _cells(page, "events")] == [e["effective_date"] for e in events["events"]]
     assert [_value(row[6]) for row in _cells(page, "events")] == [e["percent_change"] for e in events["events"]]
-    sheet = dict(page.evaluate("""() => [...document.querySelectorAll('[data-facts=greeks] dt')]
-        .map(dt => [dt.textContent, dt.nextElementSibling.dataset.value])"""))
+    sheet = dict(page.evaluate("""() => [...document.querySelectorAll('[data-facts=greeks] dd')]
+        .map(dd => [dd.dataset.key, dd.dataset.value])"""))
+    assert page.locator("details[data-fold=greeks]").get_attribute("open") is None  # folded until asked
     for key in ("theta", "sigma", "jump_rate", "prior_weight", "beta_sync", "r_in"):
         assert _value(sheet[key]) == greeks[key], key
     screenshot(page, "model")
@@ -216,6 +217,28 @@ def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
     batch = _data(api.get(f"/v1/forwards/{MODEL}?mode=batch"))
     spot = _marks(page, "[data-chart=forward-curve] [data-layer=points-spot] .point")[0]
     assert float(spot["value"]) == batch["spot"]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_model_page_shows_its_prices_first_and_every_host(page, dashboard_base, api, viewport):
+    ticker = "DEEPSEEK-V4-PRO"  # priced by the hour, hosted by others
+    greeks = _data(api.get(f"/v1/greeks/{ticker}"))
+    hosts = _data(api.post("/v1/providers", json={"model": ticker, "n_in": 3000, "n_out": 1000}))
+    page.set_viewport_size(viewport)
+    open_page(page, f"{dashboard_base}/dashboard/models/{ticker}")
+    prices = page.locator("table[data-table=prices]")
+    assert prices.bounding_box()["y"] < viewport["height"]  # above the fold
+    shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('table[data-table=prices] tr[data-price]')]
+        .map(row => [row.dataset.price, [...row.querySelectorAll('td')].map(td => td.dataset.value)]))""")
+    assert _value(shown["output"][0]) == greeks["beta_sync"] and _value(shown["input"][0]) == greeks["input_sync"]
+    assert all(_value(values[0]) == greeks[f"{'beta' if key == 'output' else key}_sync"] for key, values in shown.items())
+    assert page.locator("[data-peak]").count() == 1
+    rows = page.evaluate("""() => [...document.querySelectorAll('table[data-table=providers] tbody tr')].map(row => [row.dataset.provider,
+        row.querySelector('td[data-col=spot_cost]').dataset.value])""")
+    assert [(name, _value(value)) for name, value in rows] == [(h["provider"], h["spot_cost"]) for h in hosts["providers"]]
+    assert len(rows) >= 2
+    if viewport is PHONE:
+        screenshot(page, "model-phone")
 
 
 def test_model_page_follows_aliases_and_explains_unknown_names(page, dashboard_base, api):

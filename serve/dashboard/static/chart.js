@@ -115,7 +115,7 @@ export function createPlot(options) {
   const narrow = window.innerWidth < 640;
   const width = narrow ? 440 : options.width || 720;
   const height = Math.round((options.height || 320) * (narrow ? 0.85 : 1));
-  const margin = { top: 12, right: 16, bottom: 36, left: 64 };
+  const margin = { top: 12, right: 16, bottom: 36, left: options.marginLeft || 64 };
   const x = scale(options.x.type || "linear", options.x.domain, [margin.left, width - margin.right]);
   const y = scale(options.y.type || "linear", options.y.domain, [height - margin.bottom, margin.top]);
   const root = svg("svg", {

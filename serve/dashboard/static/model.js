@@ -1,9 +1,13 @@
-// Model page: forward curve with its 90% band, price history with provenance, events and the
-// Greek sheet, from /v1/greeks/{t}, /v1/forwards/{t}, /v1/history/{t} and /v1/events.
-import { ALL_EVENTS_SINCE, getJSON, mainElement, markNavigation, modelPath, problemBox, showStatus } from "./api.js";
+// Model page: the current prices first (every billed component, sync and batch, peak and off-peak,
+// the last change and any announced one), the providers that host the model, the forward curve
+// with its 90% band, the price history's change points with provenance, events and the Greek
+// sheet (folded), from /v1/greeks/{t}, /v1/scheduled, /v1/providers, /v1/forwards/{t},
+// /v1/history/{t} and /v1/events.
+import { ALL_EVENTS_SINCE, getJSON, mainElement, markNavigation, modelPath, postJSON, problemBox, showStatus }
+  from "./api.js";
 import { addBand, addLine, addMarkers, createPlot, dateText, dateValue, extent, legend } from "./chart.js";
-import { DASH, cell, el, keyValues, modelPage, number, numericCell, percent, price, section, share, table, yesNo }
-  from "./format.js";
+import { DASH, cell, cost, el, keyValues, modelPage, number, numericCell, percent, price, section, share, table,
+  yesNo } from "./format.js";
 
 // What each provenance marker means (README, "How the data is reconciled"), and how it is drawn.
 export const PROVENANCE = [
@@ -39,21 +43,95 @@ function headerFacts(model) {
     ["Reasoning", yesNo(model.is_reasoning), model.is_reasoning],
     ["Context window", model.context_window ? `${model.context_window.toLocaleString("en-US")} tokens` : DASH,
       model.context_window],
-    ["Sync output (β)", `${price(model.beta_sync)} /M`, model.beta_sync],
-    ["Sync input", `${price(model.input_sync)} /M`, model.input_sync],
-    ["Batch output", model.beta_batch === null ? DASH : `${price(model.beta_batch)} /M`, model.beta_batch],
-    ["Spot observed", `${model.observed_on_sync || DASH} (${model.provenance_sync || DASH}, ${model.source_sync || DASH})`,
-      model.observed_on_sync],
   ], "model");
+}
+
+// Every billed component the sheet names: token prices in $ per million tokens, fees in $ per 1,000.
+const PRICE_ROWS = [
+  ["input", "Input", "input", "tokens"], ["cache_read", "Cached input (cache read)", "cache_read", "tokens"],
+  ["cache_write", "Cache write (5 min)", "cache_write", "tokens"], ["cache_write_1h", "Cache write (1 h)",
+    "cache_write_1h", "tokens"], ["output", "Output", "beta", "tokens"], ["reasoning", "Thinking", "reasoning", "tokens"],
+  ["citation", "Citation tokens", "citation", "tokens"], ["request_fee", "Per request", "request_fee", "fee"],
+  ["web_search_fee", "Per web search", "web_search_fee", "fee"], ["file_search_fee", "Per file search",
+    "file_search_fee", "fee"], ["grounding_fee", "Per grounded prompt", "grounding_fee", "fee"],
+];
+const PROVIDER_PROFILE = { n_in: 3000, n_out: 1000 }; // the board's 3:1 blend, as one request
+
+function priceText(value, unit) {
+  if (value === null || value === undefined) return DASH;
+  return unit === "fee" ? `${price(value)} /1k` : `${price(value)} /M`;
+}
+
+function pricesSection(model, events, scheduled) {
+  const rows = PRICE_ROWS.filter(([, , column]) => model[`${column}_sync`] != null || model[`${column}_batch`] != null)
+    .map(([key, label, column, unit]) => el("tr", { "data-price": key }, [
+      el("th", { scope: "row" }, label),
+      cell(priceText(model[`${column}_sync`], unit), model[`${column}_sync`], { class: "num", "data-col": "sync" }),
+      cell(priceText(model[`${column}_batch`], unit), model[`${column}_batch`], { class: "num", "data-col": "batch" }),
+    ]));
+  const prices = el("div", { class: "table-scroll" }, el("table", { class: "data", "data-table": "prices" },
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Price"), el("th", { scope: "col", class: "num" }, "Sync"),
+      el("th", { scope: "col", class: "num" }, "Batch"))), el("tbody", {}, rows)));
+  const last = (events?.events || []).find((event) => event.mode === "sync" &&
+    (event.kind === "price_cut" || event.kind === "price_increase"));
+  const peak = model.peak_sync ? JSON.parse(model.peak_sync) : null;
+  const coming = scheduled?.scheduled_changes || [];
+  return section("Prices now", prices,
+    peak ? el("p", { class: "note", "data-peak": "" }, `Priced by the hour: peak ${peak.days} ` +
+      `${peak.hours_utc.map(([from, to]) => `${from}–${to}`).join(", ")} UTC (output ${price(peak.peak.output)} /M), ` +
+      `off-peak otherwise (output ${price(peak.off_peak.output)} /M).`) : null,
+    keyValues([
+      ["Status", model.status + (model.deprecated_on ? ` (deprecated ${model.deprecated_on})` : ""), model.status],
+      ["Last change", last ? `${last.effective_date}: ${last.field} ${percent(last.percent_change)} ` +
+        `(${number(last.before)} → ${number(last.after)} $/M)` : "none recorded", last ? last.percent_change : null],
+      ["Announced", coming.length ? coming.map((change) => `${change.effective_date}: ${change.field} ` +
+        `${number(change.before)} → ${number(change.after)} (${change.mode})`).join("; ") : "no change announced",
+      coming.length],
+      ["Observed", `${model.observed_on_sync || DASH} (${model.provenance_sync || DASH}, ${model.source_sync || DASH})`,
+        model.observed_on_sync],
+    ], "now"));
+}
+
+function providersSection(answer) {
+  const rows = answer.providers.map((host) => el("tr", { "data-provider": host.provider }, [
+    cell(host.provider + (host.is_origin ? " (maker)" : ""), host.provider, { "data-col": "provider" }),
+    cell(host.provider_model_id, host.provider_model_id),
+    numericCell(host.input, number, { "data-col": "input" }), numericCell(host.output, number, { "data-col": "output" }),
+    numericCell(host.spot_cost, cost, { "data-col": "spot_cost" }),
+    numericCell(host.spread_to_origin, (value) => share(value, 1), { "data-col": "spread_to_origin" }),
+  ]));
+  return section("Providers", el("p", { class: "note" }, `Every host of the model, cheapest first for one request of ` +
+    `${PROVIDER_PROFILE.n_in.toLocaleString("en-US")} input and ${PROVIDER_PROFILE.n_out.toLocaleString("en-US")} ` +
+    "output tokens; the spread is to the maker's own price."),
+  rows.length ? table([{ key: "provider", label: "Provider" }, { key: "provider_model_id", label: "Its model id" },
+    { key: "input", label: "Input $/M", numeric: true }, { key: "output", label: "Output $/M", numeric: true },
+    { key: "spot_cost", label: "Cost", numeric: true }, { key: "spread_to_origin", label: "vs maker", numeric: true }],
+  rows, { name: "providers" }) : el("p", { class: "note" }, "No host is listed."));
+}
+
+const MIN_SWING = 0.1;
+const DAY_MS = 86_400_000;
+
+function fromSpot(value, spot) {
+  if (!spot) return DASH;
+  const change = (value / spot - 1) * 100;
+  return Math.abs(change) < 0.05 ? "spot" : percent(change, 0);
+}
+
+function timeDomain(first, last) {
+  return first === last ? [first - 30 * DAY_MS, last + 30 * DAY_MS] : [first, last];
 }
 
 function forwardSection(curve) {
   const points = curve.forwards;
   const plot = createPlot({
-    name: "forward-curve", label: `Forward curve of ${curve.ticker}`, height: 300,
+    name: "forward-curve", label: `Forward curve of ${curve.ticker}`, height: 300, marginLeft: 100,
     x: { domain: [0, Math.max(...points.map((point) => point.months))], format: (m) => `${m}M`, label: "months ahead" },
-    y: { domain: extent([curve.spot, ...points.flatMap((p) => [p.beta_forward, p.beta_median, p.p05, p.p95])],
-      { pad: 0.08 }), format: (value) => number(value, 3), label: "$ per M output tokens" },
+    // At least 10% either side of the spot, so that a small drift looks small; each tick says how
+    // far it is from the spot.
+    y: { domain: extent([curve.spot * (1 - MIN_SWING), curve.spot * (1 + MIN_SWING),
+      ...points.flatMap((p) => [p.beta_forward, p.beta_median, p.p05, p.p95])], { pad: 0.05 }),
+    format: (value) => `${number(value, 3)} (${fromSpot(value, curve.spot)})`, label: "$ per M output tokens" },
   });
   // The band starts at the spot: today's price is known, so its band has no width.
   addBand(plot, [{ x: 0, low: curve.spot, high: curve.spot },
@@ -97,11 +175,14 @@ function historySection(history) {
   const x = prices.map((point) => dateValue(point.timestamp));
   const plot = createPlot({
     name: "history", label: `Price history of ${history.ticker}`, height: 300,
-    x: { type: "time", domain: [Math.min(...x), Math.max(...x)], format: (t) => dateText(t).slice(0, 7) },
+    // To the snapshot's date, where the last price still holds; a month either side of a lone point.
+    x: { type: "time", domain: timeDomain(Math.min(...x), Math.max(dateValue(history.to), ...x)),
+      format: (t) => dateText(t).slice(0, 7) },
     y: { domain: extent(prices.map((point) => point.beta), { pad: 0.08, zero: true }),
       format: (value) => number(value, 3), label: "$ per M output tokens" },
   });
-  addLine(plot, prices.map((point, i) => ({ x: x[i], y: point.beta })), { name: "beta", step: true });
+  addLine(plot, [...prices.map((point, i) => ({ x: x[i], y: point.beta })),
+    { x: Math.max(dateValue(history.to), ...x), y: prices[prices.length - 1].beta }], { name: "beta", step: true });
   const known = new Set(PROVENANCE.map((entry) => entry.key));
   const counts = {};
   for (const point of prices) counts[point.provenance] = (counts[point.provenance] || 0) + 1;
@@ -125,7 +206,7 @@ function historySection(history) {
   const entries = [...PROVENANCE, ...Object.keys(counts).filter((key) => !known.has(key))
     .map((key) => ({ key, label: key, ...OTHER }))].map((entry) => ({
     ...entry, className: known.has(entry.key) ? entry.key : "other",
-    label: `${entry.label} (${counts[entry.key] || 0} ${counts[entry.key] === 1 ? "day" : "days"})` }));
+    label: `${entry.label} (${counts[entry.key] || 0} ${counts[entry.key] === 1 ? "point" : "points"})` }));
   const observed = prices.filter((point) => point.provenance !== "carried_forward");
   const rows = observed.map((point) => [
     cell(point.timestamp, point.timestamp), numericCell(point.beta), numericCell(point.input),
@@ -133,8 +214,8 @@ function historySection(history) {
     el("td", {}, point.source_url ? el("a", { href: point.source_url, rel: "noopener" }, point.source) : point.source),
     cell(point.observed_on, point.observed_on)]);
   return section(`Price history (${history.price_type})`, plot.root, legend(entries, "provenance"),
-    el("p", { class: "note" }, `${history.count} daily points from ${history.from} to ${history.to}; ` +
-      `${observed.length} are observations, the rest carry the last one forward.`),
+    el("p", { class: "note" }, `${history.count} change points from ${history.from} to ${history.to}: the first ` +
+      "price and each day it changed, with where each price comes from; between them the price held."),
     table([{ key: "timestamp", label: "Date" }, { key: "beta", label: "Output $/M", numeric: true },
       { key: "input", label: "Input $/M", numeric: true }, { key: "cache_read", label: "Cache read $/M", numeric: true },
       { key: "provenance", label: "Provenance" }, { key: "source", label: "Source" },
@@ -154,19 +235,34 @@ function eventsSection(events) {
       { key: "provenance", label: "Provenance" }, { key: "source", label: "Source" }], rows, { name: "events", tall: true }));
 }
 
-const GREEKS = ["beta_sync", "beta_batch", "r_in", "r_cache", "r_think", "r_batch", "context_window", "theta", "sigma",
-  "jump_rate", "jump_mean", "jump_std", "prior_weight", "pool", "exposure_months", "n_jumps", "theta_batch",
-  "sigma_batch", "jump_rate_batch", "jump_mean_batch", "prior_weight_batch", "family", "tier", "is_reasoning"];
+// The Greek sheet's fields in plain words (methodology §4), folded below the prices.
+const GREEKS = [
+  ["theta", "Expected fall per month, over a year (θ; negative: a rise)"],
+  ["jump_rate", "Chance of a change in the coming month (hazard)"],
+  ["jump_mean", "Typical size of a change (mean of its log)"],
+  ["jump_std", "Spread of the size of a change (std of its log)"],
+  ["n_jumps", "Changes seen in its history"], ["exposure_months", "Months since its first price"],
+  ["pool", "Change law it follows"], ["prior_weight", "Weight of the pooled chance of a rise"],
+  ["sigma", "Drift between changes (always 0: a price moves only by a change)"],
+  ["r_in", "Input price over output price"], ["r_cache", "Cached-input price over output price"],
+  ["r_think", "Thinking price over output price"], ["r_batch", "Batch output over sync output"],
+  ["theta_batch", "Expected fall per month, batch"], ["jump_rate_batch", "Chance of a change next month, batch"],
+  ["jump_mean_batch", "Typical size of a change, batch"], ["prior_weight_batch", "Weight of the pooled rise, batch"],
+  ["beta_sync", "Output price, sync ($/M)"], ["beta_batch", "Output price, batch ($/M)"],
+  ["context_window", "Context window (tokens)"], ["family", "Family"], ["tier", "Tier"],
+  ["is_reasoning", "Reasoning model"],
+];
 
 function greekSection(model) {
   const shown = (value) => (typeof value === "number" ? number(value, 4) : typeof value === "boolean" ? yesNo(value)
     : value ?? DASH);
-  return section("Greek sheet", keyValues(GREEKS.map((key) => [key, shown(model[key]), model[key]]), "greeks"),
-    el("p", { class: "note" }, "theta: the average decay per month the forecast implies over a year (positive: " +
-      "expected to fall). sigma: 0, the forecast has no drift between changes. jump_rate: the hazard of a change in " +
-      "the coming month. jump_mean, jump_std: the mean and spread of the log size of a change. pool: the change " +
-      "law (whether the model's family has risen in price before); prior_weight: how much of its chance of a rise " +
-      "is the pooled one."));
+  const facts = el("dl", { class: "facts", "data-facts": "greeks" }, GREEKS.flatMap(([key, label]) => [
+    el("dt", { title: key }, label), el("dd", { "data-key": key, "data-value": String(model[key] ?? "") },
+      shown(model[key]))]));
+  return el("details", { class: "card fold", "data-fold": "greeks" },
+    el("summary", {}, el("h2", {}, "Forecast sheet (Greeks)")), facts,
+    el("p", { class: "note" }, "What the forecast behind the forward curve assumes of this model: how likely a " +
+      "change is and how large, fitted on the price history of it and its family (methodology §4)."));
 }
 
 function settled(result, what, build) {
@@ -192,15 +288,21 @@ async function render() {
   }
   document.title = `${model.ticker} · Inference Pricing Oracle`;
   const ticker = encodeURIComponent(model.ticker);
-  const [curve, history, events] = await Promise.allSettled([
+  const [curve, history, events, scheduled, hosts] = await Promise.allSettled([
     getJSON(`/v1/forwards/${ticker}?mode=${mode}`),
-    getJSON(`/v1/history/${ticker}?mode=${mode}`),
+    getJSON(`/v1/history/${ticker}?mode=${mode}&points=changes`),
     getJSON(`/v1/events?ticker=${ticker}&since=${ALL_EVENTS_SINCE}&limit=1000`),
+    getJSON(`/v1/scheduled?ticker=${ticker}`),
+    postJSON("/v1/providers", { model: model.ticker, mode, ...PROVIDER_PROFILE }),
   ]);
+  const value = (result) => (result.status === "fulfilled" ? result.value.data : null);
   const main = mainElement();
   main.append(
     el("h1", { "data-ticker": model.ticker }, `${model.display_name} `, el("span", { class: "mono" }, model.ticker)),
     modeTabs(model, mode),
+    el("div", { class: "grid-2" },
+      pricesSection(model, value(events), value(scheduled)),
+      settled(hosts, "Providers", providersSection)),
     el("div", { class: "grid-2" },
       settled(curve, "Forward curve", forwardSection),
       settled(history, "Price history", historySection)),
