@@ -294,6 +294,41 @@ def test_calculator_ranks_as_the_api_does(page, dashboard_base, api):
     assert page.locator("[data-error-for=eta]").inner_text() == problem["errors"][0]["message"]
 
 
+def test_calculator_budgets_a_month_of_a_task_preset(page, dashboard_base, api):
+    coding = next(task for task in _data(api.get("/v1/task-types")) if task["task_type"] == "coding")
+    open_page(page, f"{dashboard_base}/dashboard/calculator")
+    page.select_option("select[name=task]", "coding")
+    assert {name: float(page.input_value(f"input[name={name}]")) for name in ("n_in", "n_out", "eta", "n_think")} == \
+        {name: coding[name] for name in ("n_in", "n_out", "eta", "n_think")}
+    profile = {name: coding[name] for name in ("n_in", "n_out", "eta", "n_think")}
+    # The address holds every input: the same calculation from it.
+    query = "&".join(f"{name}={value:g}" for name, value in profile.items())
+    open_page(page, f"{dashboard_base}/dashboard/calculator?task=coding&{query}&requests=100000"
+                    "&models=SONNET-4,GPT-4O,O3,GEMINI-2.5-FLASH")
+    assert page.input_value("select[name=task]") == "coding"
+    page.wait_for_selector("[data-budget][aria-busy=false] table[data-table=budget]")
+    answer = _data(api.post("/v1/compare", json={**profile, "models": ["SONNET-4", "GPT-4O", "O3", "GEMINI-2.5-FLASH"]}))
+    assert [row[0] for row in _cells(page, "ranking")][:1] == ["1"]
+    assert list(_table(page, "ranking")) == [model["ticker"] for model in answer["models"]]
+    budget = _table(page, "budget")
+    assert list(budget) == [model["ticker"] for model in answer["models"][:3]]
+    for model in answer["models"][:3]:
+        month = _data(api.post("/v1/simulate", json={"items": [{"model": model["ticker"], "mode": "sync", "profile": profile,
+                                                                "requests_per_month": 100000}],
+                                                     "horizon_months": 1, "paths": 2000, "seed": 1}))["months"][0]
+        row = budget[model["ticker"]]
+        assert (_value(row["expected_spend"]), _value(row["p05"]), _value(row["p95"])) == (
+            month["expected_spend"], month["p05"], month["p95"])
+        assert month["p05"] <= month["p95"]
+    per_thousand = _table(page, "ranking")[answer["models"][0]["ticker"]]["per_thousand"]
+    assert _value(per_thousand) == pytest.approx(answer["models"][0]["spot_cost"] * 1000, rel=1e-12)
+    # Results come before the curl command, and no cost is written in e-notation.
+    assert page.evaluate("""() => !!(document.querySelector('[data-results]').compareDocumentPosition(
+        document.querySelector('[data-curl]')) & Node.DOCUMENT_POSITION_FOLLOWING)""")
+    assert "e-" not in page.locator("[data-results]").inner_text()
+    screenshot(page, "calculator")
+
+
 def test_index_page_holds_the_three_variants(page, dashboard_base, api):
     open_page(page, f"{dashboard_base}/dashboard/index")
     for variant in ("unified", "batch", "sync"):

@@ -1,18 +1,24 @@
-// Cost calculator: a task profile, ranked over every model by POST /v1/compare; the address
-// holds the profile, and the page shows the curl command that makes the same call.
-import { mainElement, markNavigation, postJSON, problemBox, showStatus } from "./api.js";
+// Budget calculator: a task profile (typed, or a published task type's), ranked over every model
+// (or a shortlist) by POST /v1/compare, with the cost per request and per 1,000 requests; for a
+// monthly volume, the monthly spend of the cheapest models with its 5%–95% range from
+// POST /v1/simulate. The address holds the inputs; the curl command of the same call is last.
+import { getJSON, mainElement, markNavigation, postJSON, problemBox, showStatus } from "./api.js";
 import { barChart } from "./chart.js";
-import { DASH, cell, cost, el, keyValues, modelPage, number, numericCell, queryParams, replaceQuery, section, table,
+import { DASH, cell, dollars, el, keyValues, modelPage, number, numericCell, queryParams, replaceQuery, section, table,
   yesNo } from "./format.js";
 
 const FIELDS = [
-  { name: "n_in", label: "Input tokens (n_in)", step: "1", min: "0", fallback: "30000" },
-  { name: "n_out", label: "Output tokens (n_out)", step: "1", min: "0", fallback: "800" },
-  { name: "eta", label: "Cache hit ratio (eta)", step: "0.01", min: "0", max: "1", fallback: "0.6" },
-  { name: "n_think", label: "Thinking tokens (n_think)", step: "1", min: "0", fallback: "0" },
-  { name: "horizon", label: "Horizon, months (optional)", step: "0.5", min: "0", max: "12", fallback: "" },
+  { name: "n_in", label: "Input tokens per request", step: "1", min: "0", fallback: "30000" },
+  { name: "n_out", label: "Output tokens per request", step: "1", min: "0", fallback: "800" },
+  { name: "eta", label: "Share of input read from cache (0–1)", step: "0.01", min: "0", max: "1", fallback: "0.6" },
+  { name: "n_think", label: "Thinking tokens per request", step: "1", min: "0", fallback: "0" },
+  { name: "horizon", label: "Months ahead (optional)", step: "0.5", min: "0", max: "12", fallback: "" },
 ];
+const PROFILE = ["n_in", "n_out", "eta", "n_think"];
 const BARS = 20;
+const BUDGETED = 3; // the cheapest models whose monthly spend is simulated
+const BUDGET_PATHS = 2000;
+const BUDGET_SEED = 1; // the same inputs give the same range
 
 // The request body exactly as the form states it: empty optional fields are left out, so the
 // API applies its own defaults; anything else is sent as typed and the API judges it.
@@ -24,6 +30,8 @@ function payloadOf(values) {
     body[field.name === "horizon" ? "horizon_months" : field.name] = Number(raw);
   }
   if (values.mode === "batch") body.mode = "batch";
+  const shortlist = (values.models ?? "").split(",").map((name) => name.trim()).filter(Boolean);
+  if (shortlist.length) body.models = shortlist;
   return body;
 }
 
@@ -31,17 +39,33 @@ export function curlCommand(origin, body) {
   return `curl -s -X POST '${origin}/v1/compare' -H 'content-type: application/json' -d '${JSON.stringify(body)}'`;
 }
 
-function formElement(values, onSubmit) {
+function formElement(values, taskTypes, onSubmit) {
   const inputs = FIELDS.map((field) => el("label", { "data-field": field.name }, field.label,
     el("input", { type: "number", name: field.name, value: values[field.name], step: field.step, min: field.min,
       max: field.max, inputmode: "decimal" }),
     el("span", { class: "field-error", "data-error-for": field.name })));
+  // A preset fills the profile with a published task type's tokens; editing a field makes it custom.
+  const preset = el("select", { name: "task" }, el("option", { value: "" }, "custom"),
+    taskTypes.map((task) => el("option", { value: task.task_type, selected: task.task_type === values.task,
+      title: task.description }, task.task_type)));
+  preset.addEventListener("change", () => {
+    const task = taskTypes.find((candidate) => candidate.task_type === preset.value);
+    if (!task) return;
+    for (const name of PROFILE) inputs.find((label) => label.dataset.field === name).querySelector("input").value = task[name];
+  });
+  for (const label of inputs) {
+    if (PROFILE.includes(label.dataset.field)) label.querySelector("input").addEventListener("input", () => { preset.value = ""; });
+  }
+  const volume = el("label", { "data-field": "requests" }, "Requests per month (optional)",
+    el("input", { type: "number", name: "requests", value: values.requests, step: "1", min: "0", inputmode: "numeric" }));
+  const shortlist = el("label", { "data-field": "models" }, "Shortlist (tickers, comma-separated; optional)",
+    el("input", { type: "text", name: "models", value: values.models, placeholder: "all models", autocomplete: "off" }));
   const mode = el("label", {}, "Prices", el("select", { name: "mode" },
     el("option", { value: "sync", selected: values.mode !== "batch" }, "sync"),
     el("option", { value: "batch", selected: values.mode === "batch" }, "batch")));
   // novalidate: the API judges the profile, and its answer says what is wrong in its own words.
-  const form = el("form", { class: "controls", "data-form": "calculator", novalidate: true }, inputs, mode,
-    el("button", { type: "submit" }, "Compare"));
+  const form = el("form", { class: "controls", "data-form": "calculator", novalidate: true },
+    el("label", {}, "Task", preset), inputs, volume, shortlist, mode, el("button", { type: "submit" }, "Compare"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     onSubmit(Object.fromEntries(new FormData(form)));
@@ -50,31 +74,62 @@ function formElement(values, onSubmit) {
 }
 
 function rankingSection(data, withForward) {
-  // The bars show what the API ranks by (spot cost, cheapest first), so they fall in order; a
-  // horizon's forward costs are in the table beside it.
+  // The bars show what the API ranks by (the cost of one request, cheapest first), so they fall
+  // in order; a horizon's forward costs are in the table beside it.
   const bars = barChart(data.models.slice(0, BARS).map((model) => ({
     label: model.ticker, value: model.spot_cost, data: { ticker: model.ticker } })),
-  { name: "compare-bars", format: cost, label: `The ${BARS} cheapest models for this profile` });
+  { name: "compare-bars", format: dollars, label: `The ${BARS} cheapest models for this profile` });
   const columns = [
     { key: "rank", label: "#", numeric: true }, { key: "ticker", label: "Ticker" }, { key: "provider", label: "Provider" },
-    { key: "spot_cost", label: "Spot cost", numeric: true },
-    ...(withForward ? [{ key: "forward_cost", label: "Forward cost", numeric: true }] : []),
-    { key: "kappa", label: "Kappa", numeric: true }, { key: "beta", label: "β $/M", numeric: true },
-    { key: "r_in_eff", label: "r_in eff", numeric: true }, { key: "is_reasoning", label: "Reasoning" },
+    { key: "spot_cost", label: "Per request", numeric: true, title: "The cost of one request at today's prices" },
+    { key: "per_thousand", label: "Per 1,000 requests", numeric: true },
+    ...(withForward ? [{ key: "forward_cost", label: "Per request, ahead", numeric: true,
+      title: "The expected cost of one request at the horizon (the forward)" }] : []),
+    { key: "beta", label: "Output $/M", numeric: true, title: "The output price used" },
+    { key: "kappa", label: "Output weight", numeric: true,
+      title: "κ = 1 + (input tokens / output tokens) × (input ÷ output price): the cost per output token, in " +
+        "output prices" },
+    { key: "r_in_eff", label: "Input ÷ output price", numeric: true,
+      title: "The input price over the output price, after the cached share's discount" },
+    { key: "is_reasoning", label: "Reasoning" },
   ];
   const rows = data.models.map((model, position) => el("tr", { "data-ticker": model.ticker }, [
     numericCell(position + 1, String),
     el("td", {}, el("a", { href: modelPage(model.ticker) }, model.ticker)),
     cell(model.provider, model.provider),
-    numericCell(model.spot_cost, cost, { "data-col": "spot_cost" }),
-    ...(withForward ? [numericCell(model.forward_cost, cost, { "data-col": "forward_cost" })] : []),
-    numericCell(model.kappa, number, { "data-col": "kappa" }), numericCell(model.beta, number, { "data-col": "beta" }),
+    numericCell(model.spot_cost, dollars, { "data-col": "spot_cost" }),
+    numericCell(model.spot_cost * 1000, dollars, { "data-col": "per_thousand" }),
+    ...(withForward ? [numericCell(model.forward_cost, dollars, { "data-col": "forward_cost" })] : []),
+    numericCell(model.beta, number, { "data-col": "beta" }), numericCell(model.kappa, number, { "data-col": "kappa" }),
     numericCell(model.r_in_eff, number, { "data-col": "r_in_eff" }), cell(yesNo(model.is_reasoning), model.is_reasoning),
   ]));
   return section("Ranking",
-    el("p", { class: "note" }, `Spot cost of one task, in dollars, for the ${BARS} cheapest (the API ranks by ` +
-      `spot cost)${withForward ? "; the table adds each model's forward cost at the horizon" : ""}:`),
+    el("p", { class: "note" }, `The cost of one request, in dollars, for the ${BARS} cheapest (the API ranks by ` +
+      `it)${withForward ? "; the table adds each model's expected cost at the horizon" : ""}:`),
     bars, table(columns, rows, { name: "ranking", tall: true }));
+}
+
+// The monthly spend of the cheapest models at `requests` a month, with the range the forecast
+// gives it: one /v1/simulate per model, to the horizon's month (the first without one).
+async function budgetSection(models, profile, requests, horizon, mode) {
+  const months = Math.min(12, Math.max(1, Math.ceil(horizon || 1)));
+  const answers = await Promise.all(models.map((model) => postJSON("/v1/simulate", {
+    items: [{ model: model.ticker, mode, profile, requests_per_month: requests }],
+    horizon_months: months, paths: BUDGET_PATHS, seed: BUDGET_SEED })));
+  const rows = models.map((model, i) => {
+    const month = answers[i].data.months[months - 1];
+    return el("tr", { "data-ticker": model.ticker }, [
+      el("td", {}, el("a", { href: modelPage(model.ticker) }, model.ticker)),
+      numericCell(month.expected_spend, dollars, { "data-col": "expected_spend" }),
+      numericCell(month.p05, dollars, { "data-col": "p05" }), numericCell(month.p95, dollars, { "data-col": "p95" }),
+    ]);
+  });
+  return section(`Monthly budget, ${requests.toLocaleString("en-US")} requests a month`,
+    el("p", { class: "note" }, `Spend in month ${months} for the ${models.length} cheapest: expected, and the range ` +
+      "the price forecast gives it (5% to 95%: a price change may come or not)."),
+    table([{ key: "ticker", label: "Model" }, { key: "expected_spend", label: "Expected", numeric: true },
+      { key: "p05", label: "Low (5%)", numeric: true }, { key: "p95", label: "High (95%)", numeric: true }], rows,
+    { name: "budget" }));
 }
 
 function excludedSection(excluded) {
@@ -101,8 +156,18 @@ async function render() {
   const query = queryParams();
   const values = Object.fromEntries(FIELDS.map((field) => [field.name, query[field.name] ?? field.fallback]));
   values.mode = query.mode || "sync";
+  values.requests = query.requests ?? "100000";
+  values.models = query.models ?? "";
+  values.task = query.task ?? "";
+  let taskTypes = [];
+  try {
+    taskTypes = (await getJSON("/v1/task-types")).data;
+  } catch {
+    taskTypes = []; // the presets are a convenience: the calculator works without them
+  }
   const main = mainElement();
   const results = el("div", { "data-results": "" });
+  const budget = el("div", { "data-budget": "" });
   const curl = el("pre", { class: "curl", "data-curl": "" });
   const permalink = el("a", { "data-permalink": "" }, "Link to this calculation");
   const copy = el("button", { type: "button", class: "button", onclick: () => navigator.clipboard?.writeText(curl.textContent) },
@@ -110,12 +175,16 @@ async function render() {
   const run = async (submitted) => {
     const body = payloadOf(submitted);
     replaceQuery({ ...Object.fromEntries(FIELDS.map((field) => [field.name, submitted[field.name]])),
-      mode: submitted.mode === "batch" ? "batch" : "" });
+      mode: submitted.mode === "batch" ? "batch" : "", task: submitted.task, requests: submitted.requests,
+      models: submitted.models });
     curl.textContent = curlCommand(window.location.origin, body);
     permalink.href = window.location.href;
     results.setAttribute("aria-busy", "true");
+    budget.setAttribute("aria-busy", "true");
+    budget.replaceChildren();
+    let answer = null;
     try {
-      const answer = (await postJSON("/v1/compare", body)).data;
+      answer = (await postJSON("/v1/compare", body)).data;
       showFieldErrors(form, {});
       results.replaceChildren(
         section("Summary", keyValues([
@@ -123,7 +192,8 @@ async function render() {
           ["Cheapest", answer.cheapest || DASH, answer.cheapest],
           ["Most expensive", answer.most_expensive || DASH, answer.most_expensive],
           ["Prices", answer.mode, answer.mode],
-          ["Profile", Object.entries(answer.task_profile).map(([k, v]) => `${k} ${number(v)}`).join(", "), ""],
+          ["Profile", Object.entries(answer.task_profile).filter(([, v]) => v).map(([k, v]) => `${k} ${number(v)}`)
+            .join(", "), ""],
         ], "summary")),
         rankingSection(answer, body.horizon_months !== undefined),
         excludedSection(answer.excluded || []));
@@ -132,12 +202,23 @@ async function render() {
       results.replaceChildren(problemBox(error, "The comparison failed"));
     }
     results.setAttribute("aria-busy", "false");
+    const requests = Number(submitted.requests);
+    if (answer && answer.models.length && requests > 0) {
+      const profile = Object.fromEntries(PROFILE.map((name) => [name, body[name] ?? 0]));
+      try {
+        budget.replaceChildren(await budgetSection(answer.models.slice(0, BUDGETED), profile, requests,
+          body.horizon_months, answer.mode));
+      } catch (error) {
+        budget.replaceChildren(problemBox(error, "The monthly budget could not be simulated"));
+      }
+    }
+    budget.setAttribute("aria-busy", "false");
   };
-  const form = formElement(values, run);
-  main.append(el("h1", {}, "Cost calculator"),
-    el("p", { class: "note" }, "The cost of one task on every model, cheapest first. Tokens per task; prices in " +
-      "dollars. A horizon adds each model's forward cost at that many months."),
-    form, section("The same call with curl", curl, el("div", { class: "controls" }, copy, permalink)), results);
+  const form = formElement(values, taskTypes, run);
+  main.append(el("h1", {}, "Budget calculator"),
+    el("p", { class: "note" }, "What a request costs on every model, cheapest first, and what a month of them " +
+      "costs. Pick a task or type its tokens; costs are in dollars. Months ahead adds each model's expected cost then."),
+    form, budget, results, section("The same call with curl", curl, el("div", { class: "controls" }, copy, permalink)));
   await run(values);
 }
 

@@ -40,6 +40,15 @@ export function price(value) {
   return isNumber(value) ? `$${number(value)}` : DASH;
 }
 
+// Dollars in plain decimals, never in e-notation: cents from a dollar up, four significant digits below.
+export function dollars(value) {
+  if (!isNumber(value)) return DASH;
+  const magnitude = Math.abs(value);
+  if (magnitude === 0) return "$0";
+  if (magnitude >= 1) return `$${value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return `$${value.toFixed(Math.min(20, Math.max(2, 3 - Math.floor(Math.log10(magnitude)))))}`;
+}
+
 export function cost(value) {
   return isNumber(value) ? `$${number(value, 4)}` : DASH;
 }
