@@ -345,6 +345,17 @@ def test_index_page_holds_the_three_variants(page, dashboard_base, api):
         facts = page.locator(f"[data-facts=ici-{variant}] dd")
         assert level["verification_hash"] in facts.nth(4).inner_text()
         assert _value(facts.nth(0).get_attribute("data-value")) == level["value"]
+        # The headline's changes: today's level over the last one a month before and at the end of last year.
+        as_of = date.fromisoformat(level["as_of"])
+        for name, since in (("1M", as_of.replace(month=as_of.month - 1) if as_of.month > 1 else
+                             as_of.replace(year=as_of.year - 1, month=12)), ("YTD", date(as_of.year - 1, 12, 31))):
+            before = [p["value"] for p in level["history"] if p["date"] <= since.isoformat() and p["value"] is not None]
+            shown = page.locator(f"[data-headline={variant}] [data-change='{name}']").get_attribute("data-value")
+            if before:
+                assert _value(shown) == pytest.approx((level["value"] / before[-1] - 1) * 100, rel=1e-12), name
+            else:
+                assert shown == "", name
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     screenshot(page, "index")
 
 
@@ -352,6 +363,13 @@ def test_accuracy_page_holds_the_backtest(page, dashboard_base, api):
     accuracy = _data(api.get("/v1/accuracy"))
     open_page(page, f"{dashboard_base}/dashboard/accuracy")
     assert page.locator("[data-name=headline]").inner_text() == accuracy["headline"]
+    # A plain word per tenor on whether the oracle beats "the price stays flat", by CRPS and its gap's s.e.
+    for row in (row for row in accuracy["tenors"] if row["scope"] == "all"):
+        gap = row["crps_flat"] - row["crps"]
+        expected = "better" if gap > row["crps_gap_se"] else "about_the_same" if gap > 0 else "worse"
+        verdict = page.locator(f"ul.plain-verdicts li[data-tenor='{row['tenor']}']")
+        assert verdict.get_attribute("data-verdict") == expected, row["tenor"]
+        assert verdict.inner_text().startswith(f"At {row['tenor']}, ")
     for scope in ("all", "fixed_name"):
         table = _table(page, f"accuracy-{scope}")
         rows = [row for row in accuracy["tenors"] if row["scope"] == scope]

@@ -39,13 +39,33 @@ function scoreTable(rows, scope) {
   return table(columns, body, { name: `accuracy-${scope}` });
 }
 
+// Whether the oracle beat "the price stays flat" at a tenor, in words: by its CRPS (the score of
+// the whole forecast, lower is better), against the gap's standard error.
+export function plainVerdict(row) {
+  const gap = row.crps_flat - row.crps;
+  if (gap > row.crps_gap_se) {
+    return ["better", `At ${row.tenor}, yes: the oracle's forecasts beat "the price stays flat", by more than ` +
+      "the margin of error."];
+  }
+  if (gap > 0) {
+    return ["about_the_same", `At ${row.tenor}, barely: the oracle's forecasts score a little better than "the ` +
+      "price stays flat\", but within the margin of error."];
+  }
+  return ["worse", `At ${row.tenor}, no: "the price stays flat" scored better than the oracle's forecasts.`];
+}
+
 function accuracySection(accuracy) {
   const every = accuracy.tenors.filter((row) => row.scope === "all");
   const bars = barChart(every.flatMap((row) => METHODS.slice(0, 2).map((method) => ({
     label: `${row.tenor} ${method.label}`, value: row[`crps${method.key}`], className: method.label,
     data: { tenor: row.tenor, method: method.label } }))), {
     name: "accuracy-bars", format: (v) => number(v, 5), label: "CRPS per tenor, oracle and flat (lower is better)" });
-  return section("Backtest per tenor", el("p", { class: "verdict", "data-name": "headline" }, accuracy.headline),
+  return section("Backtest per tenor",
+    el("ul", { class: "plain-verdicts" }, every.map((row) => {
+      const [verdict, words] = plainVerdict(row);
+      return el("li", { "data-tenor": row.tenor, "data-verdict": verdict }, words);
+    })),
+    el("p", { class: "verdict", "data-name": "headline" }, accuracy.headline),
     bars,
     legend(METHODS.map((method) => ({ shape: "square", className: `bar-${method.label}`, label: method.label,
       description: method.description })), "methods"),

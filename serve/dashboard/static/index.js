@@ -2,7 +2,7 @@
 // one chart, and each variant's constituents, weights and verification hash.
 import { getJSON, mainElement, markNavigation, problemBox, showStatus } from "./api.js";
 import { addLine, createPlot, dateText, dateValue, extent, legend } from "./chart.js";
-import { cell, el, keyValues, modelPage, number, numericCell, section, share, table } from "./format.js";
+import { DASH, cell, el, keyValues, modelPage, number, numericCell, percent, section, share, table } from "./format.js";
 
 const VARIANTS = [
   { type: "unified", description: "each constituent at a fixed share of batch volume where batch exists" },
@@ -34,13 +34,36 @@ function historyChart(levels) {
       "is a day on which the variant had no level."));
 }
 
+// The level's change over a span: from the last level on or before `since` to today's, in percent
+// (the one figure this page computes from the API's levels).
+function changeSince(level, since) {
+  const before = level.history.filter((point) => point.date <= since && point.value !== null).at(-1);
+  return before && before.value ? (level.value / before.value - 1) * 100 : null;
+}
+
+function monthBefore(day) {
+  const moment = new Date(`${day}T00:00:00Z`);
+  moment.setUTCMonth(moment.getUTCMonth() - 1);
+  return moment.toISOString().slice(0, 10);
+}
+
+function headline(level) {
+  const month = changeSince(level, monthBefore(level.as_of));
+  const year = changeSince(level, `${Number(level.as_of.slice(0, 4)) - 1}-12-31`);
+  const change = (value, name) => el("span", { class: value < 0 ? "down" : value > 0 ? "up" : "", "data-change": name,
+    "data-value": value ?? "" }, `${name} ${value === null ? DASH : percent(value)}`);
+  return el("p", { class: "headline", "data-headline": level.type },
+    el("a", { href: `#${level.type}` }, level.type), el("strong", {}, ` ${number(level.value, 4)}`),
+    " $ per M blended tokens · ", change(month, "1M"), " · ", change(year, "YTD"));
+}
+
 function variantSection(level) {
   const rows = level.constituents.map((item) => el("tr", { "data-ticker": item.ticker }, [
     el("td", {}, el("a", { href: modelPage(item.ticker) }, item.ticker)),
     numericCell(item.weight, (v) => share(v, 1), { "data-col": "weight" }),
     numericCell(item.price, number, { "data-col": "price" }),
     numericCell(item.contribution, (v) => number(v, 4), { "data-col": "contribution" })]));
-  return el("section", { class: "card", "data-variant": level.type },
+  return el("section", { class: "card", "data-variant": level.type, id: level.type },
     el("h2", {}, `${level.type}: ${number(level.value, 6)}`),
     keyValues([
       ["Value", number(level.value, 6), level.value],
@@ -65,7 +88,8 @@ async function render() {
     if (answer.status === "rejected") main.append(problemBox(answer.reason, `The ${VARIANTS[position].type} index failed`));
   });
   if (!levels.length) return;
-  main.append(historyChart(levels), el("div", { class: "grid-3" }, levels.map(variantSection)),
+  main.append(section("Today", ...levels.map(headline)), historyChart(levels),
+    el("div", { class: "grid-3" }, levels.map(variantSection)),
     el("p", { class: "note" }, "The verification hash is computed over the sorted constituents and the methodology " +
       "version (docs/methodology.md), so anyone can recompute it from the figures above."));
 }
