@@ -493,3 +493,17 @@ def test_the_keyboard_finds_a_skip_link_and_a_visible_focus(page, dashboard_base
     assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.id") == "main"
+
+
+def test_chart_values_are_reached_by_keyboard_and_by_touch(page, dashboard_base, api):
+    curve = _data(api.get(f"/v1/forwards/{MODEL}"))
+    open_page(page, f"{dashboard_base}/dashboard/models/{MODEL}")
+    forward = page.locator("[data-chart=forward-curve] [data-layer=points-forwards] .point").first
+    forward.focus()
+    readout = page.locator("[data-chart=forward-curve] [data-readout]")
+    assert readout.text_content() == forward.get_attribute("aria-label")
+    assert readout.text_content().startswith(f"{curve['forwards'][0]['tenor']}: mean ")
+    assert forward.get_attribute("tabindex") == "0"
+    point = page.locator("[data-chart=history] .point").last
+    point.click()  # a tap
+    assert page.locator("[data-chart=history] [data-readout]").text_content() == point.get_attribute("aria-label")

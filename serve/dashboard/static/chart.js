@@ -151,10 +151,14 @@ export function createPlot(options) {
   root.append(grid, axes);
   const layer = (name) => {
     const group = svg("g", { class: `layer ${name}`, "data-layer": name });
-    root.append(group);
+    root.append(group, readout); // the readout stays drawn over every layer
     return group;
   };
-  return { root, x, y, layer, margin, width, height };
+  // What a focused or tapped point says, written in the plot: a tooltip only follows a mouse.
+  const readout = svg("text", { x: width - margin.right, y: margin.top + 12, "text-anchor": "end",
+    class: "readout", "aria-live": "polite", "data-readout": "" });
+  const show = (text) => { readout.textContent = text; };
+  return { root, x, y, layer, margin, width, height, show };
 }
 
 // points: [{x, y}]; a null y breaks the line. `step` holds each value until the next point,
@@ -214,7 +218,16 @@ export function addMarkers(plot, points, { name, shape = "circle", size = 4, cla
     if (!Number.isFinite(point.y)) continue;
     const mark = marker(shape, plot.x(point.x), plot.y(point.y), size,
       { class: `point ${className || ""}`, ...dataAttributes(point.data) });
-    if (label) mark.append(title(label(point)));
+    if (label) {
+      // Reached by Tab and by a tap, as well as by the mouse: its value is said in the readout.
+      const text = label(point);
+      mark.append(title(text));
+      mark.setAttribute("tabindex", "0");
+      mark.setAttribute("role", "img");
+      mark.setAttribute("aria-label", text);
+      mark.addEventListener("focus", () => plot.show(text));
+      mark.addEventListener("click", () => plot.show(text));
+    }
     group.append(mark);
   }
   return group;
