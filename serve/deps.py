@@ -15,7 +15,7 @@ from litestar import Request, Response
 from litestar.di import Provide
 
 from serve.access.middleware import SCOPE_KEY, Access
-from serve.problems import Problem
+from serve.problems import Problem, no_snapshot
 from serve.respond import envelope, snapshot_response
 from serve.settings import Settings
 from serve.state import LoadedSnapshot, SnapshotState
@@ -36,10 +36,14 @@ def state_of(request: Request) -> SnapshotState:
 
 def snapshot_of(request: Request) -> LoadedSnapshot:
     """The current snapshot, or a 503 saying there is none yet."""
-    snapshot = state_of(request).current()
+    return served(state_of(request))
+
+
+def served(snapshots: SnapshotState) -> LoadedSnapshot:
+    """The snapshot `snapshots` serves now, or the 503 that says there is none yet."""
+    snapshot = snapshots.current()
     if snapshot is None:
-        raise Problem(503, "no_snapshot", "no snapshot has been published yet; run `oracle refresh` and retry",
-                      headers={"Retry-After": "60"})
+        raise no_snapshot()
     return snapshot
 
 

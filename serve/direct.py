@@ -30,7 +30,7 @@ from serve.answers import Answer, body_parts, envelope_bytes, header, send_parts
 from serve.compression import FAST, accepted_encoding
 from serve.compute_pool import ComputePool
 from serve.original_names import with_our_names
-from serve.problems import Problem, invalid
+from serve.problems import Problem, invalid, no_snapshot
 from serve.respond import computed_envelope
 from serve.state import LoadedSnapshot, SnapshotState
 from serve.threads import Threads
@@ -126,8 +126,7 @@ def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes, encoding: 
     caching headers: a POST answer is not cached by clients), compressed already for `encoding`:
     the one path both ways of serving share."""
     if snapshot is None:
-        raise Problem(503, "no_snapshot", "no snapshot has been published yet; run `oracle refresh` and retry",
-                      headers={"Retry-After": "60"})
+        raise no_snapshot()
     memo = _memo(snapshot, spec)
     made = memo.get(raw)
     if made is None:

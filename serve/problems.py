@@ -38,6 +38,12 @@ def _rebuilt(status: int, code: str, detail: str, errors, headers, extra: dict[s
     return Problem(status, code, detail, errors, headers, **extra)
 
 
+def no_snapshot() -> Problem:
+    """A 503 before the first snapshot is published: the one wording every caller gives."""
+    return Problem(503, "no_snapshot", "no snapshot has been published yet; run `oracle refresh` and retry",
+                   headers={"Retry-After": "60"})
+
+
 def invalid(field: str, message: str) -> Problem:
     """A 400 about one field of the request."""
     return Problem(400, "invalid_input", f"{field}: {message}", errors=[{"field": field, "message": message}])

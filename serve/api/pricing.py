@@ -477,7 +477,7 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
     order = ranking.order.tolist()
     columns = ranking.figures()
-    if body.horizon_months is None:  # no forward asked: none computed, none tidied, none written
+    if body.horizon_months is None:  # no forward asked: none tidied, none written
         del columns["forward_cost"]
     figures = tidy_columns(columns)
     if body.horizon_months is None:

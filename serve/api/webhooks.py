@@ -11,6 +11,7 @@ from litestar import Request, Response, delete, get, post
 
 from pipelines.events import EVENT_KINDS
 from serve.access.middleware import Access
+from serve.deps import served
 from serve.direct import strict
 from serve.params import BATCH, one_of
 from serve.problems import Problem, invalid
@@ -73,11 +74,7 @@ async def create_webhook(request: Request, access: Access, settings: Settings, s
     one_of("kind", data.kind, EVENT_KINDS)
     ticker = mode = None
     if data.ticker is not None:
-        snapshot = snapshots.current()
-        if snapshot is None:
-            raise Problem(503, "no_snapshot", "no snapshot has been published yet, so no ticker can be checked; "
-                                              "retry once one is", headers={"Retry-After": "60"})
-        resolved = ticker_of(snapshot, data.ticker)
+        resolved = ticker_of(served(snapshots), data.ticker)
         ticker, mode = resolved.ticker, BATCH if resolved.mode == BATCH else None
     try:
         await asyncio.to_thread(check_target, data.url, bool(settings.webhook_allow_private))

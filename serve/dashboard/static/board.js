@@ -3,8 +3,8 @@
 // from /v1/events, cuts and rises apart. Current text models are shown unless the visitor asks
 // for every model: a budget is made of those.
 import { getJSON, mainElement, markNavigation, modelPath, problemBox, showStatus } from "./api.js";
-import { DASH, cell, el, modelPage, number, numericCell, percent, queryParams, replaceQuery, section, table }
-  from "./format.js";
+import { DASH, cell, dayBefore, el, modelPage, number, numericCell, percent, queryParams, replaceQuery, section,
+  table } from "./format.js";
 
 const SPOT_FIELDS = ["ticker", "ticker_batch", "model_id", "display_name", "provider", "tier", "is_reasoning",
   "context_window", "status", "input_modalities", "output_modalities", "input_sync", "cache_read_sync", "beta_sync",
@@ -58,19 +58,20 @@ function labelled(column, node) {
   return node;
 }
 
+const COLUMN = Object.fromEntries(COLUMNS.map((column) => [column.key, column]));
+
 function rowElement(row) {
-  const at = Object.fromEntries(COLUMNS.map((column) => [column.key, column]));
-  const price = (key) => labelled(at[key], numericCell(row[key], number, { "data-col": key }));
+  const price = (key) => labelled(COLUMN[key], numericCell(row[key], number, { "data-col": key }));
   return el("tr", { "data-ticker": row.ticker, "data-status": row.status }, [
-    labelled(at.ticker, el("td", { "data-col": "ticker", "data-value": row.ticker, class: "sticky" },
+    labelled(COLUMN.ticker, el("td", { "data-col": "ticker", "data-value": row.ticker, class: "sticky" },
       el("a", { href: modelPage(row.ticker) }, row.ticker))),
-    labelled(at.display_name, cell(row.display_name, row.display_name, { "data-col": "display_name" })),
-    labelled(at.provider, cell(row.provider, row.provider, { "data-col": "provider" })),
+    labelled(COLUMN.display_name, cell(row.display_name, row.display_name, { "data-col": "display_name" })),
+    labelled(COLUMN.provider, cell(row.provider, row.provider, { "data-col": "provider" })),
     price("input_sync"), price("cache_read_sync"), price("beta_sync"), price("blended"), price("beta_batch"),
-    labelled(at.context_window, numericCell(row.context_window,
+    labelled(COLUMN.context_window, numericCell(row.context_window,
       (value) => (value ? value.toLocaleString("en-US") : DASH), { "data-col": "context_window" })),
-    labelled(at.modality, cell(row.modality, row.modality, { "data-col": "modality" })),
-    labelled(at.status, cell(row.status, row.status, { "data-col": "status", class: `status-${row.status}` })),
+    labelled(COLUMN.modality, cell(row.modality, row.modality, { "data-col": "modality" })),
+    labelled(COLUMN.status, cell(row.status, row.status, { "data-col": "status", class: `status-${row.status}` })),
   ]);
 }
 
@@ -105,13 +106,6 @@ function changeRow(event) {
   ]);
 }
 
-// The day `days` before `day` (YYYY-MM-DD), as /v1/events takes `since`.
-function daysBefore(day, days) {
-  const moment = new Date(`${day}T00:00:00Z`);
-  moment.setUTCDate(moment.getUTCDate() - days);
-  return moment.toISOString().slice(0, 10);
-}
-
 const EVENTS_DEFAULT_DAYS = 30; // what /v1/events answers without `since`: the snapshot's last 30 days
 
 async function recentChanges(holder, state) {
@@ -119,7 +113,7 @@ async function recentChanges(holder, state) {
   let [cuts, rises] = await Promise.all(kinds.map((kind) => getJSON(`/v1/events?kind=${kind}&limit=1000`)));
   let since = cuts.data.since;
   if (Number(state.days) !== EVENTS_DEFAULT_DAYS) {
-    since = daysBefore(since, Number(state.days) - EVENTS_DEFAULT_DAYS);
+    since = dayBefore(since, { days: Number(state.days) - EVENTS_DEFAULT_DAYS });
     [cuts, rises] = await Promise.all(kinds.map((kind) => getJSON(`/v1/events?since=${since}&kind=${kind}&limit=1000`)));
   }
   const sorts = { cuts: { key: "percent_change", dir: "asc" }, rises: { key: "percent_change", dir: "desc" } };

@@ -103,6 +103,13 @@ export function keyValues(pairs, name) {
   ]));
 }
 
+// The day (YYYY-MM-DD) `days` and `months` before `day`, in UTC.
+export function dayBefore(day, { days = 0, months = 0 } = {}) {
+  const moment = new Date(`${day}T00:00:00Z`);
+  moment.setUTCMonth(moment.getUTCMonth() - months, moment.getUTCDate() - days);
+  return moment.toISOString().slice(0, 10);
+}
+
 // The query string as a plain object, and a writer that keeps the address a permalink.
 export function queryParams() {
   return Object.fromEntries(new URLSearchParams(window.location.search));

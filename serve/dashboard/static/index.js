@@ -2,7 +2,8 @@
 // one chart, and each variant's constituents, weights and verification hash.
 import { getJSON, mainElement, markNavigation, problemBox, showStatus } from "./api.js";
 import { addLine, createPlot, dateText, dateValue, extent, legend } from "./chart.js";
-import { DASH, cell, el, keyValues, modelPage, number, numericCell, percent, section, share, table } from "./format.js";
+import { DASH, cell, dayBefore, el, keyValues, modelPage, number, numericCell, percent, section, share, table }
+  from "./format.js";
 
 const VARIANTS = [
   { type: "unified", description: "each constituent at a fixed share of batch volume where batch exists" },
@@ -41,14 +42,8 @@ function changeSince(level, since) {
   return before && before.value ? (level.value / before.value - 1) * 100 : null;
 }
 
-function monthBefore(day) {
-  const moment = new Date(`${day}T00:00:00Z`);
-  moment.setUTCMonth(moment.getUTCMonth() - 1);
-  return moment.toISOString().slice(0, 10);
-}
-
 function headline(level) {
-  const month = changeSince(level, monthBefore(level.as_of));
+  const month = changeSince(level, dayBefore(level.as_of, { months: 1 }));
   const year = changeSince(level, `${Number(level.as_of.slice(0, 4)) - 1}-12-31`);
   const change = (value, name) => el("span", { class: value < 0 ? "down" : value > 0 ? "up" : "", "data-change": name,
     "data-value": value ?? "" }, `${name} ${value === null ? DASH : percent(value)}`);
