@@ -11,7 +11,7 @@ ORACLE_WAREHOUSE ?= $(CURDIR)/warehouse/snapshots
 DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 SERVICE_ENV := ORACLE_WAREHOUSE=$(ORACLE_WAREHOUSE) DAGSTER_HOME=$(DAGSTER_HOME)
 
-.PHONY: install run refresh test test-fast lint bench validate clean
+.PHONY: install run refresh test test-fast lint bench screenshots validate clean
 
 $(INSTALLED): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ bench: refresh
 	$(BIN)/python -m bench.pipeline --json bench-pipeline.json > bench-pipeline.log; \
 	$(BIN)/python -m bench.scheduled --json bench-scheduled.json > bench-scheduled.log; \
 	$(BIN)/python -m bench.report
+
+# The README's screenshots: every dashboard page at 1440x900 and 390x844, in headless Chromium
+# (Debian's package), into docs/screenshots/.
+screenshots: refresh
+	$(BIN)/python scripts/screenshots.py --warehouse $(ORACLE_WAREHOUSE)
 
 lint: install
 	$(BIN)/ruff check pipelines assets warehouse serve tests scripts bench clients cli.py

@@ -27,6 +27,9 @@ class Settings:
     key_store_url: str = ""
     counter_store_url: str = ""
     free_requests_per_hour: int = 60
+    # Without a key, from the dashboard's pages (serve/access/middleware.py DASHBOARD_COOKIE), per
+    # client address: 100 page views an hour at up to 8 requests each (a model page makes 6).
+    dashboard_requests_per_hour: int = 800
     developer_requests_per_hour: int = 1_000
     enterprise_requests_per_hour: int = 100_000
     # `internal` has no limit in practice; the number keeps the RateLimit headers numeric.

@@ -3,10 +3,11 @@
 For every `/v1` request: a key presented as `X-API-Key` or `Authorization: Bearer` must be a
 known, unrevoked key (else 401, never a silent fall-back to the free tier); the request then
 counts against its tier's hourly limit, or, without a key, against the client address's free
-limit. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, and their
-X-RateLimit-* twins (`rate_headers`); one over the limit is a 429 with Retry-After. `/`,
-`/health` and the OpenAPI document are not under `/v1` and so are never counted. Keys are never
-logged or echoed.
+limit, or, when it comes from a dashboard page (`DASHBOARD_COOKIE`), against the address's
+dashboard limit, so that browsing the pages does not spend the free tier. Every answer carries
+RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, and their X-RateLimit-* twins
+(`rate_headers`); one over the limit is a 429 with Retry-After. `/`, `/health` and the OpenAPI
+document are not under `/v1` and so are never counted. Keys are never logged or echoed.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ from serve.settings import Settings
 
 WINDOW_SECONDS = 3600
 SCOPE_KEY = "oracle_access"
+# Set by every dashboard page (serve/dashboard/routes.py) and sent back by the browser with the
+# page's /v1 requests. It is a marker, not a secret: any client may send it, and what it gets is
+# what a visitor browsing the pages gets, a per-address budget of its own
+# (`Settings.dashboard_requests_per_hour`), never another address's or a key's.
+DASHBOARD_COOKIE = "oracle_dashboard"
 
 
 @dataclass(slots=True)  # made on every request: slots and no frozen checks keep that cheap
@@ -49,7 +55,13 @@ def presented_key(headers: dict[str, str]) -> str | None:
     return None
 
 
-ACCESS_HEADERS = frozenset({b"x-api-key", b"authorization", b"x-forwarded-for"})
+ACCESS_HEADERS = frozenset({b"x-api-key", b"authorization", b"x-forwarded-for", b"cookie"})
+
+
+def from_dashboard(headers: dict[str, str]) -> bool:
+    """Whether the request carries the dashboard's cookie (RFC 6265: `name=value; name=value`)."""
+    cookies = headers.get("cookie")
+    return bool(cookies) and any(part.strip() == f"{DASHBOARD_COOKIE}=1" for part in cookies.split(";"))
 
 
 def access_headers(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
@@ -106,6 +118,7 @@ class AccessControl:
                 return
             self.keys.record_use(record.key_id, _endpoint(scope), datetime.fromtimestamp(now, UTC))
         tier = record.tier if record else "free"
+        dashboard = record is None and from_dashboard(headers)
         creating = scope["method"] == "POST" and scope["path"].rstrip("/") == "/v1/keys"
         if creating:
             # Only a creation that succeeds counts (`_count_creation`): a bad request costs nothing.
@@ -118,13 +131,17 @@ class AccessControl:
             # Without a key, creating one counts only against its own per-address limit: a client
             # over the free tier's limit is told to get a key, so it must still be able to.
             limit, count = self.settings.key_creations_per_hour, made + 1
+        elif dashboard:
+            limit = self.settings.dashboard_requests_per_hour
+            count, reset = await self.counters.hit(f"dashboard:{client}", WINDOW_SECONDS, now)
         else:
             limit = self.settings.limit_of(tier)
             bucket = f"key:{record.key_id}" if record else f"ip:{client}"
             count, reset = await self.counters.hit(bucket, WINDOW_SECONDS, now)
         rate = rate_headers(limit, count, reset, now)
         if count > limit:
-            await self._limited(send, f"{tier} tier", limit, reset, now, rate)
+            what = "dashboard's" if dashboard else f"{tier} tier"
+            await self._limited(send, what, limit, reset, now, rate)
             return
         scope[SCOPE_KEY] = Access(tier, limit, count, reset, record)
         await self.app(scope, receive, _with_headers(send, _encoded(rate)))

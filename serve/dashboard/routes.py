@@ -9,12 +9,15 @@ routes is part of the API's OpenAPI document.
 from __future__ import annotations
 
 import html
+import re
 from functools import cache
 from pathlib import Path
 
-from litestar import Response, get
-from litestar.datastructures import CacheControlHeader
-from litestar.static_files import create_static_files_router
+from litestar import Request, Response, get
+
+from serve.access.middleware import DASHBOARD_COOKIE
+from serve.dashboard.files import static_file
+from serve.problems import Problem
 
 STATIC = Path(__file__).resolve().parent / "static"
 PREFIX = "/dashboard"
@@ -32,16 +35,47 @@ STATIC_MAX_AGE = 300
 
 @cache
 def _shell() -> str:
-    return (STATIC / "shell.html").read_text(encoding="utf-8")
+    # The guard is written into the page rather than linked: a browser opens at most six
+    # connections to a host, and a page's first files already fill them.
+    guard = (STATIC / "guard.js").read_text(encoding="utf-8").strip()
+    return (STATIC / "shell.html").read_text(encoding="utf-8").replace("{{guard}}", guard)
+
+
+# `import … from "./name.js"`: how the pages' modules name each other (always relative, in STATIC).
+_IMPORT = re.compile(r'^import\b[^;]*?\bfrom\s+"\./([\w-]+\.js)"', re.MULTILINE)
+
+
+@cache
+def page_modules(page: str) -> tuple[str, ...]:
+    """Every module the page's script imports, directly or not, in the order first met. The
+    shell names them all for preloading: otherwise the browser learns of each level of imports
+    only once the level above has arrived, one round trip per level, which a slow connection
+    feels most."""
+    found: list[str] = []
+    waiting = [f"{page}.js"]
+    while waiting:
+        module = waiting.pop(0)
+        for name in _IMPORT.findall((STATIC / module).read_text(encoding="utf-8")):
+            if name not in found:
+                found.append(name)
+                waiting.append(name)
+    return tuple(found)
 
 
 def page_html(page: str) -> str:
-    return _shell().replace("{{title}}", html.escape(PAGES[page])).replace("{{page}}", page)
+    preloads = "\n".join(f'<link rel="modulepreload" href="{PREFIX}/static/{name}">' for name in page_modules(page))
+    return (_shell().replace("{{title}}", html.escape(PAGES[page])).replace("{{page}}", page)
+            .replace("{{preloads}}", preloads))
+
+
+# The page's /v1 requests carry it, and count against the dashboard's limit, not the free tier's.
+DASHBOARD_COOKIE_HEADER = f"{DASHBOARD_COOKIE}=1; Path=/v1; Max-Age=86400; SameSite=Strict; HttpOnly"
 
 
 def _page(page: str) -> Response[str]:
     # The shell is tiny and changes with a release: revalidate rather than keep a stale copy.
-    return Response(page_html(page), media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
+    return Response(page_html(page), media_type="text/html; charset=utf-8",
+                    headers={"Cache-Control": "no-cache", "Set-Cookie": DASHBOARD_COOKIE_HEADER})
 
 
 @get(PREFIX, include_in_schema=False, sync_to_thread=False)
@@ -70,9 +104,17 @@ def accuracy() -> Response[str]:
     return _page("accuracy")
 
 
+@get(f"{PREFIX}/static/{{name:str}}", include_in_schema=False, sync_to_thread=False)
+def static(name: str, request: Request) -> Response[bytes]:
+    found = static_file(STATIC, name)
+    if found is None:
+        raise Problem(404, "not_found", f"the dashboard has no file {name!r}")
+    status, headers, body = found.answer(request.headers.get("accept-encoding", ""),
+                                         request.headers.get("if-none-match", ""))
+    return Response(body, status_code=status, media_type=found.media_type,
+                    headers={**headers, "Cache-Control": f"public, max-age={STATIC_MAX_AGE}"})
+
+
 def dashboard_routes() -> list:
-    """The page handlers and the static files router, for `create_app` to mount."""
-    static = create_static_files_router(
-        path=f"{PREFIX}/static", directories=[STATIC], name="dashboard-static", include_in_schema=False,
-        cache_control=CacheControlHeader(max_age=STATIC_MAX_AGE, public=True))
+    """The page handlers and the static files, for `create_app` to mount."""
     return [board, model, calculator, index, accuracy, static]

@@ -11,12 +11,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.servers import ROOT, start_server
+from tests.servers import start_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 DESKTOP = {"width": 1280, "height": 1000}
 PHONE = {"width": 390, "height": 844}
 
@@ -74,10 +73,3 @@ def open_page(page, url: str):
     page.goto(url)
     page.wait_for_selector("main[aria-busy='false']", timeout=20_000)
     return page
-
-
-def screenshot(page, name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(target))
-    return target

@@ -1,7 +1,7 @@
 """The dashboard in a real browser: every page against a server on the session's snapshot, each
 figure it shows (table cells and chart marks carry the API's value in data-* attributes) compared
-with the same /v1 answer read directly, the calculator used, and a screenshot of each page saved
-to docs/screenshots/."""
+with the same /v1 answer read directly, and the calculator used. (`scripts/screenshots.py` takes
+the README's screenshots.)"""
 
 import json
 import shlex
@@ -11,7 +11,7 @@ from datetime import date
 
 import pytest
 
-from tests.e2e.conftest import DESKTOP, PHONE, open_page, screenshot, stop_server
+from tests.e2e.conftest import DESKTOP, PHONE, open_page, stop_server
 from tests.servers import start_server
 
 pytestmark = pytest.mark.slow  # a real `oracle serve` process and Chromium
@@ -98,7 +98,6 @@ def test_board_holds_the_api_numbers(page, dashboard_base, api):
     assert page.locator("#status").is_hidden()
     assert "Snapshot" in page.locator("#snapshot").inner_text()
     page.uncheck("input[name=all]")
-    screenshot(page, "board")
 
 
 def _changes_since(page, other=""):
@@ -138,7 +137,6 @@ def test_board_on_a_phone_shows_current_prices_first(page, dashboard_base, api):
         assert price.is_visible() and price.bounding_box()["y"] < PHONE["height"], column
         assert price.bounding_box()["x"] + price.bounding_box()["width"] <= PHONE["width"]
         assert _value(price.get_attribute("data-value")) == spots[ticker][column]
-    screenshot(page, "board-phone")
 
 
 def test_board_filters_sorts_and_searches(page, dashboard_base, api):
@@ -209,7 +207,6 @@ def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
     assert page.locator("details[data-fold=greeks]").get_attribute("open") is None  # folded until asked
     for key in ("theta", "sigma", "jump_rate", "prior_weight", "beta_sync", "r_in"):
         assert _value(sheet[key]) == greeks[key], key
-    screenshot(page, "model")
 
     page.click("a[data-mode=batch]")
     page.wait_for_url("**?mode=batch")
@@ -237,8 +234,6 @@ def test_model_page_shows_its_prices_first_and_every_host(page, dashboard_base, 
         row.querySelector('td[data-col=spot_cost]').dataset.value])""")
     assert [(name, _value(value)) for name, value in rows] == [(h["provider"], h["spot_cost"]) for h in hosts["providers"]]
     assert len(rows) >= 2
-    if viewport is PHONE:
-        screenshot(page, "model-phone")
 
 
 def test_model_page_follows_aliases_and_explains_unknown_names(page, dashboard_base, api):
@@ -284,7 +279,6 @@ def test_calculator_ranks_as_the_api_does(page, dashboard_base, api):
         assert json.loads(replayed.stdout)["data"]["models"] == answer["models"]
     assert page.locator("[data-permalink]").get_attribute("href") == page.url
     page.evaluate("window.scrollTo(0, 0)")
-    screenshot(page, "calculator")
 
     page.fill("input[name=eta]", "1.5")
     page.click("form[data-form=calculator] button[type=submit]")
@@ -326,7 +320,6 @@ def test_calculator_budgets_a_month_of_a_task_preset(page, dashboard_base, api):
     assert page.evaluate("""() => !!(document.querySelector('[data-results]').compareDocumentPosition(
         document.querySelector('[data-curl]')) & Node.DOCUMENT_POSITION_FOLLOWING)""")
     assert "e-" not in page.locator("[data-results]").inner_text()
-    screenshot(page, "calculator")
 
 
 def test_index_page_holds_the_three_variants(page, dashboard_base, api):
@@ -356,7 +349,6 @@ def test_index_page_holds_the_three_variants(page, dashboard_base, api):
             else:
                 assert shown == "", name
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    screenshot(page, "index")
 
 
 def test_accuracy_page_holds_the_backtest(page, dashboard_base, api):
@@ -392,7 +384,6 @@ def test_accuracy_page_holds_the_backtest(page, dashboard_base, api):
     assert [(d["ticker"], d["anchor"], float(d["forecast"]), float(d["realised"])) for d in drawn] == [
         (p["ticker"], p["anchor"], p["forecast"], p["realised"]) for p in expected]
     assert page.locator("[data-total]").get_attribute("data-total") == str(backtest["total"])
-    screenshot(page, "accuracy")
 
     page.click(".tabs a[data-tenor='6M']")
     page.wait_for_url("**tenor=6M")
@@ -411,9 +402,9 @@ def test_pages_fit_a_narrow_screen(page, dashboard_base, path):
 
 
 def test_stale_data_and_api_errors_are_said_plainly(chromium, built_warehouse, tmp_path):
-    # Data older than a millisecond is stale, and the free tier allows two requests an hour.
+    # Data older than a millisecond is stale, and browsing without a key allows two requests an hour.
     process, base = start_server(built_warehouse, tmp_path / "data", stale_after_hours="0.0000003",
-                                 free_requests_per_hour="2")
+                                 dashboard_requests_per_hour="2")
     context = chromium.new_context()
     try:
         page = context.new_page()
@@ -427,7 +418,7 @@ def test_stale_data_and_api_errors_are_said_plainly(chromium, built_warehouse, t
         # The board needs three /v1 answers; beyond the second the API answers 429.
         problem = page.locator(".problem[role=alert]")
         assert "HTTP 429" in problem.inner_text()
-        assert "free tier limit of 2 requests per hour" in problem.inner_text()
+        assert "dashboard's limit of 2 requests per hour" in problem.inner_text()
         assert "An API key has a higher limit" in problem.inner_text()
 
         # A key created in the access panel lifts the page to its tier's limit.
@@ -458,6 +449,29 @@ def test_stale_data_and_api_errors_are_said_plainly(chromium, built_warehouse, t
         page.locator("details.access summary").click()
         page.locator("#key-forget").click()
         assert page.evaluate("localStorage.getItem('oracle.apiKey')") is None
+    finally:
+        context.close()
+        stop_server(process)
+
+
+def test_browsing_every_page_leaves_the_free_tier_alone(chromium, built_warehouse, tmp_path):
+    """The pages' /v1 requests carry the dashboard's cookie and count against the address's
+    browsing limit, so a free tier of one request an hour does not stop them."""
+    process, base = start_server(built_warehouse, tmp_path / "data", free_requests_per_hour="1")
+    context = chromium.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        for path in ("/dashboard", f"/dashboard/models/{MODEL}", "/dashboard/calculator", "/dashboard/index",
+                     "/dashboard/accuracy"):
+            open_page(page, base + path)
+            page.wait_for_load_state("networkidle")
+            assert page.locator(".problem").count() == 0, path
+        summary = page.locator("#access-summary")
+        assert summary.get_attribute("data-limit") == "800"
+        assert 800 - 19 <= int(summary.get_attribute("data-remaining")) < 800
+        # The same address outside the pages still has its one free request.
+        free = page.request.get(f"{base}/v1/spots/O3", headers={"Cookie": ""})
+        assert free.status == 200 and free.headers["ratelimit-limit"] == "1"
     finally:
         context.close()
         stop_server(process)

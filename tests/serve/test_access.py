@@ -251,3 +251,49 @@ def test_paths_no_route_serves_are_counted_limited_and_carry_the_rate_headers(ap
         unknown_key = client.get("/v1/no-such-thing", headers={**_from("10.0.0.10"), "X-API-Key": "ipo_nope"})
         assert unknown_key.status_code == 401 and unknown_key.headers["X-RateLimit-Limit"]
         assert "RateLimit-Limit" not in client.get("/no-such-page", headers=ip).headers  # only /v1 is limited
+
+
+# What each dashboard page asks of /v1 on a first visit (serve/dashboard/static/*.js): GETs that
+# stand in for its calls, which count alike whatever their method.
+PAGE_CALLS = {"/dashboard": 3, "/dashboard/models/O3": 6, "/dashboard/calculator": 5, "/dashboard/index": 3,
+              "/dashboard/accuracy": 2}
+
+
+def test_a_visitor_browses_a_hundred_dashboard_pages_an_hour_without_spending_the_free_tier(app_on, data):
+    visitor = _from("192.0.2.40")
+    pages = [list(PAGE_CALLS)[i % len(PAGE_CALLS)] for i in range(100)]
+    # Each page view at the most calls any page makes, so a hundred of any pages fit.
+    most = max(PAGE_CALLS.values())
+    with app_on(data) as browser:
+        for view, page in enumerate(pages):
+            assert browser.get(page).status_code == 200
+            for call in range(most):
+                response = browser.get("/v1/spots/O3", headers=visitor)
+                assert response.status_code == 200, (view, call)
+        assert response.headers["ratelimit-limit"] == "800"
+        assert response.headers["ratelimit-remaining"] == str(800 - 100 * most)
+        # The same address without the dashboard's cookie: its free tier is untouched.
+        with app_on(data) as script:
+            plain = script.get("/v1/spots/O3", headers=visitor)
+        assert (plain.headers["ratelimit-limit"], plain.headers["ratelimit-remaining"]) == ("60", "59")
+        for _ in range(800 - 100 * most):
+            assert browser.get("/v1/spots/O3", headers=visitor).status_code == 200
+        over = browser.get("/v1/spots/O3", headers=visitor)
+        # Another address browsing has its own budget.
+        other = browser.get("/v1/spots/O3", headers=_from("192.0.2.41"))
+        # A key is counted as a key, cookie or not.
+        key = _key(browser, ip="192.0.2.40")
+        keyed = browser.get("/v1/spots/O3", headers={**visitor, "X-API-Key": key})
+    assert over.status_code == 429
+    assert over.json()["detail"].startswith("the dashboard's limit of 800 requests per hour is reached")
+    assert other.status_code == 200 and other.headers["ratelimit-remaining"] == "799"
+    assert keyed.status_code == 200 and keyed.headers["ratelimit-limit"] == "30"
+
+
+def test_only_the_dashboards_own_cookie_value_counts_as_browsing(app_on, data):
+    with app_on(data) as client:
+        for cookie in ("oracle_dashboard=0", "oracle_dashboard=1x", "other=1", "xoracle_dashboard=1"):
+            response = client.get("/v1/spots/O3", headers={**_from("192.0.2.50"), "Cookie": cookie})
+            assert response.headers["ratelimit-limit"] == "60", cookie
+        both = client.get("/v1/spots/O3", headers={**_from("192.0.2.50"), "Cookie": "a=b; oracle_dashboard=1"})
+    assert both.headers["ratelimit-limit"] == "800"

@@ -38,7 +38,7 @@ export function noteLimits(response) {
   if (!summary || limit === null || remaining === null) return;
   summary.dataset.limit = limit;
   summary.dataset.remaining = remaining;
-  summary.textContent = `${storedKey() ? "Your key" : "Free tier"}: ${Number(remaining).toLocaleString("en")} of ` +
+  summary.textContent = `${storedKey() ? "Your key" : "Browsing without a key"}: ${Number(remaining).toLocaleString("en")} of ` +
     `${Number(limit).toLocaleString("en")} requests left this hour`;
 }
 
@@ -84,7 +84,7 @@ export function setupAccessPanel() {
   if (!form) return;
   const input = document.getElementById("key-input");
   const summary = document.getElementById("access-summary");
-  summary.textContent = storedKey() ? "Using your API key" : "Free tier (no key)";
+  summary.textContent = storedKey() ? "Using your API key" : "No key: browsing limit";
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const key = input.value.trim();

@@ -159,6 +159,9 @@ async function render() {
   values.requests = query.requests ?? "100000";
   values.models = query.models ?? "";
   values.task = query.task ?? "";
+  // The first comparison is asked beside the presets, not after them: one round trip less.
+  const first = postJSON("/v1/compare", payloadOf(values));
+  first.catch(() => {}); // its failure is shown where it is awaited, by `run`
   let taskTypes = [];
   try {
     taskTypes = (await getJSON("/v1/task-types")).data;
@@ -172,7 +175,7 @@ async function render() {
   const permalink = el("a", { "data-permalink": "" }, "Link to this calculation");
   const copy = el("button", { type: "button", class: "button", onclick: () => navigator.clipboard?.writeText(curl.textContent) },
     "Copy curl command");
-  const run = async (submitted) => {
+  const run = async (submitted, asked = null) => {
     const body = payloadOf(submitted);
     replaceQuery({ ...Object.fromEntries(FIELDS.map((field) => [field.name, submitted[field.name]])),
       mode: submitted.mode === "batch" ? "batch" : "", task: submitted.task, requests: submitted.requests,
@@ -184,7 +187,7 @@ async function render() {
     budget.replaceChildren();
     let answer = null;
     try {
-      answer = (await postJSON("/v1/compare", body)).data;
+      answer = (await (asked ?? postJSON("/v1/compare", body))).data;
       showFieldErrors(form, {});
       results.replaceChildren(
         section("Summary", keyValues([
@@ -219,7 +222,7 @@ async function render() {
     el("p", { class: "note" }, "What a request costs on every model, cheapest first, and what a month of them " +
       "costs. Pick a task or type its tokens; costs are in dollars. Months ahead adds each model's expected cost then."),
     form, budget, results, section("The same call with curl", curl, el("div", { class: "controls" }, copy, permalink)));
-  await run(values);
+  await run(values, first);
 }
 
 render();

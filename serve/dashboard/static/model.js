@@ -269,32 +269,46 @@ function settled(result, what, build) {
   return result.status === "fulfilled" ? build(result.value.data) : section(what, problemBox(result.reason, `${what} failed`));
 }
 
+// The panels beside the prices, for the model's ticker in one mode: settled together.
+function panels(ticker, mode) {
+  const path = encodeURIComponent(ticker);
+  return Promise.allSettled([
+    getJSON(`/v1/forwards/${path}?mode=${mode}`),
+    getJSON(`/v1/history/${path}?mode=${mode}&points=changes`),
+    getJSON(`/v1/events?ticker=${path}&since=${ALL_EVENTS_SINCE}&limit=1000`),
+    getJSON(`/v1/scheduled?ticker=${path}`),
+    postJSON("/v1/providers", { model: ticker, mode, ...PROVIDER_PROFILE }),
+  ]);
+}
+
+const TICKER_LIKE = /^[A-Z0-9][A-Z0-9._-]*$/;
+
 async function render() {
   markNavigation("model");
-  showStatus();
   const name = nameFromPath();
+  const params = new URLSearchParams(window.location.search);
+  const asked = params.get("mode") === "batch" ? "batch" : "sync";
+  const sheet = getJSON(`/v1/greeks/${modelPath(name)}`);
+  // The address usually names a ticker (every link here does): ask for the panels at once rather
+  // than a round trip later, and again only if the model turns out to be known by another name.
+  // With the sheet they fill a browser's six connections to a host, so the status comes after.
+  const early = TICKER_LIKE.test(name) ? panels(name, asked) : null;
+  showStatus();
   let model;
   try {
-    model = (await getJSON(`/v1/greeks/${modelPath(name)}`)).data;
+    model = (await sheet).data;
   } catch (error) {
     mainElement().append(el("h1", {}, `Model "${name}"`), problemBox(error, "This model could not be shown"));
     return;
   }
-  const params = new URLSearchParams(window.location.search);
-  const mode = params.get("mode") === "batch" && model.ticker_batch ? "batch" : "sync";
+  const mode = asked === "batch" && model.ticker_batch ? "batch" : "sync";
   // Any alias leads here; the address then names the model by its ticker.
   if (name !== model.ticker) {
     window.history.replaceState(null, "", `${modelPage(model.ticker)}${window.location.search}`);
   }
   document.title = `${model.ticker} · Inference Pricing Oracle`;
-  const ticker = encodeURIComponent(model.ticker);
-  const [curve, history, events, scheduled, hosts] = await Promise.allSettled([
-    getJSON(`/v1/forwards/${ticker}?mode=${mode}`),
-    getJSON(`/v1/history/${ticker}?mode=${mode}&points=changes`),
-    getJSON(`/v1/events?ticker=${ticker}&since=${ALL_EVENTS_SINCE}&limit=1000`),
-    getJSON(`/v1/scheduled?ticker=${ticker}`),
-    postJSON("/v1/providers", { model: model.ticker, mode, ...PROVIDER_PROFILE }),
-  ]);
+  const [curve, history, events, scheduled, hosts] =
+    await (early && name === model.ticker && mode === asked ? early : panels(model.ticker, mode));
   const value = (result) => (result.status === "fulfilled" ? result.value.data : null);
   const main = mainElement();
   main.append(
