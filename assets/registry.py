@@ -15,7 +15,7 @@ from pipelines.history import price_history_parts
 from pipelines.identity import Resolver
 from pipelines.ingest_litellm import litellm_metadata
 from pipelines.ingest_model_prices import removed_models
-from pipelines.model_metadata import enrich_models
+from pipelines.model_metadata import enrich_models, lifecycle_notices
 from pipelines.observations import build_observations, rejections
 from pipelines.open_weight import families_from
 from pipelines.providers import build_providers, host_spread
@@ -63,6 +63,7 @@ def models(price_observations, model_aliases, genai_prices, model_prices, provid
     removed, removed_as_of = removed_models(snapshot)
     enriched = enrich_models(registry, price_observations, listings, history,
                              litellm_metadata(entries, date.fromisoformat(meta["released"])),
+                             lifecycle_notices(sources.seed_table("lifecycle_notices")),
                              removed, removed_as_of, rules, settings.as_of_date())
     return enriched.merge(host_spread(providers), on="ticker", how="left", validate="one_to_one")
 

@@ -11,11 +11,14 @@ preferred, then genai-prices, model-prices, the genai-prices release history, Li
 - context_window, max_output_tokens: the maker's statement first, else the largest any host states;
 - input_modalities, output_modalities: LiteLLM's, the maker's entry first; else curated pattern
   rules (`model_rules.csv`, kinds `input` and `output`); else text in, text out;
-- status: `retired` when a source says the model was removed or LiteLLM's retirement date has
-  passed; `deprecated` when a source marks it deprecated or a retirement date is announced; else
-  `active`. `retired_on` is LiteLLM's retirement date (it may lie after the snapshot date for a
-  deprecated model: the announced date); `deprecated_on` the first date a source shows the model
-  deprecated (the release of genai-prices that first lists it so, else the retirement date).
+- status: `retired` when a source says the model was removed or a retirement date has passed;
+  `deprecated` when a source marks it deprecated or a retirement date is announced; else
+  `active`. The retirement dates are LiteLLM's and the makers' own notices
+  (`warehouse/seed/lifecycle_notices.csv`, for models the price sources list without saying they
+  were retired), the earlier where both give one. `retired_on` is that date (it may lie after the
+  snapshot date for a deprecated model: the announced date); `deprecated_on` the first date a
+  source shows the model deprecated (the release of genai-prices that first lists it so, or the
+  day a maker's notice was published), else the retirement date once passed.
 """
 
 from __future__ import annotations
@@ -145,24 +148,39 @@ def _of_own_id(frame: pd.DataFrame, models: pd.DataFrame, provider: str, model: 
                  model)
 
 
+def lifecycle_notices(table: pd.DataFrame) -> pd.DataFrame:
+    """`lifecycle_notices.csv` as `lifecycle` reads it: ids lower case, dates as dates."""
+    return table.assign(provider=table["provider"].map(canonical_provider), model_id=table["model_id"].str.lower(),
+                        published_on=table["published_on"].map(date.fromisoformat),
+                        retired_on=table["retired_on"].map(date.fromisoformat))
+
+
 def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,
-              removed: set[tuple[str, str]], removed_as_of: date | None, as_of: date) -> pd.DataFrame:
+              notices: pd.DataFrame, removed: set[tuple[str, str]], removed_as_of: date | None,
+              as_of: date) -> pd.DataFrame:
     """status, deprecated_on, retired_on and retired_by per ticker (see the module's docstring),
     judged on the model's own id at its maker.
 
     `removed`: (provider, id) pairs a source says were removed, without a date (model-prices'
     status `removed`), as of `removed_as_of` (that source's publication date). `retired_by` is
     the first date the model is known to be retired: `retired_on` once passed, else the
-    publication date of the source that says it was removed.
+    publication date of the source that says it was removed. `notices`: makers' notices
+    (provider, model_id, published_on, retired_on), as `lifecycle_notices.csv` holds them.
     """
     flagged = set(_of_own_id(listings[listings["deprecated"].fillna(False).astype(bool)], models,
                              "provider", "source_model_id")["ticker"])
     gone = set(_of_own_id(pd.DataFrame(sorted(removed), columns=["provider", "id"]), models, "provider", "id")[
         "ticker"])
     dated = _of_own_id(litellm[litellm["deprecation_date"].notna()], models, "provider", "source_model_id")
+    noticed = _of_own_id(notices[notices["published_on"] <= as_of], models, "provider", "model_id")
+    dated = pd.concat([dated[["ticker", "deprecation_date"]],
+                       noticed[["ticker", "retired_on"]].rename(columns={"retired_on": "deprecation_date"})])
     dated = dated.groupby("ticker")["deprecation_date"].min()
-    first_flag = _of_own_id(history[history["deprecated"].fillna(False).astype(bool)], models, "provider",
-                            "model_id").groupby("ticker")["first_released"].min()
+    first_flag = pd.concat([
+        _of_own_id(history[history["deprecated"].fillna(False).astype(bool)], models, "provider",
+                   "model_id")[["ticker", "first_released"]],
+        noticed[["ticker", "published_on"]].rename(columns={"published_on": "first_released"})])
+    first_flag = first_flag.groupby("ticker")["first_released"].min()
     rows = []
     for ticker in models["ticker"]:
         retired_on = dated.get(ticker)
@@ -177,20 +195,20 @@ def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFram
 
 
 def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd.DataFrame,
-                  history: pd.DataFrame, litellm: pd.DataFrame, removed: set[tuple[str, str]],
-                  removed_as_of: date | None, rules, as_of: date) -> pd.DataFrame:
+                  history: pd.DataFrame, litellm: pd.DataFrame, notices: pd.DataFrame,
+                  removed: set[tuple[str, str]], removed_as_of: date | None, rules, as_of: date) -> pd.DataFrame:
     """`models` (`registry.build_models`) with what every source says of each model: display_name
     and display_name_source, context_window, max_output_tokens, input_modalities,
     output_modalities, status, deprecated_on, retired_on and retired_by.
 
     `listings`: the price sources' listings; `history`: the genai-prices release history;
-    `litellm`: `ingest_litellm.litellm_metadata`; `removed`: see `lifecycle`.
+    `litellm`: `ingest_litellm.litellm_metadata`; `notices` and `removed`: see `lifecycle`.
     """
     keys = id_keys(observations)
     history = history.assign(provider=history["provider_id"].map(canonical_provider))
     parts = [names_and_limits(models, _statements(listings, history, litellm, keys)),
              modalities(models, litellm, keys, rules),
-             lifecycle(models, listings, history, litellm, removed, removed_as_of, as_of)]
+             lifecycle(models, listings, history, litellm, notices, removed, removed_as_of, as_of)]
     out = models
     for part in parts:
         out = out.merge(part, on="ticker", how="left", validate="one_to_one")

@@ -5,7 +5,7 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from pipelines.model_metadata import enrich_models, name_from_ticker
+from pipelines.model_metadata import enrich_models, lifecycle_notices, name_from_ticker
 from pipelines.registry import Rules
 
 AS_OF = date(2026, 11, 22)
@@ -29,10 +29,18 @@ OBSERVATIONS = pd.DataFrame([
     observation("ASR", "alibaba", "qwen3-asr-flash"),
     observation("SONNET-4", "anthropic", "claude-sonnet-4-20250514"),
     observation("BABBAGE-002", "openai", "babbage-002"),
+    observation("ADA", "openai", "ada"), observation("CLAUDE-2", "anthropic", "claude-2"),
 ])
-MODELS = pd.DataFrame({"ticker": ["ASR", "BABBAGE-002", "GPT-5", "SONNET-4"],
-                       "provider": ["alibaba", "openai", "openai", "anthropic"],
-                       "model_id": ["qwen3-asr-flash", "babbage-002", "gpt-5", "claude-sonnet-4-20250514"]})
+MODELS = pd.DataFrame({"ticker": ["ADA", "ASR", "BABBAGE-002", "CLAUDE-2", "GPT-5", "SONNET-4"],
+                       "provider": ["openai", "alibaba", "openai", "anthropic", "openai", "anthropic"],
+                       "model_id": ["ada", "qwen3-asr-flash", "babbage-002", "claude-2", "gpt-5",
+                                    "claude-sonnet-4-20250514"]})
+# Makers' notices as the seed file holds them (text), one published after the snapshot date.
+NOTICES = lifecycle_notices(pd.DataFrame([
+    {"provider": "openai", "model_id": "ADA", "published_on": "2023-07-06", "retired_on": "2024-01-04"},
+    {"provider": "openai", "model_id": "gpt-5", "published_on": "2026-11-01", "retired_on": "2027-03-01"},
+    {"provider": "anthropic", "model_id": "claude-2", "published_on": "2026-12-01", "retired_on": "2027-06-01"},
+]))
 
 
 def listing(provider, model_id, name=None, window=None, deprecated=None, source="genai-prices"):
@@ -65,8 +73,8 @@ RULES = Rules.from_frame(pd.DataFrame({"kind": ["input"], "pattern": ["-asr"], "
 @pytest.fixture(scope="module")
 def enriched():
     removed = {("anthropic", "claude-sonnet-4-20250514"), ("openai", "gpt-5-2025-08-07")}  # a snapshot id only
-    return enrich_models(MODELS, OBSERVATIONS, LISTINGS, HISTORY, LITELLM, removed, date(2026, 10, 26), RULES,
-                         AS_OF).set_index("ticker")
+    return enrich_models(MODELS, OBSERVATIONS, LISTINGS, HISTORY, LITELLM, NOTICES, removed, date(2026, 10, 26),
+                         RULES, AS_OF).set_index("ticker")
 
 
 def test_names_come_from_the_sources_else_from_the_ticker(enriched):
@@ -89,10 +97,29 @@ def test_modalities_from_litellm_else_rules_else_text(enriched):
 
 def test_lifecycle_from_every_source(enriched):
     rows = enriched[["status", "deprecated_on", "retired_on", "retired_by"]]
-    # retirement announced; a removed snapshot id of GPT-5 does not retire the model
-    assert rows.loc["GPT-5"].tolist() == ["deprecated", None, date(2026, 12, 11), None]
+    # retirement announced (LiteLLM's date; a maker's notice dates the deprecation, see below); a
+    # removed snapshot id of GPT-5 does not retire the model
+    assert rows.loc["GPT-5"].tolist() == ["deprecated", date(2026, 11, 1), date(2026, 12, 11), None]
     # the flag in the release history (2026-11-10) came after the retirement date: the earlier stands
     assert rows.loc["BABBAGE-002"].tolist() == ["retired", date(2026, 9, 28), date(2026, 9, 28), date(2026, 9, 28)]
     # removed without a date: known retired from the publication of the source that says so
     assert rows.loc["SONNET-4"].tolist() == ["retired", date(2026, 10, 29), None, date(2026, 10, 26)]
     assert rows.loc["ASR"].tolist() == ["active", None, None, None]
+
+
+def test_a_makers_notice_deprecates_and_retires_a_model_the_price_sources_still_list(enriched):
+    rows = enriched[["status", "deprecated_on", "retired_on", "retired_by"]]
+    # announced 2023-07-06, retired 2024-01-04: retired, known so from the retirement day
+    assert rows.loc["ADA"].tolist() == ["retired", date(2023, 7, 6), date(2024, 1, 4), date(2024, 1, 4)]
+    # a notice's later date does not displace LiteLLM's earlier one; its publication dates the deprecation
+    assert rows.loc["GPT-5"].tolist() == ["deprecated", date(2026, 11, 1), date(2026, 12, 11), None]
+    # a notice published after the snapshot date is not yet known
+    assert rows.loc["CLAUDE-2"].tolist() == ["active", None, None, None]
+
+
+def test_every_bundled_notice_names_a_model_and_retires_it_after_announcing_it():
+    from warehouse.seed_files import read_seed_csv
+    notices = lifecycle_notices(read_seed_csv("lifecycle_notices"))
+    assert len(notices) >= 8 and notices["source_url"].str.startswith("https://").all()
+    assert (notices["published_on"] < notices["retired_on"]).all()
+    assert not notices.duplicated(["provider", "model_id"]).any()
