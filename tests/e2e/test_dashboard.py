@@ -322,6 +322,26 @@ def test_calculator_budgets_a_month_of_a_task_preset(page, dashboard_base, api):
     assert "e-" not in page.locator("[data-results]").inner_text()
 
 
+def test_calculator_filters_the_ranking_by_provider_and_tier(page, dashboard_base, api):
+    profile = {"n_in": 8000, "n_out": 1200, "eta": 0.5, "n_think": 0}
+    answer = _data(api.post("/v1/compare", json=profile))
+    tiers = {row["ticker"]: row["tier"] for row in _data(api.get("/v1/spots?fields=ticker,tier"))}
+    query = "&".join(f"{name}={value:g}" for name, value in profile.items())
+    for provider, tier in (("openai", ""), ("", "efficient"), ("anthropic", "frontier")):
+        open_page(page, f"{dashboard_base}/dashboard/calculator?{query}&requests=100000&provider={provider}&tier={tier}")
+        page.wait_for_selector("[data-budget][aria-busy=false]")
+        wanted = [m["ticker"] for m in answer["models"]
+                  if provider in ("", m["provider"]) and tier in ("", tiers[m["ticker"]])]
+        assert wanted, (provider, tier)
+        assert list(_table(page, "ranking")) == wanted
+        assert list(_table(page, "budget")) == wanted[:3]
+        assert page.input_value("select[name=provider]") == provider and page.input_value("select[name=tier]") == tier
+        summary = page.locator("dl[data-facts=summary]").inner_text()
+        assert wanted[0] in summary
+    # The filters are the page's: the curl command is the API call over every model.
+    assert "provider" not in page.locator("[data-curl]").inner_text()
+
+
 def test_index_page_holds_the_three_variants(page, dashboard_base, api):
     open_page(page, f"{dashboard_base}/dashboard/index")
     for variant in ("unified", "batch", "sync"):

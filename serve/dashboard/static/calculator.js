@@ -1,7 +1,9 @@
 // Budget calculator: a task profile (typed, or a published task type's), ranked over every model
 // (or a shortlist) by POST /v1/compare, with the cost per request and per 1,000 requests; for a
 // monthly volume, the monthly spend of the cheapest models with its 5%–95% range from
-// POST /v1/simulate. The address holds the inputs; the curl command of the same call is last.
+// POST /v1/simulate. The provider and tier filters are the page's own, applied to the API's ranking
+// (the tier of each model from /v1/spots). The address holds the inputs; the curl command of the
+// same call is last.
 import { getJSON, mainElement, markNavigation, postJSON, problemBox, showStatus } from "./api.js";
 import { barChart } from "./chart.js";
 import { DASH, cell, dollars, el, keyValues, modelPage, number, numericCell, queryParams, replaceQuery, section, table,
@@ -39,7 +41,14 @@ export function curlCommand(origin, body) {
   return `curl -s -X POST '${origin}/v1/compare' -H 'content-type: application/json' -d '${JSON.stringify(body)}'`;
 }
 
-function formElement(values, taskTypes, onSubmit) {
+// A select of `name` over `options`, with "all" first.
+function choice(label, name, options, selected) {
+  return el("label", { "data-field": name }, label, el("select", { name },
+    el("option", { value: "" }, "all"),
+    options.map((option) => el("option", { value: option, selected: option === selected }, option))));
+}
+
+function formElement(values, taskTypes, roster, onSubmit) {
   const inputs = FIELDS.map((field) => el("label", { "data-field": field.name }, field.label,
     el("input", { type: "number", name: field.name, value: values[field.name], step: field.step, min: field.min,
       max: field.max, inputmode: "decimal" }),
@@ -60,12 +69,16 @@ function formElement(values, taskTypes, onSubmit) {
     el("input", { type: "number", name: "requests", value: values.requests, step: "1", min: "0", inputmode: "numeric" }));
   const shortlist = el("label", { "data-field": "models" }, "Shortlist (tickers, comma-separated; optional)",
     el("input", { type: "text", name: "models", value: values.models, placeholder: "all models", autocomplete: "off" }));
+  const distinct = (key) => [...new Set(roster.map((row) => row[key]).filter(Boolean))].sort();
+  const provider = choice("Provider", "provider", distinct("provider"), values.provider);
+  const tier = choice("Tier", "tier", distinct("tier"), values.tier);
   const mode = el("label", {}, "Prices", el("select", { name: "mode" },
     el("option", { value: "sync", selected: values.mode !== "batch" }, "sync"),
     el("option", { value: "batch", selected: values.mode === "batch" }, "batch")));
   // novalidate: the API judges the profile, and its answer says what is wrong in its own words.
   const form = el("form", { class: "controls", "data-form": "calculator", novalidate: true },
-    el("label", {}, "Task", preset), inputs, volume, shortlist, mode, el("button", { type: "submit" }, "Compare"));
+    el("label", {}, "Task", preset), inputs, volume, shortlist, provider, tier, mode,
+    el("button", { type: "submit" }, "Compare"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     onSubmit(Object.fromEntries(new FormData(form)));
@@ -159,15 +172,17 @@ async function render() {
   values.requests = query.requests ?? "100000";
   values.models = query.models ?? "";
   values.task = query.task ?? "";
-  // The first comparison is asked beside the presets, not after them: one round trip less.
+  values.provider = query.provider ?? "";
+  values.tier = query.tier ?? "";
+  // The first comparison is asked beside the presets and the roster, not after them.
   const first = postJSON("/v1/compare", payloadOf(values));
   first.catch(() => {}); // its failure is shown where it is awaited, by `run`
-  let taskTypes = [];
-  try {
-    taskTypes = (await getJSON("/v1/task-types")).data;
-  } catch {
-    taskTypes = []; // the presets are a convenience: the calculator works without them
-  }
+  // The presets and the filters' roster are conveniences: the calculator works without them.
+  const [taskTypes, roster] = await Promise.all([
+    getJSON("/v1/task-types").then((answer) => answer.data, () => []),
+    getJSON("/v1/spots?fields=ticker,provider,tier").then((answer) => answer.data, () => []),
+  ]);
+  const tierOf = new Map(roster.map((row) => [row.ticker, row.tier]));
   const main = mainElement();
   const results = el("div", { "data-results": "" });
   const budget = el("div", { "data-budget": "" });
@@ -179,7 +194,7 @@ async function render() {
     const body = payloadOf(submitted);
     replaceQuery({ ...Object.fromEntries(FIELDS.map((field) => [field.name, submitted[field.name]])),
       mode: submitted.mode === "batch" ? "batch" : "", task: submitted.task, requests: submitted.requests,
-      models: submitted.models });
+      models: submitted.models, provider: submitted.provider, tier: submitted.tier });
     curl.textContent = curlCommand(window.location.origin, body);
     permalink.href = window.location.href;
     results.setAttribute("aria-busy", "true");
@@ -188,12 +203,20 @@ async function render() {
     let answer = null;
     try {
       answer = (await (asked ?? postJSON("/v1/compare", body))).data;
+      const ranked = answer.count;
+      answer = { ...answer, models: answer.models.filter((model) =>
+        (!submitted.provider || model.provider === submitted.provider) &&
+        (!submitted.tier || tierOf.get(model.ticker) === submitted.tier)) };
+      const filtered = [submitted.provider, submitted.tier].filter(Boolean).join(", ");
+      const cheapest = filtered ? answer.models[0]?.ticker : answer.cheapest;
+      const dearest = filtered ? answer.models.at(-1)?.ticker : answer.most_expensive;
       showFieldErrors(form, {});
       results.replaceChildren(
         section("Summary", keyValues([
-          ["Models ranked", String(answer.count), answer.count],
-          ["Cheapest", answer.cheapest || DASH, answer.cheapest],
-          ["Most expensive", answer.most_expensive || DASH, answer.most_expensive],
+          ["Models ranked", String(ranked), ranked],
+          ...(filtered ? [["Shown", `${answer.models.length} (${filtered})`, answer.models.length]] : []),
+          ["Cheapest", cheapest || DASH, cheapest],
+          ["Most expensive", dearest || DASH, dearest],
           ["Prices", answer.mode, answer.mode],
           ["Profile", Object.entries(answer.task_profile).filter(([, v]) => v).map(([k, v]) => `${k} ${number(v)}`)
             .join(", "), ""],
@@ -217,7 +240,7 @@ async function render() {
     }
     budget.setAttribute("aria-busy", "false");
   };
-  const form = formElement(values, taskTypes, run);
+  const form = formElement(values, taskTypes, roster, run);
   main.append(el("h1", {}, "Budget calculator"),
     el("p", { class: "note" }, "What a request costs on every model, cheapest first, and what a month of them " +
       "costs. Pick a task or type its tokens; costs are in dollars. Months ahead adds each model's expected cost then."),
