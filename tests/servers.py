@@ -204,7 +204,8 @@ def start_server(warehouse: Path, data: Path, *options: str, **settings: str) ->
     `settings` are ORACLE_* values."""
     port = free_port()
     env = {**os.environ, "ORACLE_STALE_AFTER_HOURS": str(24 * 365 * 100), "ORACLE_DATA": str(data),
-           "ORACLE_FREE_REQUESTS_PER_HOUR": str(10**9), "ORACLE_KEY_CREATIONS_PER_HOUR": str(10**9),
+           "ORACLE_FREE_REQUESTS_PER_HOUR": str(10**9), "ORACLE_DASHBOARD_REQUESTS_PER_HOUR": str(10**9),
+           "ORACLE_KEY_CREATIONS_PER_HOUR": str(10**9),
            **{f"ORACLE_{name.upper()}": value for name, value in settings.items()}}
     process = subprocess.Popen(
         [Path(sys.executable).parent / "oracle", "serve", "--port", str(port), "--warehouse", str(warehouse),

@@ -2,8 +2,10 @@
 
 Every page is the same shell (`static/shell.html`) naming its own ES module; the module reads the
 page's URL and fetches `/v1` like any other client (anonymous, or with the visitor's key), so the
-pages show exactly what the API answers. Nothing here reads the snapshot, and none of these
-routes is part of the API's OpenAPI document.
+pages show exactly what the API answers. Each page sets the dashboard's cookie, so that its
+keyless `/v1` requests count against the address's browsing limit rather than its free tier
+(`serve.access.middleware`). Nothing here reads the snapshot, and none of these routes is part
+of the API's OpenAPI document.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ def page_modules(page: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+@cache
 def page_html(page: str) -> str:
     preloads = "\n".join(f'<link rel="modulepreload" href="{PREFIX}/static/{name}">' for name in page_modules(page))
     return (_shell().replace("{{title}}", html.escape(PAGES[page])).replace("{{page}}", page)

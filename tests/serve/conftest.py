@@ -10,9 +10,10 @@ from serve.settings import Settings
 
 
 def api_settings(**overrides) -> Settings:
-    """Settings for a test app: a key database of its own, and a free tier no test run can
-    exhaust (the limits themselves are tested in test_access.py)."""
+    """Settings for a test app: a key database of its own, and a free tier and browsing limit no
+    test run can exhaust (the limits themselves are tested in test_access.py)."""
     return Settings(**{"data": tempfile.mkdtemp(prefix="oracle-data-"), "free_requests_per_hour": 10**9,
+                       "dashboard_requests_per_hour": 10**9,
                        "key_creations_per_hour": 10**9, "access_log": "off",
                        "compute_processes": 0,  # in a thread: the worker processes are tested on their own
                        **overrides})

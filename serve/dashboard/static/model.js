@@ -211,7 +211,8 @@ function historySection(history) {
   const rows = observed.map((point) => [
     cell(point.timestamp, point.timestamp), numericCell(point.beta), numericCell(point.input),
     numericCell(point.cache_read), cell(point.provenance, point.provenance),
-    el("td", {}, point.source_url ? el("a", { href: point.source_url, rel: "noopener" }, point.source) : point.source),
+    el("td", { "data-col": "source" },
+      point.source_url ? el("a", { href: point.source_url, rel: "noopener" }, point.source) : point.source),
     cell(point.observed_on, point.observed_on)]);
   return section(`Price history (${history.price_type})`, plot.root, legend(entries, "provenance"),
     el("p", { class: "note" }, `${history.count} change points from ${history.from} to ${history.to}: the first ` +
