@@ -175,7 +175,9 @@ async def read_body(receive, limit: int) -> bytes:
 
 
 _WHOLE_NUMBER = re.compile(r"-?\d{1,18}")
-_QUERIES: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+# Where a handler keeps what `_queries` worked out: on the handler itself (its `opt`), not in a
+# table keyed by id(), which a handler of an app since collected may have held (tests make many apps).
+_QUERIES = "oracle_queries"
 _PATH_PARAMETER = re.compile(r"{([^}]+)}")
 _RESERVED = frozenset({"request", "socket", "headers", "cookies", "query", "state", "scope", "data", "body"})
 
@@ -183,7 +185,7 @@ _RESERVED = frozenset({"request", "socket", "headers", "cookies", "query", "stat
 def _queries(handler) -> tuple[frozenset[str], frozenset[str]]:
     """(the query parameters a handler reads, its dependencies' included; those of them that are
     integers), worked out once per handler."""
-    known = _QUERIES.get(id(handler))
+    known = handler.opt.get(_QUERIES)
     if known is None:
         dependencies = handler.resolve_dependencies()
         path_names = {part.split(":")[0] for path in handler.paths for part in _PATH_PARAMETER.findall(path)}
@@ -199,7 +201,7 @@ def _queries(handler) -> tuple[frozenset[str], frozenset[str]]:
                 types = [inner.annotation for inner in field.inner_types] if field.inner_types else [field.annotation]
                 if int in types:
                     integers.add(query)
-        known = _QUERIES[id(handler)] = (frozenset(declared), frozenset(integers))
+        known = handler.opt[_QUERIES] = (frozenset(declared), frozenset(integers))
     return known
 
 

@@ -175,8 +175,8 @@ def rate_headers(limit: int, count: int, reset: float, now: float) -> dict[str, 
             "X-RateLimit-Reset": str(math.ceil(reset))}
 
 
-_ENDPOINT_NAMES: dict[tuple[str, int], str] = {}
 NO_ROUTE = "(no such path)"
+_ENDPOINT_NAMES = "oracle_endpoint_names"  # kept on the handler (its `opt`): method -> name
 
 
 def _endpoint(scope) -> str:
@@ -185,9 +185,12 @@ def _endpoint(scope) -> str:
     handler = scope.get("route_handler")
     if handler is None:
         return f"{scope['method']} {NO_ROUTE}"
-    name = _ENDPOINT_NAMES.get((scope["method"], id(handler)))
-    if name is None:  # the same few handlers for the life of the app
-        name = _ENDPOINT_NAMES[(scope["method"], id(handler))] = f"{scope['method']} {sorted(handler.paths)[0]}"
+    # Worked out once per handler and method; kept on the handler, not in a table keyed by id(),
+    # which a handler of an app since collected may have held.
+    names = handler.opt.setdefault(_ENDPOINT_NAMES, {})
+    name = names.get(scope["method"])
+    if name is None:
+        name = names[scope["method"]] = f"{scope['method']} {sorted(handler.paths)[0]}"
     return name
 
 
