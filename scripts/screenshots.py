@@ -19,9 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.dashboard import PAGES, NoBrowser, served_to_chromium  # noqa: E402
+from bench.dashboard import PAGES, PHONE, NoBrowser, served_to_chromium  # noqa: E402
 
-SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": PHONE}
 
 
 def take(browser, url: str, viewport: dict, target: Path) -> None:

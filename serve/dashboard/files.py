@@ -51,10 +51,14 @@ class StaticFile:
 
 
 @cache
+def _files_in(folder: Path) -> dict[str, StaticFile]:
+    """Every plain, visible file directly in `folder`, read once per process."""
+    return {path.name: StaticFile.read(path) for path in sorted(folder.iterdir())
+            if path.is_file() and not path.name.startswith(".")}
+
+
 def static_file(folder: Path, name: str) -> StaticFile | None:
-    """The file `name` directly in `folder`, or None when there is none (a name never reaches
-    outside the folder: only a plain file name is looked up)."""
-    if "/" in name or "\\" in name or name.startswith("."):
-        return None
-    path = folder / name
-    return StaticFile.read(path) if path.is_file() else None
+    """The file `name` directly in `folder`, or None when there is none. Only the folder's own
+    files are ever looked up, so a name never reaches outside it, and names that match nothing
+    cost no memory however many a client tries."""
+    return _files_in(folder).get(name)

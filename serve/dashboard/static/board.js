@@ -4,7 +4,7 @@
 // for every model: a budget is made of those.
 import { getJSON, mainElement, markNavigation, modelPath, problemBox, showStatus } from "./api.js";
 import { DASH, cell, dayBefore, el, modelPage, number, numericCell, percent, queryParams, replaceQuery, section,
-  table } from "./format.js";
+  select, table } from "./format.js";
 
 const SPOT_FIELDS = ["ticker", "ticker_batch", "model_id", "display_name", "provider", "tier", "is_reasoning",
   "context_window", "status", "input_modalities", "output_modalities", "input_sync", "cache_read_sync", "beta_sync",
@@ -85,12 +85,6 @@ function compare(key, direction) {
     if (right === null || right === undefined) return -1;
     return (left < right ? -1 : 1) * sign;
   };
-}
-
-function select(name, label, values, chosen, all = "all") {
-  return el("label", {}, label, el("select", { name, "data-filter": name },
-    all === null ? null : el("option", { value: "" }, all),
-    values.map((value) => el("option", { value, selected: value === chosen }, value))));
 }
 
 function changeRow(event) {

@@ -6,8 +6,8 @@
 // same call is last.
 import { getJSON, mainElement, markNavigation, postJSON, problemBox, showStatus } from "./api.js";
 import { barChart } from "./chart.js";
-import { DASH, cell, dollars, el, keyValues, modelPage, number, numericCell, queryParams, replaceQuery, section, table,
-  yesNo } from "./format.js";
+import { DASH, cell, dollars, el, keyValues, modelPage, number, numericCell, queryParams, replaceQuery, section,
+  select, table, yesNo } from "./format.js";
 
 const FIELDS = [
   { name: "n_in", label: "Input tokens per request", step: "1", min: "0", fallback: "30000" },
@@ -41,13 +41,6 @@ export function curlCommand(origin, body) {
   return `curl -s -X POST '${origin}/v1/compare' -H 'content-type: application/json' -d '${JSON.stringify(body)}'`;
 }
 
-// A select of `name` over `options`, with "all" first.
-function choice(label, name, options, selected) {
-  return el("label", { "data-field": name }, label, el("select", { name },
-    el("option", { value: "" }, "all"),
-    options.map((option) => el("option", { value: option, selected: option === selected }, option))));
-}
-
 function formElement(values, taskTypes, roster, onSubmit) {
   const inputs = FIELDS.map((field) => el("label", { "data-field": field.name }, field.label,
     el("input", { type: "number", name: field.name, value: values[field.name], step: field.step, min: field.min,
@@ -70,8 +63,8 @@ function formElement(values, taskTypes, roster, onSubmit) {
   const shortlist = el("label", { "data-field": "models" }, "Shortlist (tickers, comma-separated; optional)",
     el("input", { type: "text", name: "models", value: values.models, placeholder: "all models", autocomplete: "off" }));
   const distinct = (key) => [...new Set(roster.map((row) => row[key]).filter(Boolean))].sort();
-  const provider = choice("Provider", "provider", distinct("provider"), values.provider);
-  const tier = choice("Tier", "tier", distinct("tier"), values.tier);
+  const provider = select("provider", "Provider", distinct("provider"), values.provider);
+  const tier = select("tier", "Tier", distinct("tier"), values.tier);
   const mode = el("label", {}, "Prices", el("select", { name: "mode" },
     el("option", { value: "sync", selected: values.mode !== "batch" }, "sync"),
     el("option", { value: "batch", selected: values.mode === "batch" }, "batch")));

@@ -97,6 +97,13 @@ export function section(title, ...children) {
   return el("section", { class: "card" }, el("h2", {}, title), ...children);
 }
 
+// A labelled menu of `values`, `chosen` selected; `all` names the first, empty choice (null: none).
+export function select(name, label, values, chosen, all = "all") {
+  return el("label", {}, label, el("select", { name },
+    all === null ? null : el("option", { value: "" }, all),
+    values.map((value) => el("option", { value, selected: value === chosen }, value))));
+}
+
 export function keyValues(pairs, name) {
   return el("dl", { class: "facts", "data-facts": name }, pairs.flatMap(([label, text, value]) => [
     el("dt", {}, label), el("dd", { "data-value": value === undefined ? "" : String(value ?? "") }, text),
