@@ -1,11 +1,14 @@
 """Analytics assets: spots, the Greek sheet, forward curves, the index, events and the backtest."""
 
+from functools import partial
+
 import pandas as pd
 from dagster import AssetOut, asset, multi_asset
 
 from assets.history_rows import backtest_rows, index_history_rows, index_rows, observed_rows, spot_rows
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
+from assets.worker_processes import ordered_map, spare_cores
 from pipelines.backtest import backtest_parts
 from pipelines.change_panel import Histories, change_points
 from pipelines.events import build_events
@@ -22,6 +25,9 @@ from pipelines.spots import build_spots
 from warehouse.large_tables import TableFile, TableParts
 
 GROUP = "analytics"
+# From this many observations the backtest's anchors are shared with other processes: below it, a
+# worker's start (its imports, its copy of the data: about 3 s) costs about what it saves.
+SHARED_BACKTEST_OBSERVATIONS = 50_000
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
@@ -119,8 +125,10 @@ def backtest(price_observations, price_history: TableFile, models, sources: Pric
     """Every walk-forward prediction of the oracle and both baselines, scored (written an anchor at a time)."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
     as_of = settings.as_of_date()
+    workers = spare_cores() if len(price_observations) >= SHARED_BACKTEST_OBSERVATIONS else 0
     return TableParts(backtest_parts(price_observations, backtest_rows(price_history, as_of),
-                                     observed_rows(price_history), models, rules, as_of))
+                                     observed_rows(price_history), models, rules, as_of,
+                                     map_anchors=partial(ordered_map, workers=workers)))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

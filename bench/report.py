@@ -16,6 +16,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.pipeline import peak_with_workers
+
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT_GETS = ("GET /v1/spots", "GET /v1/forwards/SONNET-4")
 HTTP_TARGETS = {**dict.fromkeys(SNAPSHOT_GETS, 0.8), "POST /v1/price": 0.6}  # real/ceiling at 32 connections
@@ -79,10 +81,13 @@ def pipeline_rows(data: dict) -> list[dict]:
                          f"{r['tickers']:,} tickers, {r['price_history_rows']:,} history rows, peak RSS "
                          f"{r['peak_rss_mib']:,.0f} MiB"))
         if r["universe"] == "100x1":
-            rows.append(_row("pipeline", "refresh, universe 100x1: peak RSS (MiB)", r["peak_rss_mib"],
+            whole = peak_with_workers(r)
+            rows.append(_row("pipeline", "refresh, universe 100x1: peak RSS with its workers' (MiB)", whole,
                              base["peak_rss_mib"] if base else None,
-                             r["peak_rss_mib"] / base["peak_rss_mib"] if base else None,
-                             f"< {LARGE_RSS_TARGET_MIB:,} MiB", r["peak_rss_mib"] < LARGE_RSS_TARGET_MIB))
+                             whole / base["peak_rss_mib"] if base else None,
+                             f"< {LARGE_RSS_TARGET_MIB:,} MiB", whole < LARGE_RSS_TARGET_MIB,
+                             f"the refresh's own {r['peak_rss_mib']:,.0f} MiB; {r.get('workers', 0)} worker "
+                             "process(es) beside it in the backtest"))
     done = {r["universe"]: r for r in data["rows"] if r.get("published")}
     if "10x1" in done and "100x1" in done:
         small, large = done["10x1"], done["100x1"]

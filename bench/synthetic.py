@@ -15,6 +15,7 @@ a benchmark run, in a temporary warehouse. The prices are real prices under inve
 from __future__ import annotations
 
 import dataclasses
+import functools
 from datetime import date, timedelta
 from typing import Any
 
@@ -28,10 +29,17 @@ def copy_id(listed_id: str, index: int) -> str:
     """`listed_id` for copy `index` (0 is the id itself)."""
     if index == 0:
         return listed_id
+    head, tail = _split_for_copies(listed_id)
+    return f"{head}-s{index}{tail}"
+
+
+@functools.cache  # every copy of an id splits it the same way; the archive names an id on every day
+def _split_for_copies(listed_id: str) -> tuple[str, str]:
+    """`listed_id` cut where a copy's token goes: before any snapshot suffix."""
     _, bare = split_vendor(listed_id)
     prefix = listed_id[: len(listed_id) - len(bare)] if listed_id.endswith(bare) else ""
     base = len(strip_snapshot(bare)) if bare.lower().startswith(strip_snapshot(bare)) else len(bare)
-    return f"{prefix}{bare[:base]}-s{index}{bare[base:]}"
+    return prefix + bare[:base], bare[base:]
 
 
 class SyntheticSources(PriceSources):
@@ -59,7 +67,8 @@ class SyntheticSources(PriceSources):
         shift = (days.max() - days.min()) + pd.Timedelta(days=31)
         repeats = [archive.assign(date=(days - shift * j).dt.date) for j in range(self.history)]
         longer = pd.concat(repeats, ignore_index=True)
-        copies = [longer.assign(model_id=longer["model_id"].map(lambda m, i=i: copy_id(m, i)))
+        listed = longer["model_id"].unique()
+        copies = [longer.assign(model_id=longer["model_id"].map({m: copy_id(m, i) for m in listed}))
                   for i in range(self.copies)]
         return pd.concat(copies, ignore_index=True).sort_values(["date", "model_id"], ignore_index=True), meta
 

@@ -23,7 +23,8 @@ undone within 62 days: `change_panel`) is kept but flagged, and left out of ever
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 import numpy as np
@@ -43,6 +44,7 @@ from pipelines.forecast import (
 )
 from pipelines.history import archive_tracks_maker, history_points
 from pipelines.listings import SYNC
+from pipelines.membership import is_among
 from pipelines.months import DAYS_PER_MONTH
 from pipelines.registry import Rules, default_tier
 
@@ -213,7 +215,7 @@ def _score(forecasts: pd.DataFrame, laws: dict[str, ChangeLaw], realised: pd.Ser
     spot, y = scored["spot"].to_numpy(float), scored["realised"].to_numpy(float)
     x = y / spot
     scored["changed"] = np.abs(x - 1.0) > CHANGED
-    tracked = scored["ticker"].isin(revisions.index).to_numpy()
+    tracked = is_among(scored["ticker"], revisions.index)
     revised = np.zeros(len(scored), dtype=bool)
     revised[tracked] = revisions.revised_between(scored["ticker"].to_numpy(dtype=object)[tracked],
                                                  scored["anchor"].to_numpy()[tracked],
@@ -263,10 +265,29 @@ def run_backtest(observations: pd.DataFrame, history: pd.DataFrame, observed: pd
 
 
 def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, observed: pd.DataFrame, models: pd.DataFrame,
-                   rules: Rules, as_of: date, start: date = START) -> Iterator[pd.DataFrame]:
+                   rules: Rules, as_of: date, start: date = START,
+                   map_anchors: Callable[[Callable[[date], pd.DataFrame], list[date]], Iterable[pd.DataFrame]] = map,
+                   ) -> Iterator[pd.DataFrame]:
     """`run_backtest` an anchor at a time: each anchor's scored predictions, in order, so that
-    only one anchor's are held."""
-    realised = _realised(history)
-    revisions = Histories(change_points(observed, as_of), models, rules)
-    for anchor in anchor_dates(start, as_of):
-        yield _score(*forecasts_at(observations, models, rules, anchor), realised, revisions, as_of)
+    only one anchor's are held. The anchors are independent of each other: `map_anchors` (an
+    ordered map, such as the built-in one) may compute them anywhere, in any order."""
+    scored_at = AnchorScorer(observations, models, rules, _realised(history),
+                             Histories(change_points(observed, as_of), models, rules), as_of)
+    yield from map_anchors(scored_at, anchor_dates(start, as_of))
+
+
+@dataclass(frozen=True)
+class AnchorScorer:
+    """One anchor's scored predictions (`forecasts_at`, then `score`): what it reads, kept together
+    so that it can be handed to another process whole."""
+
+    observations: pd.DataFrame
+    models: pd.DataFrame
+    rules: Rules
+    realised: pd.Series
+    revisions: Histories
+    as_of: date
+
+    def __call__(self, anchor: date) -> pd.DataFrame:
+        forecasts, laws = forecasts_at(self.observations, self.models, self.rules, anchor)
+        return _score(forecasts, laws, self.realised, self.revisions, self.as_of)

@@ -24,6 +24,7 @@ import pandas as pd
 
 from pipelines.identity import is_pointer, split_vendor, strip_snapshot
 from pipelines.listings import CARRIED_FORWARD, SYNC
+from pipelines.membership import is_among
 from pipelines.months import months_between
 from pipelines.registry import EFFICIENT_OUTPUT_CEILING, FRONTIER_OUTPUT_FLOOR, Rules
 
@@ -148,7 +149,7 @@ class Histories:
 
     def __init__(self, changes: pd.DataFrame, models: pd.DataFrame, rules: Rules):
         meta = models.drop_duplicates("ticker").set_index("ticker")
-        levels = changes[changes["ticker"].isin(meta.index) & (changes["kind"] != SLIP)]
+        levels = changes[is_among(changes["ticker"], meta.index) & (changes["kind"] != SLIP).to_numpy()]
         self.tickers = sorted(levels["ticker"].unique())
         self.index = {t: i for i, t in enumerate(self.tickers)}
         self.meta = meta.loc[self.tickers]
@@ -177,7 +178,7 @@ class Histories:
         everyone = np.arange(len(self.tickers))
         self._provider_firsts = _Events(self._provider[everyone], self._first)
         self._family_firsts = _Events(self._family[everyone], self._first)
-        revisions = changes[changes["kind"].isin(REVISIONS) & changes["ticker"].isin(self.index)]
+        revisions = changes[changes["kind"].isin(REVISIONS).to_numpy() & is_among(changes["ticker"], self.index)]
         revised_at = revisions["ticker"].map(self.index).to_numpy(dtype=np.int64)
         self._revisions = _Events(revised_at, _days(revisions["date"]))
 

@@ -20,6 +20,7 @@ import pandas as pd
 
 from pipelines.ingest_archive import HOST as ARCHIVE_HOST
 from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, prices_agree
+from pipelines.membership import is_among
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 from pipelines.open_weight import host_priced
 
@@ -118,7 +119,7 @@ def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) 
     origin = origin[~regional_variants(origin) & (~host_priced(origin) | (origin["source"] == HOST_MEDIAN_SOURCE))]
     _, archived = _in_force(known)
     # OpenRouter's price of an open-weight model is one host's, no evidence of the hosts' median.
-    archived = archived[archived["ticker"].isin(backfill) & ~host_priced(archived)]
+    archived = archived[is_among(archived["ticker"], backfill) & ~host_priced(archived).to_numpy()]
     # The minimum taken over datetimes, then back to dates: dates as objects group slowly.
     first_origin = pd.to_datetime(origin["effective_date"]).groupby([origin["ticker"], origin["mode"]]).min()
     first_origin = first_origin.dt.date.rename("first_origin")

@@ -66,6 +66,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.listings import BATCH, SYNC
+from pipelines.membership import is_among
 from pipelines.registry import MAKER, tiers_on
 
 METHODOLOGY_VERSION = "ici-2.0"
@@ -156,7 +157,7 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
     on_day = sync[sync["date"] == rebalance_date].set_index("ticker")
     candidates = models.assign(tier=tiers_on(models, on_day["output"]))
     candidates = candidates[candidates["provider"].isin(MAJOR_MAKERS) & candidates["tier"].isin(TIERS)
-                            & candidates["ticker"].isin(on_day.index)
+                            & is_among(candidates["ticker"], on_day.index)
                             & (candidates.get("pricing_basis", MAKER) == MAKER)]
     candidates = candidates[~candidates["ticker"].map(is_unfinished).astype(bool)
                             & ~retired_by(candidates, rebalance_date)]

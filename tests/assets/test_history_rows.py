@@ -2,12 +2,14 @@
 is the product built from the whole history, on the bundled data."""
 
 from datetime import date
+from functools import partial
 
 import pandas as pd
 import pytest
 
 from assets.history_rows import backtest_rows, index_history_rows, index_rows, observed_rows, spot_rows
 from assets.resources import PriceSources
+from assets.worker_processes import ordered_map
 from pipelines.backtest import backtest_parts, run_backtest
 from pipelines.change_panel import Histories, change_points
 from pipelines.events import build_events
@@ -103,3 +105,12 @@ def test_the_backtest_written_an_anchor_at_a_time_reads_back_as_the_whole(backte
     staging.write_table("parts", "backtest", TableParts(iter(parts)))
     staging.write_table("whole", "backtest", expected)
     pd.testing.assert_frame_equal(staging.read_staged("parts", "backtest"), staging.read_staged("whole", "backtest"))
+
+
+def test_the_backtest_with_its_anchors_shared_with_a_worker_process_is_the_same(history, tables, backtests):
+    expected, _ = backtests
+    observations, models = tables["price_observations"], tables["models"]
+    rules = Rules.from_frame(PriceSources().seed_table("model_rules"))
+    shared = backtest_parts(observations, backtest_rows(history, TODAY), observed_rows(history), models, rules,
+                            TODAY, map_anchors=partial(ordered_map, workers=1))
+    pd.testing.assert_frame_equal(pd.concat(list(shared), ignore_index=True), expected)
