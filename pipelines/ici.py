@@ -161,7 +161,7 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
                             & (candidates.get("pricing_basis", MAKER) == MAKER)]
     candidates = candidates[~candidates["ticker"].map(is_unfinished).astype(bool)
                             & ~retired_by(candidates, rebalance_date)]
-    first_sync = sync[sync["ticker"].isin(candidates["ticker"])].groupby("ticker")["date"].min()
+    first_sync = sync[is_among(sync["ticker"], candidates["ticker"])].groupby("ticker")["date"].min()
     candidates = pd.DataFrame({
         "ticker": candidates["ticker"], "maker": candidates["provider"], "tier": candidates["tier"],
         "hosts": candidates["ticker"].map(_hosts(observations, rebalance_date)).fillna(0).astype(int),

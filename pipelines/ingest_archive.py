@@ -6,6 +6,8 @@ copy of its catalogue was taken: an `archived` observation of a host's list pric
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 
 from pipelines.listings import ARCHIVED, SYNC, Listing, positive_or_none
@@ -15,6 +17,7 @@ HOST = "openrouter"
 CATALOGUE_URL = "https://openrouter.ai/api/v1/models"
 
 
+@functools.cache  # one per archived day; the archive lists every model on each
 def wayback_url(day) -> str:
     return f"https://web.archive.org/web/{day:%Y%m%d}/{CATALOGUE_URL}"
 

@@ -106,11 +106,12 @@ def _limits(statements: pd.DataFrame, column: str) -> pd.Series:
 def names_and_limits(models: pd.DataFrame, statements: pd.DataFrame) -> pd.DataFrame:
     """display_name, display_name_source, context_window, max_output_tokens per ticker."""
     rows = []
-    by_ticker = dict(tuple(statements.groupby("ticker", sort=False)))
+    # Each ticker's statements by position, in order (a frame per ticker cost more than the names).
+    positions = statements.groupby("ticker", sort=False).indices
+    names, sources = statements["display_name"].to_numpy(dtype=object), statements["source"].to_numpy(dtype=object)
     for ticker, model_id in models[["ticker", "model_id"]].itertuples(index=False):
-        mine = by_ticker.get(ticker, statements.iloc[0:0])
-        found = next(((name, source) for name, source in zip(mine["display_name"], mine["source"], strict=True)
-                      if _real_name(name, model_id)), None)
+        found = next(((names[i], sources[i]) for i in positions.get(ticker, ()) if _real_name(names[i], model_id)),
+                     None)
         rows.append({"ticker": ticker,
                      "display_name": _real_name(found[0], model_id) if found else name_from_ticker(ticker),
                      "display_name_source": found[1] if found else "derived from the ticker"})

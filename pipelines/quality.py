@@ -47,11 +47,14 @@ def history_gaps(history: pd.DataFrame, as_of) -> list[str]:
     grouped = dates.groupby([history["ticker"], history["mode"]])
     spans = grouped.agg(["min", "max", "count", "nunique"])
     expected = (spans["max"] - spans["min"]).dt.days + 1
-    for (ticker, mode), span in spans.iterrows():
-        if span["count"] != expected[(ticker, mode)] or span["nunique"] != span["count"]:
-            problems.append(f"{ticker} {mode}: {span['count']} rows for {expected[(ticker, mode)]} days")
-        if span["max"].date() != as_of:
-            problems.append(f"{ticker} {mode}: ends {span['max'].date()}, not on the snapshot date {as_of}")
+    short = ((spans["count"] != expected) | (spans["nunique"] != spans["count"])).to_numpy(dtype=bool)
+    late = (spans["max"].dt.date != as_of).to_numpy(dtype=bool)
+    for at in np.flatnonzero(short | late):  # only the series with a problem: a large universe has 100,000
+        (ticker, mode), last = spans.index[at], spans["max"].iat[at]
+        if short[at]:
+            problems.append(f"{ticker} {mode}: {spans['count'].iat[at]} rows for {expected.iat[at]} days")
+        if late[at]:
+            problems.append(f"{ticker} {mode}: ends {last.date()}, not on the snapshot date {as_of}")
     return problems
 
 
