@@ -2,14 +2,16 @@
 
 A refresh runs its steps one after another in one process (`assets.definitions`), so on a machine
 of several cores all but one sit idle. The backtest's anchors are independent of each other and
-took about a third of a large universe's refresh: `ordered_map` computes every `workers + 1`-th
+took about a quarter of a large universe's refresh: `ordered_map` computes every `workers + 1`-th
 item here and hands the others to `workers` processes of their own, a few items ahead, and yields
 the results in order, so no more than a few are held at once.
 
 The function is sent to each worker once, when it starts, with everything it reads (pickled), so
 each worker holds a copy: memory grows by the function's data per worker. The workers are started
-afresh ("spawn"), never forked from a process whose other threads may hold locks. A worker that
-fails fails the map, with its error.
+afresh ("spawn"), never forked from a process whose other threads may hold locks; so, as with any
+spawned process, a worker imports the script that started the refresh, and a script must guard
+what it runs (`if __name__ == "__main__"`), as `oracle`, `dagster` and the benchmarks do. A worker
+that fails fails the map, with its error.
 """
 
 from __future__ import annotations
