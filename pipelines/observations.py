@@ -101,7 +101,7 @@ def map_listings(listings: pd.DataFrame, resolver: Resolver) -> tuple[pd.DataFra
     Returns the mapped listings and every pointer statement with what it was resolved to.
     """
     pairs = listings[["provider", "source_model_id"]].drop_duplicates()
-    pointer = {(p, i): resolver.pointer_of(i) for p, i in pairs.itertuples(index=False)}
+    pointer = {(p, i): resolver.pointer_of(i) for p, i in _pairs(pairs)}
     known = map_known(listings, resolver)
     statements = resolve_pointers(_pointer_statements(listings, pointer), known, resolver.source_match_id)
     unresolved = statements.groupby(["_maker", "_pointer"], sort=True)["_model"].agg(lambda m: m.isna().all())
@@ -119,7 +119,7 @@ def map_listings(listings: pd.DataFrame, resolver: Resolver) -> tuple[pd.DataFra
 def map_known(listings: pd.DataFrame, resolver: Resolver) -> pd.DataFrame:
     """Listings of known models (pointers aside) with their model key and origin flag."""
     pairs = listings[["provider", "source_model_id"]].drop_duplicates()
-    resolved = {(p, i): resolver.key_of(p, i) for p, i in pairs.itertuples(index=False)}
+    resolved = {(p, i): resolver.key_of(p, i) for p, i in _pairs(pairs)}
     keys = [resolved[pair] for pair in _pairs(listings)]
     mapped = listings.assign(_maker=[k.maker if k else None for k, _ in keys],
                              _model=[k.model_id if k else None for k, _ in keys],
@@ -273,8 +273,7 @@ def learn_open_weight(listings: pd.DataFrame, resolver: Resolver, families: Iter
     names it, and return the listings with its `host-median` statement added
     (`pipelines.open_weight`)."""
     own = listings[listings["source"].isin(ORIGIN_SOURCES) & (listings["mode"] == SYNC) & (listings["output"] > 0)]
-    keys = [resolver.key_of(p, i) for p, i in own[["provider", "source_model_id"]].drop_duplicates().itertuples(
-        index=False)]
+    keys = [resolver.key_of(p, i) for p, i in _pairs(own[["provider", "source_model_id"]].drop_duplicates())]
     sold = {key for key, is_maker in keys if key is not None and is_maker}
 
     def known(provider: str, listed_id: str) -> bool:  # a model its maker sells by the token

@@ -122,13 +122,17 @@ def _offers(listings: pd.DataFrame, makers: MakerTable, families: Iterable[Famil
     if as_of is not None:  # an offer stated after the snapshot date is not known on it
         rows = rows[rows["effective_date"] <= as_of]
     found: dict[tuple[str, str], list[HostOffer]] = {}
+    read: dict[str, tuple[Family | None, tuple]] = {}  # each listed id's family and parts, read once
     for row in rows.to_dict("records"):
-        if ":" in re.sub(r":\d+$", "", row["source_model_id"]):
-            continue  # `:free` and other offer tags
-        family = family_of(row["source_model_id"], makers, families)
+        listed = row["source_model_id"]
+        if listed not in read:
+            tagged = ":" in re.sub(r":\d+$", "", listed)  # `:free` and other offer tags
+            family = None if tagged else family_of(listed, makers, families)
+            read[listed] = family, open_weight_id(listed)
+        family, (_, model_id, variant) = read[listed]
         if family is None or row["provider"] == family.maker:
             continue
-        maker, (_, model_id, variant) = family.maker, open_weight_id(row["source_model_id"])
+        maker = family.maker
         if known(maker, model_id) or known(row["provider"], row["source_model_id"]):
             sold.add((maker, model_id))
         cache = row["cache_read"]

@@ -96,7 +96,7 @@ def resolve_pointers(pointers: pd.DataFrame, mapped: pd.DataFrame, source_match)
     first_seen = origin.groupby(["_maker", "_model"])["effective_date"].min()
     for (maker, pointer), rows in out.groupby(["_maker", "_pointer"], sort=False):
         own = ids[ids["_maker"] == maker]
-        members = own.loc[[is_candidate(pointer, i) for i in own["_bare"]], "_model"].unique()
+        members = own.loc[[is_candidate(pointer, i) for i in own["_bare"].to_numpy(dtype=object)], "_model"].unique()
         priced = origin[(origin["_maker"] == maker) & origin["_model"].isin(members)]
         named = source_match(maker, pointer)
         for index, row in rows.iterrows():
