@@ -136,9 +136,9 @@ def _pairs(listings: pd.DataFrame) -> zip:
 
 def _pointer_statements(listings: pd.DataFrame, pointer: dict) -> pd.DataFrame:
     """The maker's own listings of its pointer ids, with `_maker`, `_pointer` and authority."""
-    found = [pointer[pair] for pair in _pairs(listings)]
-    own = np.array([f is not None and f[0] == p for f, (p, _) in zip(found, _pairs(listings), strict=True)],
-                   dtype=bool)
+    pairs = list(_pairs(listings))
+    found = [pointer[pair] for pair in pairs]
+    own = np.array([f is not None and f[0] == p for f, (p, _) in zip(found, pairs, strict=True)], dtype=bool)
     rows = listings[own].assign(_maker=[f[0] for f, keep in zip(found, own, strict=True) if keep],
                                 _pointer=[f[1] for f, keep in zip(found, own, strict=True) if keep],
                                 is_origin=True)
