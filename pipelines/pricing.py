@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_left
 from collections.abc import Mapping
-from dataclasses import KW_ONLY, dataclass, fields, replace
+from dataclasses import KW_ONLY, dataclass, field, fields, replace
 from datetime import datetime
 from functools import cached_property, lru_cache
 from numbers import Real
@@ -418,6 +419,9 @@ class PriceBook:
     arrays: dict[str, np.ndarray]
     tiered: tuple[tuple[int, Rates], ...]  # (row, its rates with tiers)
     timed: tuple[tuple[int, PeakPricing], ...]  # (row, its peak and off-peak rates)
+    # The tiered rows' rates at each band of prompt sizes between thresholds, made when first asked.
+    _tier_bands: dict[int, tuple[np.ndarray, dict[str, np.ndarray]]] = field(default_factory=dict, compare=False,
+                                                                           repr=False)
 
     @property
     def beta(self) -> np.ndarray:
@@ -455,16 +459,32 @@ class PriceBook:
     def prices(self, n_in: float, period: str | None = None, at: datetime | None = None) -> dict[str, np.ndarray]:
         """Every row's prices ({field: array}) at the tier a prompt of n_in tokens reaches and in
         the period asked for (or at `at`; else each row's standard period)."""
-        out = {field: values.copy() for field, values in self.arrays.items()}
+        out = {name: values.copy() for name, values in self.arrays.items()}
         for i, peak in self.timed:
-            for field, value in peak.rates(peak.chosen(period, at)).items():
-                out[field][i] = value
-        for i, tiered in self.tiered:  # a tier reached bills its own rates (the scalar path's cliff)
-            applied = rates_for_prompt(tiered, n_in)
-            if applied is not tiered.flat:
-                for field, value in _prices(applied).items():
-                    out[field][i] = value
+            for name, value in peak.rates(peak.chosen(period, at)).items():
+                out[name][i] = value
+        rows, rates = self._tiers_reached(n_in)  # a tier reached bills its own rates (the scalar path's cliff)
+        for name, values in rates.items():
+            out[name][rows] = values
         return out
+
+    @cached_property
+    def _thresholds(self) -> list[float]:
+        return sorted({above for _, tiered in self.tiered for above, _ in tiered.tiers})
+
+    def _tiers_reached(self, n_in: float) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The tiered rows whose prompt of n_in tokens reaches a tier, and their rates there by field.
+        Which tier a row bills changes only where n_in passes a threshold (`rates_for_prompt`: a
+        tier bills when n_in is above it), so this is made once per band between thresholds, not
+        once per request."""
+        band = bisect_left(self._thresholds, n_in)  # how many thresholds lie below n_in
+        if band not in self._tier_bands:
+            reached = [(i, applied) for i, tiered in self.tiered
+                       if (applied := rates_for_prompt(tiered, n_in)) is not tiered.flat]
+            self._tier_bands[band] = (np.array([i for i, _ in reached], dtype=np.intp),
+                                      {name: np.array([_prices(applied)[name] for _, applied in reached], dtype=float)
+                                       for name in PRICE_FIELDS})
+        return self._tier_bands[band]
 
 
 def spot_costs(frame: pd.DataFrame, n_in: float, n_out: float, eta: float = 0.0, n_think: float = 0.0,

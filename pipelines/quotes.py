@@ -170,14 +170,21 @@ class Roster:
     input_modalities: list
     output_modalities: list
     out_of_scope: dict[str, np.ndarray]  # `scope_masks` with retired models left out
+    # Each SCOPE_REASONS reason's `describe_scope` of the rows it leaves out (None elsewhere), made
+    # once: the words do not depend on the profile, and a comparison leaves out a hundred models.
+    scope_details: dict[str, list[str | None]]
 
     @classmethod
     def of(cls, spots: pd.DataFrame) -> Roster:
         inputs, outputs = spots["input_modalities"].tolist(), spots["output_modalities"].tolist()
+        out_of_scope = scope_masks(inputs, outputs, spots["status"].tolist(), include_retired=False)
+        details = {reason: [describe_scope(reason, ins, outs) if out else None
+                            for ins, outs, out in zip(inputs, outputs, out_of_scope[reason].tolist(), strict=True)]
+                   for reason in SCOPE_REASONS}
         return cls(spots["ticker"].to_numpy(dtype=object),
                    spots["context_window"].to_numpy(dtype=float, na_value=np.nan),
-                   spots["is_reasoning"].to_numpy(dtype=bool, na_value=False), inputs, outputs,
-                   scope_masks(inputs, outputs, spots["status"].tolist(), include_retired=False))
+                   spots["is_reasoning"].to_numpy(dtype=bool, na_value=False), inputs, outputs, out_of_scope,
+                   details)
 
     def scopes(self, include_retired: bool) -> dict[str, np.ndarray]:
         """`scope_masks` of the rows, for this `include_retired`."""
@@ -248,12 +255,17 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     level = costs.spot_cost if scheduled is None else costs.spot_cost * scheduled
     forward = level * np.asarray(forward_ratio, dtype=float) if forward_ratio is not None else np.full(len(spots),
                                                                                                           np.nan)
-    out = [(roster.tickers[i], reason,
-            describe_scope(reason, roster.input_modalities[i], roster.output_modalities[i]) if reason in SCOPE_REASONS
-            else describe(reason, profile, mode, roster.context_window[i]))
+    out = [(roster.tickers[i], reason, _detail(roster, i, reason, profile, mode))
            for i, reason in zip(np.flatnonzero(left_out).tolist(), first[left_out].tolist(), strict=True)]
     return Ranking(order=order, spot_cost=costs.spot_cost, kappa=costs.kappa, beta=costs.beta_used,
                    r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded_rows=out)
+
+
+def _detail(roster: Roster, row: int, reason: str, profile: Profile, mode: str) -> str:
+    """Why row `row` of the roster is left out, in words (`describe_scope` or `describe`)."""
+    if reason in SCOPE_REASONS:
+        return roster.scope_details[reason][row]
+    return describe(reason, profile, mode, roster.context_window[row])
 
 
 @dataclass(frozen=True)

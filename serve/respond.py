@@ -92,8 +92,9 @@ def tidy_floats(values: np.ndarray) -> list[float | None]:
         up = (below > 0) & (above_half > -error)  # m + e beyond digits + ½
         down = (below < 0) & (under_half < -error)  # m + e below digits − ½
         tie = ((below > 0) & (above_half == -error)) | ((below < 0) & (under_half == -error))
-        odd = np.fmod(digits, 2) != 0
-        step = np.where(up | (tie & odd & (below > 0)), 1.0, 0.0) - np.where(down | (tie & odd & (below < 0)), 1.0, 0.0)
+        if tie.any():  # rare, and parity costs more than the rest (digits are whole and below 2^53)
+            tie &= np.floor(digits * 0.5) * 2.0 != digits  # ties go to the even neighbour: move odd ones only
+        step = np.where(up | (tie & (below > 0)), 1.0, 0.0) - np.where(down | (tie & (below < 0)), 1.0, 0.0)
         digits = digits + step
         out[usable] = digits[usable] / scale[usable]
     out[v == 0] = v[v == 0]  # −0.0 stays −0.0

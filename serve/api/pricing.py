@@ -206,6 +206,8 @@ class Ranked(msgspec.Struct, kw_only=True):
 # sixth of a dict, and encodes faster. `Ranked` documents the same fields.
 RankedRow = msgspec.defstruct("RankedRow", [(column, Any, msgspec.UNSET if column == "forward_cost" else None)
                                             for column in RANK_COLUMNS], module=__name__)
+# A model left out, likewise: EXCLUDED_COLUMNS in order (`Excluded` documents them).
+ExcludedRow = msgspec.defstruct("ExcludedRow", [(column, Any) for column in EXCLUDED_COLUMNS], module=__name__)
 
 
 class Excluded(msgspec.Struct):
@@ -489,8 +491,7 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
         "cheapest": models[0].ticker if models else None,
         "most_expensive": models[-1].ticker if models else None,
         "count": len(models),
-        "excluded": TidyList([*(dict(zip(EXCLUDED_COLUMNS, row, strict=True))  # text only
-                                for row in ranking.excluded_rows), *unknown]),
+        "excluded": TidyList([*(ExcludedRow(*row) for row in ranking.excluded_rows), *unknown]),  # text only
     }
     if body.horizon_months is not None:
         data["horizon_months"] = body.horizon_months

@@ -8,6 +8,7 @@ import pytest
 
 from pipelines.pricing import (
     CacheValue,
+    PriceBook,
     Rates,
     cache_value,
     effective_input_rate,
@@ -214,6 +215,22 @@ def test_vector_agrees_with_scalar(profile):
     assert np.delete(vector, 5).tolist() == pytest.approx(scalar, rel=1e-15, abs=0)
     assert np.delete(vector, 5).tolist() == [task_cost(Rates.from_row(r), *profile).spot_cost
                                              for _, r in RATES_FRAME.drop(index=5).iterrows()]
+
+
+def test_one_book_priced_up_and_down_the_thresholds_bills_each_prompts_own_tier():
+    """A book keeps each band's tiered rates between requests: every prompt, on either side of
+    each threshold (32k, 128k, 200k) and back again, is priced as by a fresh book and the scalar."""
+    book = PriceBook.of(RATES_FRAME)
+    prompts = [250_000, 32_000, 32_001, 0, 200_000, 200_001, 128_000, 128_001, 31_999, 250_000, 32_000]
+    for n_in in prompts:
+        kept = book.prices(n_in)
+        fresh = PriceBook.of(RATES_FRAME).prices(n_in)
+        for name, values in fresh.items():
+            np.testing.assert_array_equal(kept[name], values)
+        expected = [rates_for_prompt(Rates.from_row(row), n_in).output for _, row in RATES_FRAME.iterrows()
+                    if not math.isnan(row["output"])]
+        assert np.delete(kept["output"], 5).tolist() == expected
+    assert book.prices(32_001)["output"][2] == 2.0 and book.prices(32_000)["output"][2] == 1.0
 
 
 def test_vector_applies_each_rows_tier():
