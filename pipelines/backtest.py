@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -76,6 +77,7 @@ def anchor_dates(start: date, as_of: date) -> list[date]:
     return anchors
 
 
+@lru_cache(maxsize=4096)  # a backtest asks it for every forecast, of a few hundred (anchor, tenor) pairs
 def target_date(anchor: date, months: float) -> date:
     return anchor + timedelta(days=round(months * DAYS_PER_MONTH))
 

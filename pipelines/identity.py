@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pipelines.listings import canonical_provider
 
@@ -70,6 +71,12 @@ def split_vendor(listed_id: str) -> tuple[str | None, str]:
     return (canonical_provider(vendor) if vendor else None), bare
 
 
+# Names are normalised many times over (every pointer against every id of its maker, every
+# anchor of a backtest); a pure function of a string, each is worked out once.
+NAME_MEMO = 1 << 18
+
+
+@lru_cache(maxsize=NAME_MEMO)
 def strip_snapshot(model_id: str) -> str:
     """Lower case, without snapshot suffixes (repeatedly: `-2024-08-06-v1:0`) or a trailing `-0` version."""
     form, changed = model_id.lower(), True
@@ -82,6 +89,7 @@ def strip_snapshot(model_id: str) -> str:
     return re.sub(r"(\d)-0$", r"\1", form)
 
 
+@lru_cache(maxsize=NAME_MEMO)
 def normal_form(model_id: str) -> str:
     """`strip_snapshot` with dots and underscores as dashes, so `claude-3.5-sonnet` meets `claude-3-5-sonnet`."""
     return strip_snapshot(model_id.replace(".", "-").replace("_", "-"))
@@ -97,14 +105,17 @@ class MakerTable:
     def __init__(self, rows: Iterable[tuple[str, str]]):
         self._rules = [(re.compile(pattern), maker) for pattern, maker in rows]
         self.makers = {maker for _, maker in self._rules}
+        self._brands: dict[str, str | None] = {}  # the brand pattern's maker by id, found once
 
     def maker_of(self, listed_id: str, vendor: str | None = None) -> str | None:
         """The brand decides; a vendor prefix only where no brand pattern matches, because
         resellers prefix other makers' models with their own name (`perplexity/glm-5.3`)."""
         bare = listed_id.lower()
-        for pattern, maker in self._rules:
-            if pattern.search(bare):
-                return maker
+        if bare not in self._brands:
+            self._brands[bare] = next((maker for pattern, maker in self._rules if pattern.search(bare)), None)
+        branded = self._brands[bare]
+        if branded is not None:
+            return branded
         return vendor if vendor in self.makers else None
 
 

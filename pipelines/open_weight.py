@@ -123,7 +123,9 @@ def _offers(listings: pd.DataFrame, makers: MakerTable, families: Iterable[Famil
         rows = rows[rows["effective_date"] <= as_of]
     found: dict[tuple[str, str], list[HostOffer]] = {}
     read: dict[str, tuple[Family | None, tuple]] = {}  # each listed id's family and parts, read once
-    for row in rows.to_dict("records"):
+    read_columns = ["provider", "source_model_id", "input", "output", "cache_read", "effective_date", "source",
+                    "source_version"]  # records of these alone: a listing has thirty columns
+    for row in rows[read_columns].to_dict("records"):
         listed = row["source_model_id"]
         if listed not in read:
             tagged = ":" in re.sub(r":\d+$", "", listed)  # `:free` and other offer tags

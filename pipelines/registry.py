@@ -13,7 +13,7 @@ defaults where no rule matches:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,9 @@ class Rules:
     """Curated patterns: (kind, compiled pattern, value), first match per kind wins."""
 
     rows: tuple[tuple[str, re.Pattern, str], ...]
+    # Answers already found, by (kind, subject): a backtest asks for every model's tier at every
+    # anchor, and each question tries the patterns one by one.
+    _found: dict[tuple[str, str], str | None] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> Rules:
@@ -44,10 +47,11 @@ class Rules:
         return cls(tuple((kind, re.compile(pattern), value) for kind, pattern, value in rows))
 
     def first(self, kind: str, subject: str) -> str | None:
-        for rule_kind, pattern, value in self.rows:
-            if rule_kind == kind and pattern.search(subject):
-                return value
-        return None
+        key = (kind, subject)
+        if key not in self._found:
+            self._found[key] = next((value for rule_kind, pattern, value in self.rows
+                                     if rule_kind == kind and pattern.search(subject)), None)
+        return self._found[key]
 
 
 def default_family(maker: str, ticker: str) -> str:

@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -156,17 +157,28 @@ class SnapshotStore:
 
         def write(handle):
             nonlocal rows
-            writer = None
-            for part in [frame] if isinstance(frame, pd.DataFrame) else frame:
-                table = cast_to_schema(name, part, schema)
-                if writer is None:  # the first part's schema carries the pandas metadata of its columns
-                    writer = pq.ParquetWriter(handle, table.schema, compression="zstd")
-                if table.num_rows:  # an empty part adds no row group
-                    writer.write_table(table, row_group_size=table.num_rows)
-                rows += table.num_rows
-            if writer is None:  # no part at all: an empty table
-                writer = pq.ParquetWriter(handle, schema, compression="zstd")
-            writer.close()
+            writer, writing = None, None
+            # Each row group is encoded and compressed in a thread of its own (Arrow does it without
+            # the interpreter's lock) while the next part is made and cast: a large table's parts
+            # are computed as they are written. One at a time, in order; at most two parts are held.
+            try:
+                with ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet-row-group") as behind:
+                    for part in [frame] if isinstance(frame, pd.DataFrame) else frame:
+                        table = cast_to_schema(name, part, schema)
+                        if writer is None:  # the first part's schema carries the pandas metadata of its columns
+                            writer = pq.ParquetWriter(handle, table.schema, compression="zstd")
+                        if table.num_rows:  # an empty part adds no row group
+                            if writing is not None:
+                                writing.result()
+                            writing = behind.submit(writer.write_table, table, row_group_size=table.num_rows)
+                        rows += table.num_rows
+                    if writing is not None:
+                        writing.result()
+                if writer is None:  # no part at all: an empty table
+                    writer = pq.ParquetWriter(handle, schema, compression="zstd")
+            finally:  # closed even when a part failed (that file is discarded), while its handle is open
+                if writer is not None:
+                    writer.close()
 
         self.storage.write(path, write)
         return path, rows

@@ -70,6 +70,25 @@ def test_a_table_in_parts_reads_back_as_the_table_written_whole(store):
     pd.testing.assert_frame_equal(store.read_staged("parts", "daily"), store.read_staged("whole", "daily"))
 
 
+def test_a_part_that_fails_while_the_one_before_is_written_leaves_no_table(store):
+    """The parts are made while the previous row group is written behind them: a failure in the
+    making stops the write, with its own error, and no file is left half written."""
+    def parts():
+        yield from PARTS[:2]
+        raise RuntimeError("the third part could not be made")
+
+    with pytest.raises(RuntimeError, match="third part"):
+        store.write_table("run-1", "daily", TableParts(parts()))
+    assert store.staged_file("run-1", "daily") is None
+
+
+def test_a_part_that_does_not_fit_the_schema_is_refused_and_leaves_no_table(store):
+    bad = PARTS[1].assign(output="not a number")
+    with pytest.raises((ValueError, TypeError, pa.ArrowException)):
+        store.write_table("run-1", "daily", TableParts([PARTS[0], bad, PARTS[2]]))
+    assert store.staged_file("run-1", "daily") is None
+
+
 def test_no_part_at_all_is_an_empty_table_with_its_schema(store):
     path, rows = store.write_table("run-1", "daily", TableParts([]))
     assert rows == 0
