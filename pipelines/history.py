@@ -110,10 +110,17 @@ def regional_variants(origin: pd.DataFrame) -> pd.Series:
 
 
 def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) -> pd.DataFrame:
-    """The observations that steer the series: one per (ticker, mode, date), the most authoritative.
+    """The observations that steer the series: one per (ticker, mode, date), the most authoritative,
+    with the fields their sources leave unstated carried (`carry_unstated`).
 
     `backfill` names the tickers whose history the archive may carry back (`archive_tracks_maker`).
     """
+    return carry_unstated(steering_points(observations, as_of, backfill))
+
+
+def steering_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) -> pd.DataFrame:
+    """`history_points` as stated, nothing carried: the same rows, input and output prices,
+    sources and provenance, for a reader of those alone (the backtest, at every anchor)."""
     known = observations[observations["effective_date"] <= as_of]
     origin = known[known["is_origin"] & ~known["superseded"]]
     origin = origin[~regional_variants(origin) & (~host_priced(origin) | (origin["source"] == HOST_MEDIAN_SOURCE))]
@@ -128,7 +135,7 @@ def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) 
     points = pd.concat([origin, archived], ignore_index=True)
     points = points.sort_values(["ticker", "mode", "effective_date", "authority"],
                                 ascending=[True, True, True, False], kind="stable")
-    return carry_unstated(points.drop_duplicates(["ticker", "mode", "effective_date"], keep="first"))
+    return points.drop_duplicates(["ticker", "mode", "effective_date"], keep="first")
 
 
 def carry_unstated(points: pd.DataFrame, keys: tuple[str, ...] = ("ticker", "mode")) -> pd.DataFrame:
