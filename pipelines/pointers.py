@@ -20,12 +20,14 @@ The spans of one pointer's targets are the `model_aliases` table; a change of ta
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import timedelta
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from pipelines.identity import POINTER, normal_form, split_vendor
+from pipelines.identity import NAME_MEMO, POINTER, normal_form, split_vendor
 from pipelines.listings import SYNC, prices_agree
 
 VERSION_TOKEN = re.compile(r"^(?:v?\d+|\d+x\d+b|\d{4})$")
@@ -36,6 +38,7 @@ ALIAS_COLUMNS = ["alias", "maker", "model_id", "valid_from", "valid_to", "basis"
 STAGE_WORDS = frozenset({"latest", "preview", "exp", "experimental", "beta"})
 
 
+@lru_cache(maxsize=NAME_MEMO)  # every pointer is compared with every id of its maker
 def line_of(model_id: str) -> frozenset[str]:
     """The name tokens that are not versions or release-stage words: the product line."""
     tokens = normal_form(model_id).split("-")
@@ -60,18 +63,21 @@ def versions_of(model_id: str) -> tuple[str, ...]:
     return tuple(t for t in identity_tokens(model_id) if t.isdigit())
 
 
-def same_line(a: str, b: str) -> bool:
-    return line_of(a) == line_of(b)
-
-
 def is_candidate(pointer: str, model_id: str) -> bool:
     """Whether `model_id` could be what `pointer` serves: with a version in the pointer's name
     (`claude-3-7-sonnet-latest`), an id that starts with that name; without one
     (`mistral-medium-latest`), any id of the same line."""
+    return candidate_test(pointer)(model_id)
+
+
+def candidate_test(pointer: str) -> Callable[[str], bool]:
+    """`is_candidate(pointer, ·)`, with the pointer's side read once (a pointer is tried against
+    every id of its maker)."""
     stem = normal_form(POINTER.sub("", pointer))
     if any(VERSION_TOKEN.match(token) for token in stem.split("-")):
-        return normal_form(model_id).startswith(stem)
-    return same_line(pointer, model_id)
+        return lambda model_id: normal_form(model_id).startswith(stem)
+    line = line_of(pointer)
+    return lambda model_id: line_of(model_id) == line
 
 
 def _same_price(a_in, a_out, b_in, b_out) -> np.ndarray:
@@ -96,7 +102,8 @@ def resolve_pointers(pointers: pd.DataFrame, mapped: pd.DataFrame, source_match)
     first_seen = origin.groupby(["_maker", "_model"])["effective_date"].min()
     for (maker, pointer), rows in out.groupby(["_maker", "_pointer"], sort=False):
         own = ids[ids["_maker"] == maker]
-        members = own.loc[[is_candidate(pointer, i) for i in own["_bare"].to_numpy(dtype=object)], "_model"].unique()
+        serves = candidate_test(pointer)
+        members = own.loc[[serves(i) for i in own["_bare"].to_numpy(dtype=object)], "_model"].unique()
         priced = origin[(origin["_maker"] == maker) & origin["_model"].isin(members)]
         named = source_match(maker, pointer)
         for index, row in rows.iterrows():
