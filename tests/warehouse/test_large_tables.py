@@ -133,3 +133,68 @@ def test_a_published_table_is_read_in_parts_too(tmp_path):
     assert pq.ParquetFile(published.path).num_row_groups == 3
     assert published.read(columns=["ticker", "date"], where=[("ticker", "==", "B")])["date"].tolist() == [
         date(2026, 1, d) for d in (2, 3, 4)]
+
+
+def _counting_reads(monkeypatch, storage) -> list:
+    reads = []
+    real = storage.read_parquet
+    monkeypatch.setattr(storage, "read_parquet", lambda *a, **k: reads.append(a) or real(*a, **k))
+    return reads
+
+
+def test_the_same_question_of_the_same_local_file_is_answered_from_the_latest_reads(tmp_path, monkeypatch):
+    store = SnapshotStore(tmp_path / "wh", schemas={"daily": DAILY})
+    store.write_table("run-1", "daily", TableParts(PARTS))
+    staged = store.staged_file("run-1", "daily")
+    reads = _counting_reads(monkeypatch, staged.storage)
+    sync = [("mode", "==", "sync")]
+    first = staged.read(where=sync)
+    expected = first.copy()
+    assert first["ticker"].tolist() == ["A"] * 4 + ["B"] * 3 + ["C"]
+    first.loc[0, "output"] = -1.0  # a reader's changes to its frame are its own
+    again = store.staged_file("run-1", "daily").read(where=sync)
+    assert len(reads) == 1
+    pd.testing.assert_frame_equal(again, expected)
+    staged.read(where=[("mode", "==", "batch")])  # another question is read from the file
+    staged.read(columns=["ticker"], where=sync)
+    assert len(reads) == 3
+
+
+def test_a_replaced_file_is_read_again(tmp_path, monkeypatch):
+    store = SnapshotStore(tmp_path / "wh", schemas={"daily": DAILY})
+    store.write_table("run-1", "daily", TableParts(PARTS))
+    assert len(store.staged_file("run-1", "daily").read()) == len(WHOLE)
+    store.write_table("run-1", "daily", TableParts(PARTS[1:]))  # the same path, written anew
+    assert store.staged_file("run-1", "daily").read()["ticker"].tolist() == ["B", "B", "B", "C"]
+
+
+def test_the_latest_reads_hold_at_most_their_bytes_the_least_recent_let_go(tmp_path, monkeypatch):
+    from warehouse import large_tables
+
+    store = SnapshotStore(tmp_path / "wh", schemas={"daily": DAILY})
+    store.write_table("run-1", "daily", TableParts(PARTS))
+    staged = store.staged_file("run-1", "daily")
+    size = {t: pq.read_table(staged.path, filters=[("ticker", "==", t)]).nbytes for t in "ABC"}
+    bound = size["A"] + size["B"] + size["C"] - 1
+    assert size["A"] + size["C"] <= bound
+    monkeypatch.setattr(large_tables, "RECENT_READS", large_tables.RecentReads(bound))
+    reads = _counting_reads(monkeypatch, staged.storage)
+    for ticker in ("A", "B", "C", "A"):  # A, B and C do not fit together: A is let go for C
+        staged.read(where=[("ticker", "==", ticker)])
+    assert len(reads) == 4
+    staged.read(where=[("ticker", "==", "C")])
+    assert len(reads) == 4
+
+
+def test_a_file_on_another_filesystem_is_read_every_time(monkeypatch):
+    url = f"memory://warehouse-{uuid.uuid4().hex}"
+    store = SnapshotStore(url, schemas={"daily": DAILY})
+    try:
+        store.write_table("run-1", "daily", TableParts(PARTS))
+        staged = store.staged_file("run-1", "daily")
+        reads = _counting_reads(monkeypatch, staged.storage)
+        staged.read()
+        staged.read()
+        assert len(reads) == 2
+    finally:
+        Storage(url).remove(Storage(url).root)
