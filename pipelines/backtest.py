@@ -106,10 +106,10 @@ def known_points(observations: pd.DataFrame, anchor: date) -> pd.DataFrame:
 def groups_at(models: pd.DataFrame, spots: pd.Series, rules: Rules) -> pd.DataFrame:
     """Family and tier of each model as they read on the anchor: a tier that comes from the price
     (no curated rule) uses the price of that day."""
-    subject = models["provider"] + "/" + models["model_id"]
+    subject = (models["provider"] + "/" + models["model_id"]).to_numpy(dtype=object)  # not Arrow: read per row
     ruled = [rules.first("tier", s) for s in subject]
-    price = models["ticker"].map(spots)
-    tier = [r or (default_tier(p) if p == p else "mid") for r, p in zip(ruled, price, strict=True)]
+    price = models["ticker"].map(spots).to_numpy(dtype=float, na_value=np.nan)
+    tier = [r or (default_tier(p) if p == p else "mid") for r, p in zip(ruled, price.tolist(), strict=True)]
     return pd.DataFrame({"ticker": models["ticker"], "family": models["family"], "tier": tier})
 
 
