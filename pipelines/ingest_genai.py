@@ -9,7 +9,6 @@ decides later which listing is the origin's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
@@ -95,9 +94,11 @@ def is_token_priced(price: ModelPrice) -> bool:
 
 def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: ModelPrice,
              provenance: str, dating: ReleaseDating, note: str | None = None,
-             stated: set[str] | None = None) -> Listing:
-    """`stated`: the only price fields the statement makes (the rest left empty), where not all."""
-    rates, tiers = price_fields(price)
+             stated: set[str] | None = None, fields: tuple | None = None, peak: str | None = None) -> Listing:
+    """`stated`: the only price fields the statement makes (the rest left empty), where not all.
+    `fields`: `price_fields(price)`, where the caller has read them already; `peak`: the hours'
+    rates (`PeakPricing.to_json`), where the price depends on the hour."""
+    rates, tiers = fields if fields is not None else price_fields(price)
     if stated is not None:
         rates = {name: value if name in stated else None for name, value in rates.items()}
     return Listing(
@@ -115,6 +116,7 @@ def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: 
         context_window=model.context_window,
         deprecated=bool(model.deprecated) if model.deprecated is not None else None,
         note=note,
+        peak=peak,
         **rates,
     )
 
@@ -239,13 +241,14 @@ def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: 
     standard = model.get_prices(at)
     if not is_token_priced(standard):
         return []
-    rates, _ = price_fields(standard)
+    fields = price_fields(standard)
+    rates = fields[0]
     since = dating.asserted_since(provider.id, model.id, rates["input"], rates["output"])
     if since is None or since > as_of:
         day, note = as_of, "no release in the release history lists this price: dated on the snapshot day"
     else:
         day, note = since, None
-    out = [replace(_listing(provider, model, SYNC, day, standard, CURRENT, dating, note), peak=peak)]
+    out = [_listing(provider, model, SYNC, day, standard, CURRENT, dating, note, fields=fields, peak=peak)]
     variant = batch_variant(model, at)
     start = getattr(variant.constraint, "start_date", None) if variant else None
     batch = _batch_listing(provider, model, max(day, start or day), at, CURRENT, dating)
