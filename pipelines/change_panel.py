@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from pipelines.identity import is_pointer, split_vendor, strip_snapshot
+from pipelines.identity import NAME_MEMO, is_pointer, split_vendor, strip_snapshot
 from pipelines.listings import CARRIED_FORWARD, SYNC
 from pipelines.membership import is_among
 from pipelines.months import months_between
@@ -52,7 +52,7 @@ REVISIONS = (SWITCH, SLIP)
 CHANGE_POINT_COLUMNS = ["ticker", "date", "price", "ratio", "kind"]
 
 
-@lru_cache(maxsize=1 << 18)  # asked for every model at every anchor of a backtest
+@lru_cache(maxsize=NAME_MEMO)  # asked for every model at every anchor of a backtest
 def name_class(model_id: str) -> str:
     """The class of a model's API name (NAME_CLASSES)."""
     bare = split_vendor(model_id)[1].lower()

@@ -479,10 +479,10 @@ class PriceBook:
         once per request."""
         band = bisect_left(self._thresholds, n_in)  # how many thresholds lie below n_in
         if band not in self._tier_bands:
-            reached = [(i, applied) for i, tiered in self.tiered
+            reached = [(i, _prices(applied)) for i, tiered in self.tiered
                        if (applied := rates_for_prompt(tiered, n_in)) is not tiered.flat]
             self._tier_bands[band] = (np.array([i for i, _ in reached], dtype=np.intp),
-                                      {name: np.array([_prices(applied)[name] for _, applied in reached], dtype=float)
+                                      {name: np.array([prices[name] for _, prices in reached], dtype=float)
                                        for name in PRICE_FIELDS})
         return self._tier_bands[band]
 

@@ -71,6 +71,7 @@ class RecentReads:
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
         self._tables: OrderedDict[tuple, pa.Table] = OrderedDict()
+        self._bytes = 0  # of the tables kept
         self._lock = threading.Lock()
 
     def get(self, key: tuple) -> pa.Table | None:
@@ -84,9 +85,12 @@ class RecentReads:
         if table.nbytes > self.max_bytes:
             return
         with self._lock:
+            if key in self._tables:  # asked twice at once: the first answer stays
+                return
             self._tables[key] = table
-            while sum(kept.nbytes for kept in self._tables.values()) > self.max_bytes:
-                self._tables.popitem(last=False)
+            self._bytes += table.nbytes
+            while self._bytes > self.max_bytes:
+                self._bytes -= self._tables.popitem(last=False)[1].nbytes
 
 
 RECENT_READS = RecentReads(768 * 2**20)
