@@ -41,6 +41,7 @@ class Answer:
     streams: dict[str, Stream] = field(default_factory=dict, compare=False)  # by encoding, made when asked
     level: tuple[int, int] = BEST  # how hard they are compressed
     beside: bytes = b""  # fields after the timestamp, encoded with their leading comma (a list's `total`, `next`)
+    aged: dict[str | None, tuple[bytes, bytes]] = field(default_factory=dict, compare=False)  # see `body`
 
     @property
     def compressible(self) -> bool:
@@ -91,19 +92,26 @@ def envelope_bytes(snapshot: LoadedSnapshot, answer: Answer, now: float | None =
     return answer.head + age_tail(snapshot, now)
 
 
-def body_parts(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None) -> list[bytes]:
-    """The envelope as sent, in parts that are never joined: the head as kept, and its tail."""
-    if encoding is None:
-        return [answer.head, age_tail(snapshot)]
-    return [answer.stream(encoding).finish(age_tail(snapshot))]
+def body(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None, now: float | None = None) -> bytes:
+    """The envelope as sent, aged as of now, in one piece. The age changes once a second, so the
+    piece is made (the head joined to its tail, or the compressed stream finished) once per second
+    of age and encoding, and every request within that second sends the same bytes: one write to
+    the socket, where head and tail apart were two (each a system call that wakes the client)."""
+    tail = age_tail(snapshot, now)
+    made = answer.aged.get(encoding)
+    if made is None or made[0] != tail:
+        whole = answer.head + tail if encoding is None else answer.stream(encoding).finish(tail)
+        made = answer.aged[encoding] = (tail, whole)  # one assignment: a thread reading sees either
+    return made[1]
 
 
-async def send_parts(send, status: int, headers: list[tuple[bytes, bytes]], parts: list[bytes]) -> None:
-    """A response whose body goes out part by part (each written as it is, never copied into one)."""
-    headers = [*headers, (b"content-length", str(sum(map(len, parts))).encode())]
+async def send_whole(send, status: int, headers: list[tuple[bytes, bytes]], content: bytes) -> None:
+    """A response of one body part, its length given; a 304 has none and gives none (RFC 9110
+    §8.6: a length there would have to be the 200's)."""
+    if status != 304:
+        headers = [*headers, (b"content-length", str(len(content)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
-    for i, part in enumerate(parts):
-        await send({"type": "http.response.body", "body": part, "more_body": i < len(parts) - 1})
+    await send({"type": "http.response.body", "body": content})
 
 
 def tagged(etag: str, encoding: str | None) -> str:
@@ -132,18 +140,18 @@ def chosen_encoding(scope: dict, answer: Answer) -> str | None:
     return answer.encoding_for(accepted_encoding(header(scope, b"accept-encoding")))
 
 
-def reply(snapshot: LoadedSnapshot, answer: Answer, scope: dict) -> tuple[int, list[tuple[bytes, bytes]], list[bytes]]:
-    """(status, headers but its length, body parts) of a kept answer for this request: 304 when
+def reply(snapshot: LoadedSnapshot, answer: Answer, scope: dict) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """(status, headers but its length, body) of a kept answer for this request: 304 when
     the client has it, else the envelope in the encoding the client accepts."""
     encoding = chosen_encoding(scope, answer)
     headers = [(b"etag", tagged(answer.etag, encoding).encode()), (b"cache-control", answer.cache_control.encode())]
     if answer.compressible:
         headers.append((b"vary", b"Accept-Encoding"))
     if matches(header(scope, b"if-none-match"), answer.etag):
-        return 304, headers, []
+        return 304, headers, b""
     if encoding is not None:
         headers.append((b"content-encoding", encoding.encode()))
-    return 200, [*headers, (b"content-type", MEDIA_TYPE)], body_parts(snapshot, answer, encoding)
+    return 200, [*headers, (b"content-type", MEDIA_TYPE)], body(snapshot, answer, encoding)
 
 
 class AnswerCache:
@@ -161,6 +169,6 @@ class AnswerCache:
                 if encoding is not None and encoding not in answer.streams and \
                         len(answer.data) >= COMPRESS_OFF_LOOP_BYTES:  # tens of milliseconds, once
                     await anyio.to_thread.run_sync(answer.stream, encoding)
-                await send_parts(send, *reply(snapshot, answer, scope))
+                await send_whole(send, *reply(snapshot, answer, scope))
                 return
         await self.app(scope, receive, send)

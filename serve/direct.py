@@ -26,7 +26,7 @@ from urllib.parse import parse_qsl
 import msgspec
 from litestar import Request, Response
 
-from serve.answers import Answer, body_parts, envelope_bytes, header, send_parts
+from serve.answers import Answer, body, envelope_bytes, header, send_whole
 from serve.compression import FAST, accepted_encoding
 from serve.compute_pool import ComputePool
 from serve.original_names import with_our_names
@@ -100,7 +100,7 @@ class AnswerMemo:
         return self.kept.get(raw)
 
     def keep(self, raw: bytes, answer: Answer) -> None:
-        cost = len(raw) + len(answer.data)
+        cost = len(raw) + 2 * len(answer.data)  # and the whole envelope it sends (serve.answers.body)
         if self.size + cost > self.max_bytes or len(self.kept) >= self.max_answers:
             self.kept, self.size = {}, 0
         self.kept[raw] = answer
@@ -141,14 +141,14 @@ def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes, encoding: 
 
 
 def encoded(snapshot: LoadedSnapshot, made: Answer,
-            encoding: str | None) -> tuple[list[bytes], list[tuple[bytes, bytes]]]:
-    """The envelope's parts and its headers, compressed when the client accepts an encoding and
-    the answer is long enough to gain from it."""
+            encoding: str | None) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """The envelope and its headers, compressed when the client accepts an encoding and the answer
+    is long enough to gain from it."""
     encoding = made.encoding_for(encoding)
     if encoding is None:
-        return body_parts(snapshot, made, None), JSON_HEADERS
-    return body_parts(snapshot, made, encoding), [*JSON_HEADERS, (b"content-encoding", encoding.encode()),
-                                                  (b"vary", b"Accept-Encoding")]
+        return body(snapshot, made, None), JSON_HEADERS
+    return body(snapshot, made, encoding), [*JSON_HEADERS, (b"content-encoding", encoding.encode()),
+                                            (b"vary", b"Accept-Encoding")]
 
 
 async def handler_answer(request: Request) -> Response:
@@ -268,5 +268,5 @@ class DirectAnswers:
             made = await self.computing.run(answer, snapshot, spec, raw, encoding)
         elif made is None:
             made = answer(snapshot, spec, raw, encoding)
-        parts, headers = encoded(snapshot, made, encoding)
-        await send_parts(send, 200, headers, parts)
+        content, headers = encoded(snapshot, made, encoding)
+        await send_whole(send, 200, headers, content)

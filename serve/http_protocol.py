@@ -5,6 +5,8 @@ the server waits for a request (a new connection, or the end of the previous ans
 of its headers (a client that trickles a header in, or connects and says nothing, is cut off).
 Idle keep-alive connections are uvicorn's own `timeout_keep_alive`.
 
+Each connection's answers are also written in as few writes as they can be (`Corked`).
+
 The head's size is counted on the bytes received while it is incomplete, since the parser holds
 a header's whole value before it reports it: counting there would come after the memory is
 spent.
@@ -27,10 +29,56 @@ _TOO_LARGE = json.dumps({
 }).encode()
 
 
+JOIN_BYTES = 64 * 1024  # writes up to this much in all are joined; a longer one is not copied
+
+
+class Corked:
+    """A connection's transport as its response cycles write to it. uvicorn writes an answer's
+    status line and headers, then each part of its body, each with a write of its own: a system
+    call apiece, and on loopback each one also runs the receiving side's work and wakes the
+    client, so a short answer cost two or three of them. Here short writes are held and joined,
+    and go out as one write when the answer is complete (`flush`, from the protocol), when a long
+    write comes (the held bytes first, then it, uncopied), or at the loop's next turn, so the
+    parts of an answer still being made (an event stream's) leave as they are sent. One holder per
+    connection keeps the order of pipelined answers."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop):
+        self.transport, self.loop = transport, loop
+        self.held = b""
+        self.flush_due = False
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        if len(self.held) + len(data) > JOIN_BYTES:
+            self.flush()
+            self.transport.write(data)
+            return
+        self.held += data
+        if not self.flush_due:
+            self.flush_due = True
+            self.loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        self.flush_due = False
+        if self.held:
+            held, self.held = self.held, b""
+            if not self.transport.is_closing():  # the client has gone: what it has not read is dropped
+                self.transport.write(held)
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def __getattr__(self, name: str):  # is_closing, get_extra_info and the rest: the transport's own
+        return getattr(self.transport, name)
+
+
 class BoundedHttpProtocol(HttpToolsProtocol):
     head_bytes: int = 0
     head_complete: bool = False
     head_timer: asyncio.TimerHandle | None = None
+    corked: Corked | None = None
 
     def _wait_for_head(self) -> None:
         self.head_bytes, self.head_complete = 0, False
@@ -49,6 +97,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.corked = Corked(transport, self.loop)
         self._wait_for_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -75,8 +124,11 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         self.head_complete = True
         self._cancel_head_timer()
         super().on_headers_complete()
+        if self.cycle is not None and self.cycle.transport is self.transport:  # a new request's cycle
+            self.cycle.transport = self.corked
 
     def on_response_complete(self) -> None:
+        self.corked.flush()
         super().on_response_complete()
         if not self.transport.is_closing():
             self._wait_for_head()  # the next request on this connection

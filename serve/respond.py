@@ -179,10 +179,10 @@ def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str
         answer = Answer(tag, msgspec.json.encode(body["data"]), msgspec.json.encode(body["oracle_timestamp"]),
                         f"public, max-age={max_age}", beside=beside_bytes)
         remember(snapshot, request.scope, answer)
-    status, headers, parts = reply(snapshot, answer, request.scope)
+    status, headers, content = reply(snapshot, answer, request.scope)
     # The media type and length come from the response itself; the rest are the answer's own.
     own = {name.decode(): value.decode() for name, value in headers if name != b"content-type"}
-    return Response(content=b"".join(parts), status_code=status, headers=own, media_type="application/json")
+    return Response(content=content, status_code=status, headers=own, media_type="application/json")
 
 
 def plain(value: Any) -> Any:

@@ -2,6 +2,7 @@
 oracle's own rule decides which `X-Forwarded-For` to believe; a request head is bounded in size
 and in time."""
 
+import json
 import os
 import re
 import signal
@@ -194,3 +195,56 @@ def test_a_killed_servers_worker_processes_do_not_outlive_it(built_warehouse, tm
     while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
         time.sleep(0.2)
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+
+
+def _response(sock: socket.socket, buffered: bytearray) -> tuple[bytes, bytes]:
+    """One response's head and content from a keep-alive connection (`buffered`: bytes read past
+    the previous response)."""
+    while b"\r\n\r\n" not in buffered:
+        chunk = sock.recv(1 << 20)
+        assert chunk, "the server closed the connection"
+        buffered += chunk
+    head, _, rest = bytes(buffered).partition(b"\r\n\r\n")
+    length = re.search(rb"(?im)^content-length: (\d+)", head)
+    size = int(length.group(1)) if length else 0
+    buffered[:] = rest
+    while len(buffered) < size:
+        chunk = sock.recv(1 << 20)
+        assert chunk, "the server closed the connection"
+        buffered += chunk
+    content = bytes(buffered[:size])
+    del buffered[:size]
+    return head, content
+
+
+def test_a_short_answer_leaves_in_one_write_and_a_304_keeps_the_connection(built_warehouse, tmp_path):
+    process, base = start_server(built_warehouse, tmp_path / "data")
+    host, port = base.removeprefix("http://").split(":")
+    ask = b"GET /v1/forwards/SONNET-4 HTTP/1.1\r\nHost: x\r\n"
+    try:
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(ask + b"\r\n")
+            whole = sock.recv(1 << 20)  # written in one write, it is read here in one read
+            head, _, content = whole.partition(b"\r\n\r\n")
+            length = int(re.search(rb"(?im)^content-length: (\d+)", head).group(1))
+            assert head.startswith(b"HTTP/1.1 200 ") and len(content) == length, whole[-600:]
+            assert json.loads(content)["data"]["ticker"] == "SONNET-4"
+            etag = re.search(rb"(?im)^etag: (\S+)", head).group(1)
+
+            # A 304 gives no length (RFC 9110 §8.6) and keeps the connection for the next request;
+            # pipelined requests are answered in order.
+            buffered = bytearray()
+            sock.sendall(ask + b"If-None-Match: " + etag + b"\r\n\r\n" + ask + b"\r\n")
+            not_modified, nothing = _response(sock, buffered)
+            again, content_again = _response(sock, buffered)
+            assert not_modified.startswith(b"HTTP/1.1 304 ") and nothing == b""
+            assert b"content-length" not in not_modified.lower()
+            assert again.startswith(b"HTTP/1.1 200 ")
+            assert json.loads(content_again)["data"] == json.loads(content)["data"]
+            sock.sendall(b"GET /v1/spots HTTP/1.1\r\nHost: x\r\n\r\n")  # a long answer on the same connection
+            spots_head, spots = _response(sock, buffered)
+            assert spots_head.startswith(b"HTTP/1.1 200 ") and len(spots) > 64 * 1024
+            assert len(json.loads(spots)["data"]) > 100
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
