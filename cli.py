@@ -119,12 +119,12 @@ def _print_keys(records) -> None:
 def _serve(host: str, port: int, warehouse: str | None, workers: int = 1) -> None:
     import uvicorn
 
-    from serve.app import create_app
+    from serve.app import server_app
     from serve.http_protocol import SERVER_OPTIONS
     from serve.settings import Settings
 
     if workers <= 1:
-        uvicorn.run(create_app(Settings.from_env(warehouse=warehouse)), host=host, port=port, **SERVER_OPTIONS)
+        uvicorn.run(server_app(Settings.from_env(warehouse=warehouse)), host=host, port=port, **SERVER_OPTIONS)
         return
     # Each worker process builds its own app from the environment, so the settings travel there.
     if warehouse:

@@ -33,6 +33,7 @@ from serve.dashboard.routes import dashboard_routes
 from serve.deps import DEPENDENCIES
 from serve.direct import DirectAnswers
 from serve.documented import document_problems
+from serve.heap import freeze_what_lives
 from serve.openapi_page import DocumentJson, DocumentPage, operation_id
 from serve.problems import handle
 from serve.settings import Settings
@@ -107,6 +108,22 @@ def create_app(settings: Settings) -> Litestar:
     return app
 
 
+def server_app(settings: Settings) -> Litestar:
+    """The app of a process that only serves it (`oracle serve`): last at its start-up, the
+    snapshot is read (not by the first request) and what the process holds for its life is taken
+    out of the garbage collector's walks (serve/heap.py). Not for an app made in a process that
+    does other work too, as a test's is."""
+    app = create_app(settings)
+    snapshots = app.state.snapshots
+
+    def settle() -> None:
+        snapshots.current()
+        freeze_what_lives()
+
+    app.on_startup.append(settle)
+    return app
+
+
 def app_from_env() -> Litestar:
     """The app as a factory of no arguments, for server processes started by uvicorn's workers."""
-    return create_app(Settings.from_env())
+    return server_app(Settings.from_env())

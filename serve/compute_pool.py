@@ -55,11 +55,13 @@ def _serve(requests, answers, warehouse: str) -> None:
 
     from serve.api.pricing import ROUTES
     from serve.direct import DIRECT, answer
+    from serve.heap import freeze_what_lives
     from serve.state import SnapshotState
 
     state = SnapshotState(warehouse, timedelta(days=36500))  # staleness is the server's to judge
     specs = {path: handler.opt[DIRECT] for handler in ROUTES if DIRECT in handler.opt for path in handler.paths}
     state.current()  # read and check the snapshot now, not on the first request
+    freeze_what_lives()
     answers.send_bytes(pickle.dumps((READY, True, None)))
     while True:
         try:
