@@ -246,19 +246,30 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
     unfit = unfit_masks(profile, priced_rows, book.beta, roster.is_reasoning, roster.context_window)
     reasons = {**scopes, **unfit}  # out of scope first, then unable to serve it, each in its order
-    first = np.select(list(reasons.values()), list(reasons), default="")  # the first reason, per row
+    first = _first_reasons(len(spots), list(reasons.values()))  # per row, an index into `reasons`
     costs = task_costs(book, *profile.args, usage=profile.usage, period=period, at=at)
-    left_out = first != ""
+    left_out = first < len(reasons)
     fit = np.flatnonzero(~left_out)
     order = fit[np.lexsort((roster.tickers[fit], costs.spot_cost[fit]))]  # cheapest first, ties by ticker
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
     level = costs.spot_cost if scheduled is None else costs.spot_cost * scheduled
     forward = level * np.asarray(forward_ratio, dtype=float) if forward_ratio is not None else np.full(len(spots),
                                                                                                           np.nan)
-    out = [(roster.tickers[i], reason, _detail(roster, i, reason, profile, mode))
+    names = list(reasons)
+    out = [(roster.tickers[i], names[reason], _detail(roster, i, names[reason], profile, mode))
            for i, reason in zip(np.flatnonzero(left_out).tolist(), first[left_out].tolist(), strict=True)]
     return Ranking(order=order, spot_cost=costs.spot_cost, kappa=costs.kappa, beta=costs.beta_used,
                    r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded_rows=out)
+
+
+def _first_reasons(rows: int, masks: list[np.ndarray]) -> np.ndarray:
+    """Per row, the index of the first mask that holds there (len(masks) where none does): what
+    `np.select` gives, written from the last mask to the first, at a fraction of its cost (it
+    builds an array of strings per request)."""
+    first = np.full(rows, len(masks))
+    for index in range(len(masks) - 1, -1, -1):
+        first[masks[index]] = index
+    return first
 
 
 def _detail(roster: Roster, row: int, reason: str, profile: Profile, mode: str) -> str:

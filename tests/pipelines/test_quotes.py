@@ -240,3 +240,15 @@ def test_a_text_comparison_leaves_out_non_text_and_retired_models_with_the_reaso
     with_retired = rank(spots, Profile(1000, 100), "sync", include_retired=True)
     assert with_retired.priced(spots)[["ticker", "status"]].values.tolist() == [
         ["OLD", "retired"], ["CHEAP", "active"], ["LATE", "deprecated"]]
+
+
+def test_each_rows_first_reason_is_the_first_mask_that_holds_there():
+    from pipelines.quotes import _first_reasons
+
+    rng = np.random.default_rng(7)
+    masks = [rng.random(500) < share for share in (0.02, 0.3, 0.05, 0.5, 0.01)]
+    names = ["retired", "not_text", "unpriced", "context_window", "reasoning"]
+    first = _first_reasons(500, masks)
+    expected = np.select(masks, names, default="")  # numpy's own first-match rule
+    assert [names[i] if i < len(names) else "" for i in first.tolist()] == expected.tolist()
+    assert (first == len(names)).sum() == (expected == "").sum() > 0
