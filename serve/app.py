@@ -29,6 +29,7 @@ from serve.api import (
     webhooks,
 )
 from serve.compute_pool import ComputePool
+from serve.cores import CorePlan, pin_the_loop
 from serve.dashboard.routes import dashboard_routes
 from serve.deps import DEPENDENCIES
 from serve.direct import DirectAnswers
@@ -61,7 +62,9 @@ def cors_config(settings: Settings) -> CORSConfig | None:
                       expose_headers=CORS_EXPOSED, allow_credentials=False, max_age=3600)
 
 
-def create_app(settings: Settings) -> Litestar:
+def create_app(settings: Settings, pin_cores: bool = False) -> Litestar:
+    """`pin_cores`: the loop and the compute workers each on a core of their own, where the
+    process may use enough (serve/cores.py); only for a process that does nothing but serve."""
     import importlib.metadata
 
     handlers = [handler for group in ROUTE_GROUPS for handler in group]
@@ -71,7 +74,8 @@ def create_app(settings: Settings) -> Litestar:
     counters = counter_store_from(settings.counter_store_url)
     computing = Threads.computing()  # long computed answers, apart from the event loop (serve/threads.py)
     processes = settings.compute_processes if settings.compute_processes >= 0 else computing_threads()
-    pool = ComputePool(settings.warehouse, processes) if processes else None
+    cores = CorePlan.of(processes) if pin_cores else CorePlan.unpinned(processes)
+    pool = ComputePool(settings.warehouse, processes, cores.workers) if processes else None
     sink = open_sink(settings.access_log)
     log = AccessLogWriter(sink) if sink is not None else None
     hooks = WebhookStore(settings.data)
@@ -87,7 +91,8 @@ def create_app(settings: Settings) -> Litestar:
                     partial(AnswerCache, snapshots=snapshots),
                     partial(DirectAnswers, snapshots=snapshots, max_body_bytes=settings.max_body_bytes,
                             computing=computing, processes=pool)],
-        on_startup=[hand_the_loop_its_turn, *([pool.start] if pool else []), dispatcher.start],
+        on_startup=[hand_the_loop_its_turn, *([pool.start] if pool else []), dispatcher.start,
+                    lambda: pin_the_loop(cores)],
         on_shutdown=[dispatcher.stop, lambda: keys_store.close(), counters.close, hooks.close,
                      *([log.close] if log else []), *([pool.close] if pool else [])],
         exception_handlers={Exception: handle},
@@ -108,12 +113,13 @@ def create_app(settings: Settings) -> Litestar:
     return app
 
 
-def server_app(settings: Settings) -> Litestar:
+def server_app(settings: Settings, alone: bool = True) -> Litestar:
     """The app of a process that only serves it (`oracle serve`): last at its start-up, the
     snapshot is read (not by the first request) and what the process holds for its life is taken
     out of the garbage collector's walks (serve/heap.py). Not for an app made in a process that
-    does other work too, as a test's is."""
-    app = create_app(settings)
+    does other work too, as a test's is. `alone`: the only server process on the machine, whose
+    loop and workers may be pinned to cores (`ORACLE_PIN_CORES`)."""
+    app = create_app(settings, pin_cores=alone and bool(settings.pin_cores))
     snapshots = app.state.snapshots
 
     def settle() -> None:
@@ -126,4 +132,4 @@ def server_app(settings: Settings) -> Litestar:
 
 def app_from_env() -> Litestar:
     """The app as a factory of no arguments, for server processes started by uvicorn's workers."""
-    return server_app(Settings.from_env())
+    return server_app(Settings.from_env(), alone=False)

@@ -48,10 +48,15 @@ class WorkerGone(Exception):
     """The worker died (killed, out of memory) before it answered."""
 
 
-def _serve(requests, answers, warehouse: str) -> None:
-    """A worker's life: read the snapshot, then answer each request in turn until the server goes."""
+def _serve(requests, answers, warehouse: str, core: int | None = None) -> None:
+    """A worker's life: read the snapshot, then answer each request in turn until the server goes.
+    `core`: the one it runs on (serve/cores.py), if pinned."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the server's to handle; its pipe's end ends us
     from datetime import timedelta
+
+    from serve.cores import pin_this_thread
+
+    pin_this_thread(core)
 
     from serve.api.pricing import ROUTES
     from serve.direct import DIRECT, answer
@@ -90,11 +95,12 @@ def _widen(pipe: int) -> None:
 class Worker:
     """One worker process and the loop's side of its two pipes."""
 
-    def __init__(self, warehouse: str):
+    def __init__(self, warehouse: str, core: int | None = None):
         context = multiprocessing.get_context("spawn")  # the server's own threads are never forked
         their_requests, self._requests = context.Pipe(duplex=False)
         self._answers, their_answers = context.Pipe(duplex=False)
-        self.process = context.Process(target=_serve, args=(their_requests, their_answers, warehouse),
+        self.core = core
+        self.process = context.Process(target=_serve, args=(their_requests, their_answers, warehouse, core),
                                        name="oracle-compute", daemon=True)
         self.process.start()
         their_requests.close()  # only the worker holds these ends now: when ours close, it sees the end
@@ -201,16 +207,20 @@ class Worker:
 
 
 class ComputePool:
-    """`processes` worker processes; each request goes to the ready one with the fewest waiting."""
+    """`processes` worker processes; each request goes to the ready one with the fewest waiting.
+    `cores`: the core of each (serve/cores.py), None for any."""
 
-    def __init__(self, warehouse: str, processes: int):
+    def __init__(self, warehouse: str, processes: int, cores: tuple[int | None, ...] = ()):
         self.warehouse, self.processes = warehouse, processes
+        self.cores = cores or (None,) * processes
         self.workers: list[Worker] = []
 
     async def start(self) -> None:
-        """Start a worker for each one missing (at start-up, and in place of one that died)."""
+        """Start a worker for each one missing (at start-up, and in place of one that died, on its core)."""
         self.workers = [worker for worker in self.workers if not worker.gone]
-        self.workers += [Worker(self.warehouse) for _ in range(self.processes - len(self.workers))]
+        taken = [worker.core for worker in self.workers]
+        free = [core for core in self.cores if core is None or core not in taken]
+        self.workers += [Worker(self.warehouse, free[i]) for i in range(self.processes - len(self.workers))]
         for worker in self.workers:
             worker.watch()
 

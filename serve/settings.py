@@ -48,6 +48,9 @@ class Settings:
     # Processes that compute comparisons beside the event loop (serve/compute_pool.py); -1: the
     # machine's cores less one (at least one); 0: none, comparisons are computed in a thread.
     compute_processes: int = -1
+    # 1: `oracle serve`'s event loop and each compute worker run on a core of their own, where it
+    # may use enough cores (serve/cores.py); 0: wherever the scheduler puts them.
+    pin_cores: int = 1
     # One line per request (serve/access_log.py): `stdout`, `stderr`, `off`, or a file to append to.
     access_log: str = "stdout"
     # Outgoing webhooks (serve/webhooks.py): 1 lets a target resolve to a private, loopback or

@@ -18,6 +18,8 @@ import sys
 
 import anyio.to_thread
 
+from serve.cores import free_this_thread
+
 WAITING_THREADS = 16
 SWITCH_INTERVAL_SECONDS = 0.001  # how long a computing thread may hold the interpreter before the loop's turn
 
@@ -48,4 +50,10 @@ class Threads:
     async def run(self, function, *args):
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(self.threads)
-        return await anyio.to_thread.run_sync(function, *args, limiter=self._limiter)
+        return await anyio.to_thread.run_sync(_anywhere, function, *args, limiter=self._limiter)
+
+
+def _anywhere(function, *args):
+    """`function` in a thread free of the loop's core, where the loop is pinned (serve/cores.py)."""
+    free_this_thread()
+    return function(*args)

@@ -248,3 +248,36 @@ def test_a_short_answer_leaves_in_one_write_and_a_304_keeps_the_connection(built
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
+
+
+def _compute_worker(pid: int) -> int:
+    """The server's compute worker (not multiprocessing's resource tracker)."""
+    for child in _children(pid):
+        command = Path(f"/proc/{child}/cmdline").read_bytes()
+        if b"spawn_main" in command and b"resource_tracker" not in command:
+            return child
+    raise AssertionError("no compute worker")
+
+
+USABLE = sorted(os.sched_getaffinity(0))
+
+
+@pytest.mark.skipif(len(USABLE) < 2, reason="a loop and a worker on cores of their own need two cores")
+@pytest.mark.parametrize("pinned", [True, False])
+def test_a_servers_loop_and_its_worker_each_run_on_a_core_of_their_own(built_warehouse, tmp_path, pinned):
+    process, base = start_server(built_warehouse, tmp_path / "data", compute_processes="1",
+                                 pin_cores="1" if pinned else "0")
+    try:
+        assert httpx.post(f"{base}/v1/compare", json={"n_in": 1000, "n_out": 10}, timeout=60).status_code == 200
+        worker = _compute_worker(process.pid)
+        deadline = time.monotonic() + 20  # the worker pins itself first thing, once its interpreter is up
+        while pinned and os.sched_getaffinity(worker) != {USABLE[1]} and time.monotonic() < deadline:
+            time.sleep(0.1)
+        loop, theirs = os.sched_getaffinity(process.pid), os.sched_getaffinity(worker)  # the main thread's
+        if pinned:
+            assert (loop, theirs) == ({USABLE[0]}, {USABLE[1]})
+        else:
+            assert loop == theirs == set(USABLE)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
