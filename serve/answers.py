@@ -41,7 +41,9 @@ class Answer:
     streams: dict[str, Stream] = field(default_factory=dict, compare=False)  # by encoding, made when asked
     level: tuple[int, int] = BEST  # how hard they are compressed
     beside: bytes = b""  # fields after the timestamp, encoded with their leading comma (a list's `total`, `next`)
-    aged: dict[str | None, tuple[bytes, bytes]] = field(default_factory=dict, compare=False)  # see `body`
+    # By encoding, (the age's tail, the whole envelope) as last sent: one more copy of the answer
+    # per encoding asked, remade when the age moves on (`body`).
+    aged: dict[str | None, tuple[bytes, bytes]] = field(default_factory=dict, compare=False)
 
     @property
     def compressible(self) -> bool:
