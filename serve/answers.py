@@ -89,16 +89,12 @@ def age_tail(snapshot: LoadedSnapshot, now: float | None = None) -> bytes:
     return str(age).encode() + b"}"
 
 
-def envelope_bytes(snapshot: LoadedSnapshot, answer: Answer, now: float | None = None) -> bytes:
-    """The success envelope of contract §8 around the answer's encoded parts, aged as of now."""
-    return answer.head + age_tail(snapshot, now)
-
-
 def body(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None, now: float | None = None) -> bytes:
-    """The envelope as sent, aged as of now, in one piece. The age changes once a second, so the
-    piece is made (the head joined to its tail, or the compressed stream finished) once per second
-    of age and encoding, and every request within that second sends the same bytes: one write to
-    the socket, where head and tail apart were two (each a system call that wakes the client)."""
+    """The success envelope of contract §8 as sent, aged as of now, in one piece (compressed in
+    `encoding`, where given). The age changes once a second, so the piece is made (the head joined
+    to its tail, or the compressed stream finished) once per second of age and encoding, and every
+    request within that second sends the same bytes: one write to the socket, where head and tail
+    apart were two (each a system call that wakes the client)."""
     tail = age_tail(snapshot, now)
     made = answer.aged.get(encoding)
     if made is None or made[0] != tail:

@@ -26,7 +26,7 @@ from urllib.parse import parse_qsl
 import msgspec
 from litestar import Request, Response
 
-from serve.answers import Answer, body, envelope_bytes, header, send_whole
+from serve.answers import Answer, body, header, send_whole
 from serve.compression import FAST, accepted_encoding
 from serve.compute_pool import ComputePool
 from serve.original_names import with_our_names
@@ -156,7 +156,7 @@ async def handler_answer(request: Request) -> Response:
     spec: Direct = request.route_handler.opt[DIRECT]
     raw = with_our_names(await request.body(), spec.request_type)
     snapshot = request.app.state.snapshots.current()
-    return Response(envelope_bytes(snapshot, answer(snapshot, spec, raw)), media_type="application/json")
+    return Response(body(snapshot, answer(snapshot, spec, raw), None), media_type="application/json")
 
 
 async def read_body(receive, limit: int) -> bytes:
