@@ -13,6 +13,11 @@ SERVICE_ENV := ORACLE_WAREHOUSE=$(ORACLE_WAREHOUSE) DAGSTER_HOME=$(DAGSTER_HOME)
 
 .PHONY: install run refresh test test-fast lint bench screenshots validate clean
 
+# Python keeps compiled modules (and pytest its assertion-rewritten tests) in __pycache__; where
+# the environment forbids that, every test run, server and worker process compiles the project's
+# sources again: collecting the tests alone took 10 s instead of 3.5 s.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(INSTALLED): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
