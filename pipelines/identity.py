@@ -57,6 +57,13 @@ class ModelKey:
     model_id: str
 
 
+# Names are normalised many times over (every pointer against every id of its maker, every
+# anchor of a backtest, each listed id by every step that maps listings to models); a pure
+# function of a string, each is worked out once.
+NAME_MEMO = 1 << 18
+
+
+@lru_cache(maxsize=NAME_MEMO)
 def split_vendor(listed_id: str) -> tuple[str | None, str]:
     """(vendor named in the id, the id without vendor and host packaging)."""
     bare = listed_id.strip()
@@ -69,11 +76,6 @@ def split_vendor(listed_id: str) -> tuple[str | None, str]:
     elif re.match(r"^[a-z0-9-]+\.[a-z]", bare) and not re.match(r"^[a-z]+-?\d", bare):
         vendor, bare = bare.split(".", 1)  # Bedrock: anthropic.claude-...
     return (canonical_provider(vendor) if vendor else None), bare
-
-
-# Names are normalised many times over (every pointer against every id of its maker, every
-# anchor of a backtest); a pure function of a string, each is worked out once.
-NAME_MEMO = 1 << 18
 
 
 @lru_cache(maxsize=NAME_MEMO)
@@ -119,6 +121,7 @@ class MakerTable:
         return vendor if vendor in self.makers else None
 
 
+@lru_cache(maxsize=NAME_MEMO)
 def is_pointer(model_id: str) -> bool:
     return bool(POINTER.search(model_id.strip().lower()))
 

@@ -25,23 +25,25 @@ def wayback_url(day) -> str:
 def archive_listings(archive: pd.DataFrame, version: str) -> list[Listing]:
     """One listing per (date, model id) with a usable input and output price."""
     out = []
-    for row in archive.itertuples(index=False):
-        price_in, price_out = positive_or_none(row.input), positive_or_none(row.output)
+    # Read from object arrays: iterating rows of Arrow strings makes each value through pandas.
+    columns = (archive[name].to_numpy(dtype=object) for name in ("model_id", "date", "input", "output"))
+    for model_id, day, listed_in, listed_out in zip(*columns, strict=True):
+        price_in, price_out = positive_or_none(listed_in), positive_or_none(listed_out)
         if not price_in or not price_out:
             continue  # the archive writes 0 for free or variable-priced (router) entries
         out.append(
             Listing(
                 provider=HOST,
-                source_model_id=row.model_id,
+                source_model_id=model_id,
                 mode=SYNC,
-                effective_date=row.date,
+                effective_date=day,
                 input=price_in,
                 output=price_out,
                 source=SOURCE,
                 source_version=version,
                 provenance=ARCHIVED,
-                source_url=wayback_url(row.date),
-                source_released=row.date,
+                source_url=wayback_url(day),
+                source_released=day,
             )
         )
     return out

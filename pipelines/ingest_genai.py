@@ -64,8 +64,12 @@ def price_fields(price: ModelPrice) -> tuple[dict[str, float | None], str | None
     """Base rates and fees of a ModelPrice, and its context tiers (token rates only) as canonical JSON."""
     base: dict[str, float | None] = {}
     tiered: dict[str, TieredPrices] = {}
+    # A ModelPrice keeps the fields it states as its attributes and answers any other price key
+    # with None through a registry lookup (`__getattr__`), which made reading the fields it does
+    # not state most of this function's time: they are read from its own attributes.
+    stated = vars(price)
     for theirs, ours in FIELDS.items():
-        value = getattr(price, theirs, None)
+        value = stated.get(theirs)
         if isinstance(value, TieredPrices):
             tiered[ours] = value
             base[ours] = float(value.base)

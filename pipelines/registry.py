@@ -164,11 +164,13 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
     first_seen = every["effective_date"].min()
     host_median = set(observations.loc[host_priced(observations), "ticker"])
     hosts = observations[~observations["is_origin"]].groupby("ticker")["provider"].nunique()
+    # Read per ticker from dicts: a frame's or a series' lookup by label costs microseconds each.
+    output_prices, first_seen, hosts = latest_sync["output"].to_dict(), first_seen.to_dict(), hosts.to_dict()
     records = []
     for ticker, maker in makers.items():
         model_id = choose_model_id(ids[ticker])
         subject = f"{maker}/{model_id}"
-        output_price = float(latest_sync.loc[ticker, "output"])
+        output_price = float(output_prices[ticker])
         records.append(
             {
                 "ticker": ticker,

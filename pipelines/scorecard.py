@@ -80,6 +80,17 @@ def _per_ticker(rows: pd.DataFrame) -> pd.DataFrame:
     return cases.groupby(level="ticker").sum()
 
 
+def _resample_sums(table: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """Each resample's column sums, a row of `picks` being the table rows one resample drew: how
+    many times it drew each row, times the table. A product of matrices, two to three times faster
+    than gathering every drawn row and adding them up (the sums agree to within rounding). numpy's
+    own loops (`einsum`), not BLAS, so that a resample's sums do not depend on how many were drawn
+    with it, nor on the machine's BLAS kernel."""
+    resamples, rows = picks.shape
+    counts = np.bincount((picks + rows * np.arange(resamples)[:, None]).ravel(), minlength=resamples * rows)
+    return np.einsum("ij,jk->ik", counts.reshape(resamples, rows).astype(float), table)
+
+
 def bootstrap_ses(rows: pd.DataFrame, seed: int = 0) -> dict[str, float]:
     """Block-bootstrap standard errors over tickers of the oracle's gaps to flat (relative RMSE,
     CRPS), to the base rate (Brier), and of its coverage."""
@@ -87,13 +98,12 @@ def bootstrap_ses(rows: pd.DataFrame, seed: int = 0) -> dict[str, float]:
     if len(sums) < 2:
         return dict.fromkeys(("rel_rmse_gap_se", "crps_gap_se", "brier_gap_se", "coverage_se"), np.nan)
     rng, table = np.random.default_rng(seed), sums.to_numpy()
-    # Drawn a few resamples at a time: all at once would hold draws × tickers × columns floats
-    # (2.5 GB for 40,000 tickers). The generator fills row after row, so the draws are the same.
-    # `np.take` gathers the same rows as indexing with the array, two to three times faster.
+    # Drawn a few resamples at a time: all at once would hold draws × tickers integers (320 MB for
+    # 40,000 tickers). The generator fills row after row, so the draws are the same.
     per_chunk = max(1, BOOTSTRAP_CHUNK_CELLS // len(table))
-    draws = np.concatenate([np.take(table, rng.integers(0, len(table), size=(min(per_chunk, BOOTSTRAP_DRAWS - done),
-                                                                             len(table))), axis=0).sum(axis=1)
-                            for done in range(0, BOOTSTRAP_DRAWS, per_chunk)])
+    chunks = [min(per_chunk, BOOTSTRAP_DRAWS - done) for done in range(0, BOOTSTRAP_DRAWS, per_chunk)]
+    draws = np.concatenate([_resample_sums(table, rng.integers(0, len(table), size=(resamples, len(table))))
+                            for resamples in chunks])
     col = {name: draws[:, i] for i, name in enumerate(sums.columns)}
     n = col["n"]
     return {
