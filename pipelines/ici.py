@@ -149,10 +149,16 @@ def in_service(rows: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
     return rows[~(pd.to_datetime(rows["date"]) >= retired).to_numpy(dtype=bool)]
 
 
+def first_sync_days(price_history: pd.DataFrame) -> pd.Series:
+    """Each ticker's first day with a sync price, by ticker."""
+    return price_history[price_history["mode"] == SYNC].groupby("ticker")["date"].min()
+
+
 def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,
-                        rebalance_date: date) -> pd.DataFrame:
+                        rebalance_date: date, first_sync: pd.Series | None = None) -> pd.DataFrame:
     """The basket fixed at `rebalance_date` (steps 3 to 5), sorted by ticker: chosen with only
-    what is known of that day (the tier of its price, its hosts, its status then)."""
+    what is known of that day (the tier of its price, its hosts, its status then). `first_sync`:
+    `first_sync_days(price_history)`, where the caller has it already."""
     sync = price_history[price_history["mode"] == SYNC]
     on_day = sync[sync["date"] == rebalance_date].set_index("ticker")
     candidates = models.assign(tier=tiers_on(models, on_day["output"]))
@@ -161,7 +167,8 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
                             & (candidates.get("pricing_basis", MAKER) == MAKER)]
     candidates = candidates[~candidates["ticker"].map(is_unfinished).astype(bool)
                             & ~retired_by(candidates, rebalance_date)]
-    first_sync = sync[is_among(sync["ticker"], candidates["ticker"])].groupby("ticker")["date"].min()
+    if first_sync is None:
+        first_sync = sync[is_among(sync["ticker"], candidates["ticker"])].groupby("ticker")["date"].min()
     candidates = pd.DataFrame({
         "ticker": candidates["ticker"], "maker": candidates["provider"], "tier": candidates["tier"],
         "hosts": candidates["ticker"].map(_hosts(observations, rebalance_date)).fillna(0).astype(int),
@@ -321,7 +328,9 @@ def history_baskets(price_history: pd.DataFrame, models: pd.DataFrame, observati
                     as_of: date, start: date = HISTORY_START) -> dict[date, pd.DataFrame]:
     """The basket fixed on each of `basket_days`. `price_history` needs each series' observed
     rows (for its first day) and its rows on those days, no more."""
-    return {day: select_constituents(price_history, models, observations, day) for day in basket_days(as_of, start)}
+    first_sync = first_sync_days(price_history)  # the same whatever the day: found once
+    return {day: select_constituents(price_history, models, observations, day, first_sync)
+            for day in basket_days(as_of, start)}
 
 
 def build_ici_history(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,

@@ -8,6 +8,7 @@ so a model priced on or before that date has a row on it). Ratios are computed b
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 
 import numpy as np
@@ -53,7 +54,7 @@ def _mode_prices(today: pd.DataFrame, mode: str) -> pd.DataFrame:
     return rows[["ticker", *renames]].rename(columns=renames)
 
 
-def _ratios(row: pd.Series) -> dict[str, float]:
+def _ratios(row: Mapping) -> dict[str, float]:
     if pd.isna(row[f"beta_{SYNC}"]) or pd.isna(row[f"input_{SYNC}"]):
         return dict.fromkeys(RATIO_COLUMNS, np.nan)
     rates = Rates.from_row(row, columns=rate_columns(SYNC))
@@ -70,7 +71,10 @@ def build_spots(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
     frame = models[IDENTITY_COLUMNS]
     for mode in (SYNC, BATCH):
         frame = frame.merge(_mode_prices(today, mode), on="ticker", how="left", validate="one_to_one")
-    ratios = pd.DataFrame([_ratios(row) for _, row in frame.iterrows()], columns=RATIO_COLUMNS, index=frame.index)
+    # Rows as dicts of the columns the ratios read: a row as a Series costs tens of microseconds.
+    read = list(dict.fromkeys([*rate_columns(SYNC).values(), f"beta_{SYNC}", f"beta_{BATCH}", f"input_{SYNC}"]))
+    ratios = pd.DataFrame([_ratios(row) for row in frame[read].to_dict("records")], columns=RATIO_COLUMNS,
+                          index=frame.index)
     frame = pd.concat([frame, ratios], axis=1).merge(evidence, on="ticker", how="left", validate="one_to_one")
     for column in SYNC_PRICE_COLUMNS + BATCH_PRICE_COLUMNS:
         if not column.startswith(("tiers_", "peak_")):
