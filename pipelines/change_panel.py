@@ -23,6 +23,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from pipelines.days import days_since_1970
 from pipelines.identity import NAME_MEMO, is_pointer, split_vendor, strip_snapshot
 from pipelines.listings import CARRIED_FORWARD, SYNC
 from pipelines.membership import is_among
@@ -119,17 +120,6 @@ def _same(a: float, b: float) -> bool:
 _SPAN = np.int64(1 << 24)  # a (group, day) pair as one sortable integer: group · _SPAN + days since 1970
 
 
-def _days(values) -> np.ndarray:
-    """Days since 1970 of dates (date objects or datetime64). Date objects are converted once per
-    distinct day: numpy converts them one at a time (0.2 s for 100,000), and a backtest's rows
-    hold a handful of distinct days."""
-    values = np.asarray(values)
-    if values.dtype == object and values.ndim == 1 and len(values) > 1:
-        codes, distinct = pd.factorize(values, use_na_sentinel=False)
-        return np.asarray(distinct, dtype="datetime64[D]").astype(np.int64)[codes]
-    return values.astype("datetime64[D]").astype(np.int64)
-
-
 class _Events:
     """Days of events per group, sorted as (group, day) keys, for counting in windows."""
 
@@ -172,11 +162,11 @@ class Histories:
         self._family = pd.factorize(self.meta["family"])[0]
 
         at = levels["ticker"].map(self.index).to_numpy(dtype=np.int64)
-        self._levels = _Events(at, _days(levels["date"]), levels["price"].to_numpy(float))
+        self._levels = _Events(at, days_since_1970(levels["date"]), levels["price"].to_numpy(float))
         self._first = np.full(len(self.tickers), np.iinfo(np.int64).max)
-        np.minimum.at(self._first, at, _days(levels["date"]))
+        np.minimum.at(self._first, at, days_since_1970(levels["date"]))
         moves = levels[levels["kind"] == CHANGE]
-        move_at, move_days = moves["ticker"].map(self.index).to_numpy(dtype=np.int64), _days(moves["date"])
+        move_at, move_days = moves["ticker"].map(self.index).to_numpy(dtype=np.int64), days_since_1970(moves["date"])
         log_ratio = np.log(moves["ratio"].to_numpy(float))
         self._moves = _Events(move_at, move_days, log_ratio)
         self._log_total = np.r_[0.0, np.cumsum(self._moves.values)]
@@ -189,7 +179,7 @@ class Histories:
         self._family_firsts = _Events(self._family[everyone], self._first)
         revisions = changes[changes["kind"].isin(REVISIONS).to_numpy() & is_among(changes["ticker"], self.index)]
         revised_at = revisions["ticker"].map(self.index).to_numpy(dtype=np.int64)
-        self._revisions = _Events(revised_at, _days(revisions["date"]))
+        self._revisions = _Events(revised_at, days_since_1970(revisions["date"]))
 
     def _at(self, tickers) -> np.ndarray:
         at = pd.Index(self.tickers).get_indexer(np.atleast_1d(np.asarray(tickers, dtype=object)))
@@ -202,7 +192,7 @@ class Histories:
 
     def price_at(self, tickers, days) -> np.ndarray:
         """β in force on each day (NaN before the first point)."""
-        return self._price_at(self._at(tickers), _days(days))
+        return self._price_at(self._at(tickers), days_since_1970(days))
 
     def _price_at(self, at: np.ndarray, d: np.ndarray) -> np.ndarray:
         position = self._levels.upto(at, d) - 1
@@ -212,30 +202,30 @@ class Histories:
     def moved_between(self, tickers, after, upto) -> tuple[np.ndarray, np.ndarray]:
         """Per window (after, upto]: how many price changes, and the product of their ratios."""
         at = self._at(tickers)
-        low, high = self._moves.upto(at, _days(after)), self._moves.upto(at, _days(upto))
+        low, high = self._moves.upto(at, days_since_1970(after)), self._moves.upto(at, days_since_1970(upto))
         return (high - low).astype(float), np.exp(self._log_total[high] - self._log_total[low])
 
     def revised_between(self, tickers, after, upto) -> np.ndarray:
         """Per window (after, upto]: whether a revision (a switch of source, or a slip) falls in it."""
-        return self._revisions.count(self._at(tickers), _days(after), _days(upto)) > 0
+        return self._revisions.count(self._at(tickers), days_since_1970(after), days_since_1970(upto)) > 0
 
     def family_rose(self, tickers, days) -> np.ndarray:
         """Whether any model of each ticker's family (itself included) rose in price on or before each day."""
-        return self._family_rises.count(self._family[self._at(tickers)], None, _days(days)) > 0
+        return self._family_rises.count(self._family[self._at(tickers)], None, days_since_1970(days)) > 0
 
     def changes_upto(self, tickers, days) -> np.ndarray:
         """How many price changes (revisions left out) each ticker had on or before each day."""
-        return self._moves.count(self._at(tickers), None, _days(days))
+        return self._moves.count(self._at(tickers), None, days_since_1970(days))
 
     def age_months(self, tickers, days) -> np.ndarray:
         """Months from each ticker's first price to each day."""
-        return months_between(self._first[self._at(tickers)], _days(days))
+        return months_between(self._first[self._at(tickers)], days_since_1970(days))
 
     def features(self, tickers, days) -> pd.DataFrame:
         """FEATURES of each (ticker, day) pair (each day on or after the ticker's first point),
         from what was dated on or before the day."""
         at = self._at(tickers)
-        d = np.broadcast_to(_days(days), at.shape)
+        d = np.broadcast_to(days_since_1970(days), at.shape)
         first = self._first[at]
         n_changes = self._moves.count(at, None, d)
         past = self._moves.upto(at, d)

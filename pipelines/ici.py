@@ -65,6 +65,7 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
+from pipelines.days import earliest
 from pipelines.listings import BATCH, SYNC
 from pipelines.membership import is_among
 from pipelines.registry import MAKER, tiers_on
@@ -151,7 +152,8 @@ def in_service(rows: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
 
 def first_sync_days(price_history: pd.DataFrame) -> pd.Series:
     """Each ticker's first day with a sync price, by ticker."""
-    return price_history[price_history["mode"] == SYNC].groupby("ticker")["date"].min()
+    sync = price_history[price_history["mode"] == SYNC]
+    return earliest(sync["date"], sync["ticker"])
 
 
 def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,
@@ -168,7 +170,7 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
     candidates = candidates[~candidates["ticker"].map(is_unfinished).astype(bool)
                             & ~retired_by(candidates, rebalance_date)]
     if first_sync is None:
-        first_sync = sync[is_among(sync["ticker"], candidates["ticker"])].groupby("ticker")["date"].min()
+        first_sync = first_sync_days(sync[is_among(sync["ticker"], candidates["ticker"])])
     candidates = pd.DataFrame({
         "ticker": candidates["ticker"], "maker": candidates["provider"], "tier": candidates["tier"],
         "hosts": candidates["ticker"].map(_hosts(observations, rebalance_date)).fillna(0).astype(int),

@@ -27,6 +27,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from pipelines.days import earliest
 from pipelines.identity import NAME_MEMO, POINTER, normal_form, split_vendor
 from pipelines.listings import SYNC, prices_agree
 
@@ -99,7 +100,7 @@ def resolve_pointers(pointers: pd.DataFrame, mapped: pd.DataFrame, source_match)
     origin = mapped[mapped["is_origin"]]
     ids = origin[["_maker", "_model", "source_model_id"]].drop_duplicates()
     ids = ids.assign(_bare=[split_vendor(i)[1] for i in ids["source_model_id"]])
-    first_seen = origin.groupby(["_maker", "_model"])["effective_date"].min()
+    first_seen = earliest(origin["effective_date"], [origin["_maker"], origin["_model"]])
     for (maker, pointer), rows in out.groupby(["_maker", "_pointer"], sort=False):
         own = ids[ids["_maker"] == maker]
         serves = candidate_test(pointer)

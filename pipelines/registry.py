@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from pipelines.days import earliest
 from pipelines.listings import BATCH, SYNC
 from pipelines.open_weight import host_priced
 from pipelines.tickers import BATCH_SUFFIX, has_snapshot_suffix
@@ -147,7 +148,6 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
     makers = by_ticker["provider"].first()
     ids = {ticker: sorted(set(listed))
            for ticker, listed in _grouped(origin["ticker"], origin["provider_model_id"]).items()}
-    every = observations.groupby("ticker", sort=False)
     listed = observations["provider_model_id"].str.lower()
     kept = np.ones(len(listed), dtype=bool)
     if model_aliases is not None:  # a pointer is an alias of what it serves today only
@@ -161,7 +161,7 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
         if published is not None:
             for old, ticker in published_ticker_targets(published, observations, pointers).items():
                 extra.setdefault(ticker, set()).add(old.lower())
-    first_seen = every["effective_date"].min()
+    first_seen = earliest(observations["effective_date"], observations["ticker"], sort=False)
     host_median = set(observations.loc[host_priced(observations), "ticker"])
     hosts = observations[~observations["is_origin"]].groupby("ticker")["provider"].nunique()
     # Read per ticker from dicts: a frame's or a series' lookup by label costs microseconds each.
