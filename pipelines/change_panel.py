@@ -162,9 +162,10 @@ class Histories:
         self._family = pd.factorize(self.meta["family"])[0]
 
         at = levels["ticker"].map(self.index).to_numpy(dtype=np.int64)
-        self._levels = _Events(at, days_since_1970(levels["date"]), levels["price"].to_numpy(float))
+        level_days = days_since_1970(levels["date"])
+        self._levels = _Events(at, level_days, levels["price"].to_numpy(float))
         self._first = np.full(len(self.tickers), np.iinfo(np.int64).max)
-        np.minimum.at(self._first, at, days_since_1970(levels["date"]))
+        np.minimum.at(self._first, at, level_days)
         moves = levels[levels["kind"] == CHANGE]
         move_at, move_days = moves["ticker"].map(self.index).to_numpy(dtype=np.int64), days_since_1970(moves["date"])
         log_ratio = np.log(moves["ratio"].to_numpy(float))

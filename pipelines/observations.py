@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.aliases import CuratedAlias
+from pipelines.days import earliest
 from pipelines.identity import Resolver, split_vendor
 from pipelines.ingest_archive import SOURCE as ARCHIVE_SOURCE
 from pipelines.ingest_genai import SOURCE as GENAI_SOURCE
@@ -174,7 +175,7 @@ def published_overrides(published: pd.DataFrame, resolver: Resolver) -> dict[tup
 
 
 def ticker_requests(mapped: pd.DataFrame, overrides: dict[tuple[str, str], str]) -> list[TickerRequest]:
-    first_seen = mapped.groupby(["_maker", "_model"])["effective_date"].min()
+    first_seen = earliest(mapped["effective_date"], [mapped["_maker"], mapped["_model"]])
     return [
         TickerRequest(maker, model, day, overrides.get((maker, model)))
         for (maker, model), day in first_seen.items()
