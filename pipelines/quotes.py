@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -173,6 +173,8 @@ class Roster:
     # Each SCOPE_REASONS reason's `describe_scope` of the rows it leaves out (None elsewhere), made
     # once: the words do not depend on the profile, and a comparison leaves out a hundred models.
     scope_details: dict[str, list[str | None]]
+    # `left_out_of_scope` per include_retired, made on first use
+    _left_out: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, spots: pd.DataFrame) -> Roster:
@@ -191,6 +193,21 @@ class Roster:
         if not include_retired:
             return self.out_of_scope
         return {**self.out_of_scope, RETIRED: np.zeros(len(self.tickers), dtype=bool)}
+
+    def left_out_of_scope(self, include_retired: bool) -> tuple[np.ndarray, list[int], list[tuple[str, str, str]]]:
+        """Per row, the index of its first reason in `scopes` (their number where none holds); and
+        the rows so left out, in order, with their entries (ticker, reason, detail). The same for
+        every profile, so made once per `include_retired`: a comparison leaves out a hundred models."""
+        made = self._left_out.get(include_retired)
+        if made is None:
+            scopes = self.scopes(include_retired)
+            first = _first_reasons(len(self.tickers), list(scopes.values()))
+            names = list(scopes)
+            rows = np.flatnonzero(first < len(names)).tolist()
+            entries = [(self.tickers[row], names[first[row]], self.scope_details[names[first[row]]][row])
+                       for row in rows]
+            made = self._left_out[include_retired] = (first, rows, entries)
+        return made
 
 
 @dataclass(frozen=True)
@@ -242,22 +259,20 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     """
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     roster = roster if roster is not None else Roster.of(spots)
-    scopes = roster.scopes(include_retired)
+    scope_first, scope_rows, scope_entries = roster.left_out_of_scope(include_retired)
+    in_scope = scope_first == len(roster.scopes(include_retired))
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
     unfit = unfit_masks(profile, priced_rows, book.beta, roster.is_reasoning, roster.context_window)
-    reasons = {**scopes, **unfit}  # out of scope first, then unable to serve it, each in its order
-    first = _first_reasons(len(spots), list(reasons.values()))  # per row, an index into `reasons`
+    unfit_first = _first_reasons(len(spots), list(unfit.values()))  # per row, an index into REASONS
+    unfit_rows = np.flatnonzero(in_scope & (unfit_first < len(unfit)))
     costs = task_costs(book, *profile.args, usage=profile.usage, period=period, at=at)
-    left_out = first < len(reasons)
-    fit = np.flatnonzero(~left_out)
+    fit = np.flatnonzero(in_scope & (unfit_first == len(unfit)))
     order = fit[np.lexsort((roster.tickers[fit], costs.spot_cost[fit]))]  # cheapest first, ties by ticker
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
     level = costs.spot_cost if scheduled is None else costs.spot_cost * scheduled
     forward = level * np.asarray(forward_ratio, dtype=float) if forward_ratio is not None else np.full(len(spots),
                                                                                                           np.nan)
-    names = list(reasons)
-    out = [(roster.tickers[i], names[reason], _detail(roster, i, names[reason], profile, mode))
-           for i, reason in zip(np.flatnonzero(left_out).tolist(), first[left_out].tolist(), strict=True)]
+    out = _left_out(roster, scope_rows, scope_entries, unfit_rows, unfit_first, profile, mode)
     return Ranking(order=order, spot_cost=costs.spot_cost, kappa=costs.kappa, beta=costs.beta_used,
                    r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded_rows=out)
 
@@ -272,11 +287,24 @@ def _first_reasons(rows: int, masks: list[np.ndarray]) -> np.ndarray:
     return first
 
 
-def _detail(roster: Roster, row: int, reason: str, profile: Profile, mode: str) -> str:
-    """Why row `row` of the roster is left out, in words (`describe_scope` or `describe`)."""
-    if reason in SCOPE_REASONS:
-        return roster.scope_details[reason][row]
-    return describe(reason, profile, mode, roster.context_window[row])
+Entry = tuple[str, str, str]  # EXCLUDED_COLUMNS
+
+
+def _left_out(roster: Roster, scope_rows: list[int], scope_entries: list[Entry], unfit_rows: np.ndarray,
+              unfit_first: np.ndarray, profile: Profile, mode: str) -> list[Entry]:
+    """The entries of every row left out, in row order: those out of scope (made once, by the
+    roster) and those in scope that cannot serve the profile (a few, described here)."""
+    if not unfit_rows.size:
+        return list(scope_entries)
+    rows = unfit_rows.tolist()
+    reasons = [REASONS[first] for first in unfit_first[unfit_rows].tolist()]
+    unable = [(roster.tickers[row], reason, describe(reason, profile, mode, roster.context_window[row]))
+              for row, reason in zip(rows, reasons, strict=True)]
+    if not scope_rows:
+        return unable
+    entries = scope_entries + unable
+    by_row = sorted(range(len(entries)), key=(scope_rows + rows).__getitem__)  # row numbers are distinct
+    return [entries[position] for position in by_row]
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from pipelines.spots import build_spots, rate_columns
 from pipelines.tasks import task_table
 from serve.deps import Reply
 from serve.direct import direct, handler_answer
+from serve.json_rows import RowsWriter
 from serve.lookup import UnknownModel
 from serve.model_mode import ModelInMode, check_fit
 from serve.outlook import forward_ratios, process_of
@@ -201,12 +202,8 @@ class Ranked(msgspec.Struct, kw_only=True):
     forward_cost: float | None = None
 
 
-# A ranked model as the answer writes it: RANK_COLUMNS in order, `forward_cost` only with a horizon
-# (UNSET is left out). A comparison writes hundreds; a struct made from a row's values costs a
-# sixth of a dict, and encodes faster. `Ranked` documents the same fields.
-RankedRow = msgspec.defstruct("RankedRow", [(column, Any, msgspec.UNSET if column == "forward_cost" else None)
-                                            for column in RANK_COLUMNS], module=__name__)
-# A model left out, likewise: EXCLUDED_COLUMNS in order (`Excluded` documents them).
+# A model left out as the answer writes it: EXCLUDED_COLUMNS in order (`Excluded` documents them). A
+# struct made from a row's values costs a sixth of a dict, and encodes faster.
 ExcludedRow = msgspec.defstruct("ExcludedRow", [(column, Any) for column in EXCLUDED_COLUMNS], module=__name__)
 
 
@@ -450,20 +447,29 @@ def _rank_labels(snapshot: LoadedSnapshot) -> dict[str, list[Any]]:
     return snapshot.cache[key]
 
 
+def _ranked_rows(snapshot: LoadedSnapshot, with_forward: bool) -> RowsWriter:
+    """The writer of a comparison's ranked models (RANK_COLUMNS, `forward_cost` only with a
+    horizon), once per snapshot: the spots table's labels are written once, the figures per answer."""
+    key = ("ranked_rows", with_forward)
+    if key not in snapshot.cache:
+        fields = [column for column in RANK_COLUMNS if with_forward or column != "forward_cost"]
+        snapshot.cache[key] = RowsWriter(fields, _rank_labels(snapshot))
+    return snapshot.cache[key]
+
+
 def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, Any]:
     profile, mode = _profile(body), body.mode
     day = _priced_on(snapshot, body.as_of, body.horizon_months)
     _, theta, row_of, book = _mode_inputs(snapshot, mode, day)
     spots = snapshot.table("spots") if day is None else _past(snapshot, day)["spots"]
-    labels = _rank_labels(snapshot)
     ratios = forward_ratios(snapshot, mode, body.horizon_months) if body.horizon_months is not None else None
     unknown: list[dict[str, Any]] = []
+    listed_rows = None  # the spots rows ranked, when not all
     if body.models is not None:
         listed, unknown = _listed(snapshot, body.models, mode)
-        rows = [row_of[t] for t in listed]
-        spots, theta, book = spots.iloc[rows], theta[rows], None  # a few models: priced afresh
-        ratios = None if ratios is None else ratios[rows]
-        labels = {column: pick(values, rows) for column, values in labels.items()}
+        listed_rows = [row_of[t] for t in listed]
+        spots, theta, book = spots.iloc[listed_rows], theta[listed_rows], None  # a few models: priced afresh
+        ratios = None if ratios is None else ratios[listed_rows]
     # A model named in `models` was asked for: it ranks even if retired (marked by its status). At a
     # past date, a model priced then was sold then, whatever its status today.
     include_retired = body.include_retired or body.models is not None or day is not None
@@ -478,19 +484,17 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     roster = _roster(snapshot) if body.models is None and day is None else None  # else afresh
     ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
     order = ranking.order.tolist()
+    rows = order if listed_rows is None else pick(listed_rows, order)  # rows of the whole spots table
     columns = ranking.figures()
     if body.horizon_months is None:  # no forward asked: none tidied, none written
         del columns["forward_cost"]
-    figures = tidy_columns(columns)
-    if body.horizon_months is None:
-        figures["forward_cost"] = [msgspec.UNSET] * len(order)
-    values = [pick(labels[c], order) if c in labels else figures[c] for c in RANK_COLUMNS]
-    models = TidyList(RankedRow(*row) for row in zip(*values, strict=True))
+    tickers = _rank_labels(snapshot)["ticker"]
     data: dict[str, Any] = {
-        "task_profile": _task_profile(profile), "mode": mode, "models": models,
-        "cheapest": models[0].ticker if models else None,
-        "most_expensive": models[-1].ticker if models else None,
-        "count": len(models),
+        "task_profile": _task_profile(profile), "mode": mode,
+        "models": msgspec.Raw(_ranked_rows(snapshot, "forward_cost" in columns).write(rows, tidy_columns(columns))),
+        "cheapest": tickers[rows[0]] if rows else None,
+        "most_expensive": tickers[rows[-1]] if rows else None,
+        "count": len(rows),
         "excluded": TidyList([*(ExcludedRow(*row) for row in ranking.excluded_rows), *unknown]),  # text only
     }
     if body.horizon_months is not None:
