@@ -422,6 +422,8 @@ class PriceBook:
     # The tiered rows' rates at each band of prompt sizes between thresholds, made when first asked.
     _tier_bands: dict[int, tuple[np.ndarray, dict[str, np.ndarray]]] = field(default_factory=dict, compare=False,
                                                                            repr=False)
+    # `priced_units` per band and period, made when first asked.
+    _units: dict[tuple[int, str | None], tuple[dict, dict]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def beta(self) -> np.ndarray:
@@ -468,6 +470,19 @@ class PriceBook:
             out[name][rows] = values
         return out
 
+    def priced_units(self, n_in: float, period: str | None = None,
+                     at: datetime | None = None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """`prices` and their `unit_prices`, kept per band of prompt sizes and period when no time
+        is given (every comparison prices every row): the caller reads them, never writes."""
+        if at is not None:
+            prices = self.prices(n_in, period, at)
+            return prices, unit_prices(prices)
+        key = (bisect_left(self._thresholds, n_in), period)
+        if key not in self._units:
+            prices = self.prices(n_in, period)
+            self._units[key] = (prices, unit_prices(prices))
+        return self._units[key]
+
     @cached_property
     def _thresholds(self) -> list[float]:
         return sorted({above for _, tiered in self.tiered for above, _ in tiered.tiers})
@@ -510,8 +525,8 @@ def task_costs(book: PriceBook, n_in: float, n_out: float, eta: float = 0.0, n_t
                usage: Usage = NO_EXTRAS, period: str | None = None, at: datetime | None = None) -> TaskCosts:
     """`task_cost` on every row of a price book at once, with the same helpers (cache value aside)."""
     n_in, n_out, eta, n_think = check_profile(n_in, n_out, eta, n_think, usage)
-    prices = book.prices(n_in, period, at)
-    cost = np.asarray(_total(_lines(prices, n_in, n_out, eta, n_think, usage)), dtype=float)
+    prices, units = book.priced_units(n_in, period, at)
+    cost = np.asarray(_total(_costs(quantities(n_in, n_out, eta, n_think, usage), units)), dtype=float)
     beta = prices["output"]
     rate = _ratio(_blended_input_price(prices, n_in, eta, usage), beta)
     kappa = 1.0 + (n_in / n_out) * rate if n_out > 0 else np.full(len(rate), np.nan)

@@ -55,7 +55,7 @@ from serve.outlook import forward_ratios, process_of
 from serve.params import MAX_TOKENS, Eta, Tokens, in_mode
 from serve.problems import invalid
 from serve.records import record_of
-from serve.respond import TidyList, column_values, envelope_type, records, tidy_columns
+from serve.respond import TidyList, column_values, envelope_type, records, tidy_columns, tidy_floats
 from serve.state import LoadedSnapshot
 
 UNKNOWN_MODEL = "unknown_model"  # why a name in a comparison's `models` is left out
@@ -402,6 +402,14 @@ def _mode_inputs(snapshot: LoadedSnapshot, mode: str,
     return cache[key]
 
 
+def _tidy_theta(snapshot: LoadedSnapshot, mode: str, day: date | None = None) -> list[float | None]:
+    """`_mode_inputs`' θ of every spots row, tidied once per snapshot, mode and day."""
+    cache, key = (snapshot.cache, ("tidy_theta", mode)) if day is None else (_past(snapshot, day), ("tidy_theta", mode))
+    if key not in cache:
+        cache[key] = tidy_floats(_mode_inputs(snapshot, mode, day)[1])
+    return cache[key]
+
+
 def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> tuple[list[str], list[dict[str, Any]]]:
     """The tickers of `models`, each once, in the order given, and the names no model answers to,
     each as a left-out entry (`unknown_model`, with suggestions): a comparison skips them, as the
@@ -486,12 +494,15 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     order = ranking.order.tolist()
     rows = order if listed_rows is None else pick(listed_rows, order)  # rows of the whole spots table
     columns = ranking.figures()
+    del columns["theta"]  # the snapshot's own, the same in every answer: tidied once
     if body.horizon_months is None:  # no forward asked: none tidied, none written
         del columns["forward_cost"]
+    figures = tidy_columns(columns)
+    figures["theta"] = pick(_tidy_theta(snapshot, mode, day), rows)
     tickers = _rank_labels(snapshot)["ticker"]
     data: dict[str, Any] = {
         "task_profile": _task_profile(profile), "mode": mode,
-        "models": msgspec.Raw(_ranked_rows(snapshot, "forward_cost" in columns).write(rows, tidy_columns(columns))),
+        "models": msgspec.Raw(_ranked_rows(snapshot, "forward_cost" in columns).write(rows, figures)),
         "cheapest": tickers[rows[0]] if rows else None,
         "most_expensive": tickers[rows[-1]] if rows else None,
         "count": len(rows),

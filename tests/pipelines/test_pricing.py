@@ -22,6 +22,8 @@ from pipelines.pricing import (
     spot_cost,
     spot_costs,
     task_cost,
+    task_costs,
+    unit_prices,
 )
 
 EXACT = 1e-12
@@ -231,6 +233,18 @@ def test_one_book_priced_up_and_down_the_thresholds_bills_each_prompts_own_tier(
                     if not math.isnan(row["output"])]
         assert np.delete(kept["output"], 5).tolist() == expected
     assert book.prices(32_001)["output"][2] == 2.0 and book.prices(32_000)["output"][2] == 1.0
+
+
+def test_one_book_keeps_each_bands_unit_prices_and_bills_as_a_fresh_one():
+    """`task_costs` on one book, up and down the thresholds, is `spot_costs` on a fresh frame each
+    time: the unit prices kept per band are each band's own."""
+    book = PriceBook.of(RATES_FRAME)
+    for n_in in [250_000, 32_000, 32_001, 0, 200_001, 128_001, 31_999, 250_000, 32_000]:
+        np.testing.assert_array_equal(task_costs(book, n_in, 800, 0.6).spot_cost, spot_costs(RATES_FRAME, n_in, 800, 0.6))
+        prices, units = book.priced_units(n_in)
+        assert book.priced_units(n_in)[1] is units  # kept, not made again
+        for name, values in unit_prices(PriceBook.of(RATES_FRAME).prices(n_in)).items():
+            np.testing.assert_array_equal(units[name], values)
 
 
 def test_vector_applies_each_rows_tier():
