@@ -43,6 +43,7 @@ SCOPE_REASONS = (NOT_TEXT, RETIRED)
 RANK_COLUMNS = ["ticker", "model_id", "display_name", "provider", "spot_cost", "kappa", "beta", "is_reasoning",
                 "theta", "forward_cost", "r_in_eff", "context_window", "status"]
 EXCLUDED_COLUMNS = ["ticker", "reason", "detail"]
+Entry = tuple[str, str, str]  # a model left out, as EXCLUDED_COLUMNS
 
 def unfit_masks(profile: Profile, priced, beta, is_reasoning, context_window) -> dict:
     """For each reason of REASONS, which models cannot serve the profile for it: arrays aligned by
@@ -194,10 +195,10 @@ class Roster:
             return self.out_of_scope
         return {**self.out_of_scope, RETIRED: np.zeros(len(self.tickers), dtype=bool)}
 
-    def left_out_of_scope(self, include_retired: bool) -> tuple[np.ndarray, list[int], list[tuple[str, str, str]]]:
-        """Per row, the index of its first reason in `scopes` (their number where none holds); and
-        the rows so left out, in order, with their entries (ticker, reason, detail). The same for
-        every profile, so made once per `include_retired`: a comparison leaves out a hundred models."""
+    def left_out_of_scope(self, include_retired: bool) -> tuple[np.ndarray, list[int], list[Entry]]:
+        """Which rows are in scope (a mask); and the others, in order, with their entries (each
+        row's first reason in `scopes`). The same for every profile, so made once per
+        `include_retired`: a comparison leaves out a hundred models."""
         made = self._left_out.get(include_retired)
         if made is None:
             scopes = self.scopes(include_retired)
@@ -206,7 +207,7 @@ class Roster:
             rows = np.flatnonzero(first < len(names)).tolist()
             entries = [(self.tickers[row], names[first[row]], self.scope_details[names[first[row]]][row])
                        for row in rows]
-            made = self._left_out[include_retired] = (first, rows, entries)
+            made = self._left_out[include_retired] = (first == len(names), rows, entries)
         return made
 
 
@@ -224,7 +225,7 @@ class Ranking:
     r_in_eff: np.ndarray
     theta: np.ndarray
     forward_cost: np.ndarray
-    excluded_rows: list[tuple[str, str, str]]  # EXCLUDED_COLUMNS
+    excluded_rows: list[Entry]
 
     @property
     def excluded(self) -> pd.DataFrame:
@@ -259,8 +260,7 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     """
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     roster = roster if roster is not None else Roster.of(spots)
-    scope_first, scope_rows, scope_entries = roster.left_out_of_scope(include_retired)
-    in_scope = scope_first == len(roster.scopes(include_retired))
+    in_scope, scope_rows, scope_entries = roster.left_out_of_scope(include_retired)  # out of scope first
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
     unfit = unfit_masks(profile, priced_rows, book.beta, roster.is_reasoning, roster.context_window)
     unfit_first = _first_reasons(len(spots), list(unfit.values()))  # per row, an index into REASONS
@@ -286,8 +286,6 @@ def _first_reasons(rows: int, masks: list[np.ndarray]) -> np.ndarray:
         first[masks[index]] = index
     return first
 
-
-Entry = tuple[str, str, str]  # EXCLUDED_COLUMNS
 
 
 def _left_out(roster: Roster, scope_rows: list[int], scope_entries: list[Entry], unfit_rows: np.ndarray,
