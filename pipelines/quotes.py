@@ -287,7 +287,6 @@ def _first_reasons(rows: int, masks: list[np.ndarray]) -> np.ndarray:
     return first
 
 
-
 def _left_out(roster: Roster, scope_rows: list[int], scope_entries: list[Entry], unfit_rows: np.ndarray,
               unfit_first: np.ndarray, profile: Profile, mode: str) -> list[Entry]:
     """The entries of every row left out, in row order: those out of scope (made once, by the

@@ -19,8 +19,12 @@ import msgspec
 _encode = msgspec.json.encode
 
 
-def _picked(values: list, rows: list[int]) -> list:
-    return [values[i] for i in rows] if len(rows) < 2 else list(itemgetter(*rows)(values))
+def pick(values: list, rows: list[int]) -> list:
+    """`values[i]` for each i of `rows`, in order, picked in C: an answer picks each row's
+    fragments, and a comparison its models' figures, for every model it ranks."""
+    if len(rows) < 2:
+        return [values[i] for i in rows]
+    return list(itemgetter(*rows)(values))
 
 
 class RowsWriter:
@@ -29,7 +33,6 @@ class RowsWriter:
     each answer gives the others (numbers or None: what JSON writes without a comma)."""
 
     def __init__(self, fields: list[str], fixed: dict[str, list[Any]]):
-        count = len(next(iter(fixed.values()))) if fixed else 0
         self.varying = [name for name in fields if name not in fixed]
         # segments[j]: what each row writes before its j-th varying value (the last: after the
         # last value, with the row's closing brace); a list per row, or one bytes shared by all rows.
@@ -39,8 +42,7 @@ class RowsWriter:
             key = (b"," if position else b"") + _encode(name) + b":"
             if name in fixed:
                 values = [_encode(value) for value in fixed[name]]
-                current = [_join(current, i) + key + value for i, value in enumerate(values)] \
-                    if count else current
+                current = [_part(current, row) + key + value for row, value in enumerate(values)]
             else:
                 self.segments.append(_append(current, key))
                 current = b""
@@ -54,7 +56,7 @@ class RowsWriter:
         count, stride = len(rows), 2 * len(self.varying) + 2  # each row ends with a separator
         pieces: list[bytes] = [b","] * (count * stride)
         for j, segment in enumerate(self.segments):
-            pieces[2 * j::stride] = [segment] * count if isinstance(segment, bytes) else _picked(segment, rows)
+            pieces[2 * j::stride] = [segment] * count if isinstance(segment, bytes) else pick(segment, rows)
         for j, name in enumerate(self.varying):
             encoded = _encode(varying[name])[1:-1].split(b",")
             if len(encoded) != count:
@@ -65,7 +67,7 @@ class RowsWriter:
         return b"".join(pieces)
 
 
-def _join(segment: list[bytes] | bytes, row: int) -> bytes:
+def _part(segment: list[bytes] | bytes, row: int) -> bytes:
     return segment if isinstance(segment, bytes) else segment[row]
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import fields
 from datetime import UTC, date, datetime
-from operator import itemgetter
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -48,7 +47,7 @@ from pipelines.spots import build_spots, rate_columns
 from pipelines.tasks import task_table
 from serve.deps import Reply
 from serve.direct import direct, handler_answer
-from serve.json_rows import RowsWriter
+from serve.json_rows import RowsWriter, pick
 from serve.lookup import UnknownModel
 from serve.model_mode import ModelInMode, check_fit
 from serve.outlook import forward_ratios, process_of
@@ -387,13 +386,19 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
     return data
 
 
+def _kept_for(snapshot: LoadedSnapshot, day: date | None) -> dict:
+    """Where what is worked out from the prices in force on `day` is kept: with the snapshot for
+    today's (day None), with that day's prices otherwise (`_past`)."""
+    return snapshot.cache if day is None else _past(snapshot, day)
+
+
 def _mode_inputs(snapshot: LoadedSnapshot, mode: str,
                  day: date | None = None) -> tuple[list, np.ndarray, dict[str, int], PriceBook]:
     """Per snapshot and mode (and past day, when given): each spots row's rates, the mode's θ
     aligned to the rows, row by ticker, and the rows' price book for comparisons."""
-    cache, key = (snapshot.cache, ("quotes", mode)) if day is None else (_past(snapshot, day), mode)
+    cache, key = _kept_for(snapshot, day), ("quotes", mode)
     if key not in cache:
-        spots = (snapshot.table("spots") if day is None else _past(snapshot, day)["spots"]).reset_index(drop=True)
+        spots = (snapshot.table("spots") if day is None else cache["spots"]).reset_index(drop=True)
         rates = [model_rates(row, mode) for row in spots.to_dict("records")]
         greeks = snapshot.table("greeks").set_index("ticker")
         theta = greeks[in_mode("theta", mode)].reindex(spots["ticker"]).to_numpy(dtype=float)
@@ -404,7 +409,7 @@ def _mode_inputs(snapshot: LoadedSnapshot, mode: str,
 
 def _tidy_theta(snapshot: LoadedSnapshot, mode: str, day: date | None = None) -> list[float | None]:
     """`_mode_inputs`' θ of every spots row, tidied once per snapshot, mode and day."""
-    cache, key = (snapshot.cache, ("tidy_theta", mode)) if day is None else (_past(snapshot, day), ("tidy_theta", mode))
+    cache, key = _kept_for(snapshot, day), ("tidy_theta", mode)
     if key not in cache:
         cache[key] = tidy_floats(_mode_inputs(snapshot, mode, day)[1])
     return cache[key]
@@ -428,14 +433,6 @@ def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> tuple[list
         if resolved.ticker not in tickers:
             tickers.append(resolved.ticker)
     return tickers, unknown
-
-
-def pick(values: list, rows: list[int]) -> list:
-    """`values[i]` for each i of `rows`, in order, picked in C: a comparison picks each label
-    column for every model it ranks."""
-    if len(rows) < 2:
-        return [values[i] for i in rows]
-    return list(itemgetter(*rows)(values))
 
 
 def _roster(snapshot: LoadedSnapshot) -> Roster:
