@@ -103,6 +103,12 @@ class Rates:
         in its __dict__), since every cost asks for them."""
         return replace(self, tiers=()) if self.tiers else self
 
+    @cached_property
+    def billed(self) -> Billed:
+        """These rates' prices and each line's unit price, worked out once per object: a model's
+        rates bill many requests."""
+        return Billed.of(self)
+
     @classmethod
     def from_row(cls, row: Mapping, columns: Mapping[str, str] | None = None) -> Rates:
         """From a price_history or spots row; `columns` maps field names (PRICE_FIELDS, tiers,
@@ -175,6 +181,11 @@ class Usage:
         for name in USAGE_FIELDS:
             object.__setattr__(self, name, _check_count(name, getattr(self, name)))
 
+    @cached_property
+    def fee_counts(self) -> dict[str, float]:
+        """The count each fee line bills on (requests, tool calls), by line name."""
+        return {line: getattr(self, count) for line, (_, count) in FEE_LINES.items()}
+
 
 USAGE_FIELDS = tuple(f.name for f in fields(Usage))
 
@@ -186,10 +197,11 @@ LINES = ("input", "cached_input", "cache_write_5m", "cache_write_1h", "output", 
          "request_fee", "web_search", "file_search", "grounding")
 FEE_LINES = {"request_fee": ("request_fee", "n_requests"), "web_search": ("web_search_fee", "n_web_searches"),
              "file_search": ("file_search_fee", "n_file_searches"), "grounding": ("grounding_fee", "n_grounding")}
+TOKEN_LINES = LINES[:-len(FEE_LINES)]
 
 
 def check_profile(n_in, n_out, eta, n_think, usage: Usage) -> tuple[float, float, float, float]:
-    n_in, n_out, n_think = (_check_count(k, v) for k, v in (("n_in", n_in), ("n_out", n_out), ("n_think", n_think)))
+    n_in, n_out, n_think = _check_count("n_in", n_in), _check_count("n_out", n_out), _check_count("n_think", n_think)
     eta = _check_eta(eta)
     written = usage.n_cache_write_5m + usage.n_cache_write_1h
     if written > n_in * (1.0 - eta) * (1 + 1e-12):
@@ -281,7 +293,7 @@ def quantities(n_in: float, n_out: float, eta: float, n_think: float, usage: Usa
     fresh = max(n_in * (1.0 - eta) - usage.n_cache_write_5m - usage.n_cache_write_1h, 0.0)
     return {"input": fresh, "cached_input": n_in * eta, "cache_write_5m": usage.n_cache_write_5m,
             "cache_write_1h": usage.n_cache_write_1h, "output": n_out, "thinking": n_think,
-            "citation": usage.n_citation, **{line: getattr(usage, count) for line, (_, count) in FEE_LINES.items()}}
+            "citation": usage.n_citation, **usage.fee_counts}
 
 
 def unit_prices(prices: Mapping) -> dict:
@@ -302,8 +314,10 @@ def _lines(prices: Mapping, n_in: float, n_out: float, eta: float, n_think: floa
 
 
 def _costs(counts: Mapping, units: Mapping) -> dict:
-    return {line: (_or(units[line], 0.0) * counts[line] * PER_THOUSAND if line in FEE_LINES
-                   else units[line] * counts[line] * PER_MILLION) for line in LINES}
+    costs = {line: units[line] * counts[line] * PER_MILLION for line in TOKEN_LINES}
+    for line in FEE_LINES:  # after the token lines, so the keys keep LINES' order
+        costs[line] = _or(units[line], 0.0) * counts[line] * PER_THOUSAND
+    return costs
 
 
 def _total(lines: Mapping):
@@ -317,11 +331,27 @@ def _prices(rates: Rates) -> dict[str, float]:
     return {name: math.nan if (price := getattr(rates, name)) is None else price for name in PRICE_FIELDS}
 
 
+@dataclass(frozen=True)
+class Billed:
+    """One Rates' prices (NaN where none is stated) and each line's unit price, as floats and as
+    published (None for a fee no source states)."""
+
+    prices: dict[str, float]
+    units: dict[str, float]
+    stated_units: dict[str, float | None]
+
+    @classmethod
+    def of(cls, rates: Rates) -> Billed:
+        prices = _prices(rates)
+        units = unit_prices(prices)
+        return cls(prices, units, {line: None if math.isnan(price) else price for line, price in units.items()})
+
+
 def effective_input_rate(rates: Rates, n_in: float, eta: float, usage: Usage = NO_EXTRAS) -> float:
     """r_in·(1 − η) + r_cache·η (plus the cache writes' premium) at the tier n_in reaches; NaN
     for a zero output price."""
     n_in, _, eta, _ = check_profile(n_in, 0.0, eta, 0.0, usage)
-    prices = _prices(rates_for_prompt(rates, n_in))
+    prices = rates_for_prompt(rates, n_in).billed.prices
     return _ratio(_blended_input_price(prices, n_in, eta, usage), prices["output"])
 
 
@@ -337,7 +367,8 @@ def spot_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think
               usage: Usage = NO_EXTRAS) -> float:
     """USD for one request (`usage.n_requests` of them for the fees), every line summed."""
     n_in, n_out, eta, n_think = check_profile(n_in, n_out, eta, n_think, usage)
-    return float(_total(_lines(_prices(rates_for_prompt(rates, n_in)), n_in, n_out, eta, n_think, usage)))
+    units = rates_for_prompt(rates, n_in).billed.units
+    return _total(_costs(quantities(n_in, n_out, eta, n_think, usage), units))
 
 
 @dataclass(frozen=True)
@@ -361,7 +392,7 @@ def cache_value(rates: Rates, n_in: float, n_out: float, eta: float, n_think: fl
                 usage: Usage = NO_EXTRAS) -> CacheValue:
     """What reading η of the prompt from cache saves against paying full input for all of it."""
     cost = task_cost(rates, n_in, n_out, eta, n_think, usage)
-    return _cache_value(_prices(cost.applied), cost.spot_cost, n_in, eta)
+    return _cache_value(cost.applied.billed.prices, cost.spot_cost, n_in, eta)
 
 
 @dataclass(frozen=True)
@@ -384,10 +415,10 @@ def task_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think
     are taken as given: pass `in_period(rates, ...)` to price another period."""
     n_in, n_out, eta, n_think = check_profile(n_in, n_out, eta, n_think, usage)
     applied = rates_for_prompt(rates, n_in)
-    prices = _prices(applied)
-    counts, units = quantities(n_in, n_out, eta, n_think, usage), unit_prices(prices)  # once, for lines and fields
-    lines = {name: float(value) for name, value in _costs(counts, units).items()}
-    cost = float(_total(lines))
+    billed = applied.billed
+    prices, counts = billed.prices, quantities(n_in, n_out, eta, n_think, usage)
+    lines = _costs(counts, billed.units)  # floats: Rates' prices and checked counts are floats
+    cost = _total(lines)
     beta = prices["output"]
     rate = _ratio(_blended_input_price(prices, n_in, eta, usage), beta)
     return TaskCost(
@@ -398,7 +429,7 @@ def task_cost(rates: Rates, n_in: float, n_out: float, eta: float = 0.0, n_think
         cache_value=_cache_value(prices, cost, n_in, eta) if eta > 0 else None,
         lines=lines,
         quantities=counts,
-        unit_prices={line: None if math.isnan(price) else float(price) for line, price in units.items()},
+        unit_prices=dict(billed.stated_units),
         applied=applied,
     )
 

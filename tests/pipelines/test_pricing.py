@@ -251,3 +251,19 @@ def test_vector_applies_each_rows_tier():
     costs = spot_costs(RATES_FRAME.iloc[[0, 3]], 250_000, 1000)
     # Same base rates; only the second row has a 200k tier: (3*250000 + 15*1000)e-6 vs (6*250000 + 22.5*1000)e-6
     assert costs.tolist() == pytest.approx([0.765, 1.5225], abs=EXACT)
+
+
+def test_one_rates_bills_every_request_alike_whatever_a_caller_does_with_an_answer():
+    """Each Rates works out its unit prices once and keeps them: an answer's own dicts are
+    copies, so a caller changing one leaves the next request's bill as it was."""
+    rates = Rates(3.0, 15.0, 0.3, request_fee=0.5)
+    first = task_cost(rates, n_in=30_000, n_out=800, eta=0.6)
+    first.unit_prices["output"] = 99.0
+    first.lines["output"] = 99.0
+    second = task_cost(rates, n_in=30_000, n_out=800, eta=0.6)
+    # 12,000 fresh at $3/M, 18,000 cached at $0.30/M, 800 out at $15/M, one request at $0.5 per 1,000
+    assert second.unit_prices["output"] == 15.0 and second.unit_prices["web_search"] is None
+    assert second.lines["output"] == pytest.approx(0.012, abs=EXACT)
+    assert second.spot_cost == pytest.approx(0.036 + 0.0054 + 0.012 + 0.0005, abs=EXACT)
+    assert second.spot_cost == spot_cost(rates, n_in=30_000, n_out=800, eta=0.6)
+    assert list(second.lines) == list(second.unit_prices) == list(second.quantities)  # the published order
