@@ -349,7 +349,7 @@ def _check_fit(snapshot: LoadedSnapshot, ticker: str, mode: str, profile: Profil
 def _task_profile(profile: Profile) -> dict[str, float]:
     """The profile priced, the billed usage beside its tokens included."""
     return {"n_in": profile.n_in, "n_out": profile.n_out, "n_think": profile.n_think, "eta": profile.eta,
-            **vars(profile.usage)}  # flat: a copy of its fields, without asdict's deep copy
+            **{name: getattr(profile.usage, name) for name in USAGE_FIELDS}}  # its fields only, not what it caches
 
 
 def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
