@@ -37,10 +37,10 @@ class Corked:
     status line and headers, then each part of its body, each with a write of its own: a system
     call apiece, and on loopback each one also runs the receiving side's work and wakes the
     client, so a short answer cost two or three of them. Here short writes are held and joined,
-    and go out as one write when the answer is complete (`flush`, from the protocol), when a long
-    write comes (the held bytes first, then it, uncopied), or at the loop's next turn, so the
-    parts of an answer still being made (an event stream's) leave as they are sent. One holder per
-    connection keeps the order of pipelined answers."""
+    and go out as one write when the answer is complete (`flush`, from the protocol), with a long
+    write when one comes (one gathering system call, neither copied), or at the loop's next turn,
+    so the parts of an answer still being made (an event stream's) leave as they are sent. One
+    holder per connection keeps the order of pipelined answers."""
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop):
         self.transport, self.loop = transport, loop
@@ -51,8 +51,8 @@ class Corked:
         if not data:
             return
         if len(self.held) + len(data) > JOIN_BYTES:
-            self.flush()
-            self.transport.write(data)
+            held, self.held = self.held, b""
+            self.transport.writelines([held, data]) if held else self.transport.write(data)
             return
         self.held += data
         if not self.flush_due:

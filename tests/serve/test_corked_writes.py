@@ -14,11 +14,19 @@ class Transport:
     """What asyncio's socket transport does with writes, recorded."""
 
     def __init__(self):
-        self.writes: list[bytes] = []
+        self.calls: list[list[bytes]] = []  # each write's bytes: one system call apiece
         self.closing = False
 
     def write(self, data: bytes) -> None:
-        self.writes.append(data)
+        self.calls.append([data])
+
+    def writelines(self, parts: list[bytes]) -> None:  # uvloop's: one gathering write
+        self.calls.append(list(parts))
+
+    @property
+    def writes(self) -> list[bytes]:
+        """What each system call sent, whole."""
+        return [b"".join(parts) for parts in self.calls]
 
     def is_closing(self) -> bool:
         return self.closing
@@ -65,15 +73,17 @@ def test_what_is_still_held_leaves_at_the_loops_next_turn():
     loop.close()
 
 
-def test_a_long_write_follows_what_is_held_and_is_not_copied():
+def test_a_long_write_leaves_with_what_is_held_in_one_call_and_is_not_copied():
     corked, transport, loop = _corked()
     head, long = b"HTTP/1.1 200 OK\r\n\r\n", b"x" * (JOIN_BYTES + 1)
     corked.write(head)
     corked.write(long)
     corked.write(b"tail")
     corked.flush()
-    assert transport.writes == [head, long, b"tail"]  # in order
-    assert transport.writes[1] is long
+    assert transport.calls == [[head, long], [b"tail"]]  # in order; the head and the body in one call
+    assert transport.calls[0][1] is long
+    corked.write(long)  # nothing held: the long write alone
+    assert transport.calls[2] == [long] and transport.calls[2][0] is long
     loop.close()
 
 
@@ -82,9 +92,9 @@ def test_writes_joined_up_to_the_bound_and_not_past_it():
     first, second = b"a" * (JOIN_BYTES - 10), b"b" * 10
     corked.write(first)
     corked.write(second)  # exactly the bound: joined
-    corked.write(b"c")  # past it: what is held goes first
+    corked.write(b"c")  # past it: what is held goes first, with it, not joined into it
     corked.flush()
-    assert transport.writes == [first + second, b"c"]
+    assert transport.calls == [[first + second, b"c"]]
     loop.close()
 
 
