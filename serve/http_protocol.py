@@ -51,8 +51,7 @@ class Corked:
         if not data:
             return
         if len(self.held) + len(data) > JOIN_BYTES:
-            held, self.held = self.held, b""
-            self.transport.writelines([held, data]) if held else self.transport.write(data)
+            self._release(data)
             return
         self.held += data
         if not self.flush_due:
@@ -61,10 +60,14 @@ class Corked:
 
     def flush(self) -> None:
         self.flush_due = False
-        if self.held:
-            held, self.held = self.held, b""
-            if not self.transport.is_closing():  # the client has gone: what it has not read is dropped
-                self.transport.write(held)
+        self._release()
+
+    def _release(self, long: bytes = b"") -> None:
+        """What is held, then `long` (a write too long to join), in one system call."""
+        held, self.held = self.held, b""
+        if not (held or long) or self.transport.is_closing():  # the client has gone: what it has not read is dropped
+            return
+        self.transport.writelines([held, long] if held and long else [held or long])
 
     def close(self) -> None:
         self.flush()
