@@ -28,9 +28,9 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
-from serve.access.stores import KeyRecord, KeyStore, Usage, UsageBatch, key_hash
+from serve.access.stores import KeyRecord, KeyStore, Usage, UsageBatch, key_hash, utc_moment
 from serve.threads import Threads
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,8 @@ class BatchedKeyStore:
     # --- usage ---------------------------------------------------------------------------------
 
     def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
-        self._uses.append((key_id, endpoint, now))  # deque appends are atomic: no lock on the request path
+        moment = now if now.tzinfo is UTC else utc_moment(now)  # the server's own are UTC already
+        self._uses.append((key_id, endpoint, moment))  # deque appends are atomic: no lock on the request path
 
     def record_uses(self, batch: UsageBatch) -> None:
         with self._pending_lock:
@@ -130,8 +131,8 @@ class BatchedKeyStore:
         with self._flush_lock:
             with self._pending_lock:
                 batch, self._pending = self._pending, UsageBatch()
-            for _ in range(len(self._uses)):  # popleft is atomic too, so no use is ever missed
-                batch.add(*self._uses.popleft())
+            # popleft is atomic too, so no use is ever missed
+            batch.add_uses([self._uses.popleft() for _ in range(len(self._uses))])
             if not batch:
                 return
             try:

@@ -3,7 +3,7 @@
 import asyncio
 import threading
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -252,6 +252,31 @@ def test_usage_batches_add_and_merge():
                             ("k2", "2026-11-22", "POST /v1/price"): 1}
     assert batch.last_used == {"k1": NOW + timedelta(days=1), "k2": datetime(2026, 11, 22, 23, 59, tzinfo=UTC)}
     assert not UsageBatch() and batch
+
+
+def test_uses_gathered_by_a_server_count_as_one_add_each():
+    uses = [("k1", "GET /v1/spots", NOW), ("k1", "GET /v1/spots", NOW - timedelta(hours=1)),  # older, later
+            ("k1", "GET /v1/spots", NOW + timedelta(days=1)), ("k1", "POST /v1/price", NOW),
+            ("k2", "GET /v1/spots", datetime(2026, 11, 22, 23, 59, 59, 999999, tzinfo=UTC))]
+    one_by_one, together = UsageBatch(), UsageBatch()
+    for use in uses:
+        one_by_one.add(*use)
+    together.add("k1", "GET /v1/spots", NOW - timedelta(days=2))  # what a batch held before is kept
+    together.add_uses(uses)
+    assert together.counts == {**one_by_one.counts, ("k1", "2026-11-20", "GET /v1/spots"): 1}
+    assert together.counts[("k1", "2026-11-22", "GET /v1/spots")] == 2
+    assert together.last_used == one_by_one.last_used == {"k1": NOW + timedelta(days=1),
+                                                           "k2": datetime(2026, 11, 22, 23, 59, 59, 999999, tzinfo=UTC)}
+
+
+def test_a_use_is_counted_on_its_utc_day_whatever_zone_it_is_given_in(batched):
+    _, record = batched.create("Ada", "developer", NOW)
+    east = timezone(timedelta(hours=5))
+    batched.record_use(record.key_id, "GET /v1/spots", datetime(2026, 11, 23, 2, 0, tzinfo=east))  # 11-22 21:00 UTC
+    batched.record_use(record.key_id, "GET /v1/spots", datetime(2026, 11, 22, 22, 0))  # naive means UTC
+    usage = batched.usage(record.key_id)
+    assert usage.per_day == {"2026-11-22": 2}
+    assert usage.last_used == datetime(2026, 11, 22, 22, 0, tzinfo=UTC)
 
 
 def test_sqlite_writes_a_batch_in_one_go_and_drops_unknown_ids(path):
