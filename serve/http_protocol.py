@@ -80,23 +80,35 @@ class Corked:
 class BoundedHttpProtocol(HttpToolsProtocol):
     head_bytes: int = 0
     head_complete: bool = False
+    head_since: float = 0.0  # when the server began waiting for the head it waits for now
     head_timer: asyncio.TimerHandle | None = None
     corked: Corked | None = None
 
     def _wait_for_head(self) -> None:
         self.head_bytes, self.head_complete = 0, False
-        self._cancel_head_timer()
-        self.head_timer = self.loop.call_later(HEAD_TIMEOUT_SECONDS, self._head_too_slow)
+        self.head_since = self.loop.time()
+        if self.head_timer is None:
+            self.head_timer = self.loop.call_at(self.head_since + HEAD_TIMEOUT_SECONDS, self._check_head)
+
+    def _check_head(self) -> None:
+        """One timer per connection, not one per request (arming and cancelling a timer for each
+        request cost the loop about as much as a header): when it fires, the connection is closed
+        if the head it waits for is late, else the timer is set again for when it could be."""
+        self.head_timer = None
+        if self.transport.is_closing():
+            return
+        now = self.loop.time()
+        due = self.head_since + HEAD_TIMEOUT_SECONDS
+        if not self.head_complete and now >= due:
+            self.transport.close()
+            return
+        self.head_timer = self.loop.call_at(now + HEAD_TIMEOUT_SECONDS if self.head_complete else due,
+                                            self._check_head)
 
     def _cancel_head_timer(self) -> None:
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
-
-    def _head_too_slow(self) -> None:
-        self.head_timer = None
-        if not self.head_complete and not self.transport.is_closing():
-            self.transport.close()
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -125,7 +137,6 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self.head_complete = True
-        self._cancel_head_timer()
         super().on_headers_complete()
         if self.cycle is not None and self.cycle.transport is self.transport:  # a new request's cycle
             self.cycle.transport = self.corked
