@@ -27,6 +27,7 @@ from serve.problems import MEDIA_TYPE, Problem, problem_body
 from serve.settings import Settings
 
 WINDOW_SECONDS = 3600
+Headers = list[tuple[bytes, bytes]]  # as ASGI sends them
 SCOPE_KEY = "oracle_access"
 # Set by every dashboard page (serve/dashboard/routes.py) and sent back by the browser with the
 # page's /v1 requests. It is a marker, not a secret: any client may send it, and what it gets is
@@ -109,7 +110,7 @@ class AccessControl:
                 failed, reset = await self.counters.hit(f"authfail:{client}", WINDOW_SECONDS, now)
                 if failed > self.settings.failed_auths_per_hour:
                     await self._limited(send, "failed authentication", self.settings.failed_auths_per_hour, reset,
-                                        now, {})
+                                        now, [])
                     return
                 state = "revoked" if record is not None else "not recognised"
                 await _problem(send, 401, "invalid_key", f"the API key presented is {state}; create one with "
@@ -124,7 +125,7 @@ class AccessControl:
             # Only a creation that succeeds counts (`_count_creation`): a bad request costs nothing.
             made, reset = await self.counters.hit(f"create:{client}", WINDOW_SECONDS, now, amount=0)
             if made >= self.settings.key_creations_per_hour:
-                await self._limited(send, "key creation", self.settings.key_creations_per_hour, reset, now, {})
+                await self._limited(send, "key creation", self.settings.key_creations_per_hour, reset, now, [])
                 return
             send = self._count_creation(send, client, now)
         if creating and record is None:
@@ -144,7 +145,7 @@ class AccessControl:
             await self._limited(send, what, limit, reset, now, rate)
             return
         scope[SCOPE_KEY] = Access(tier, limit, count, reset, record)
-        await self.app(scope, receive, _with_headers(send, _encoded(rate)))
+        await self.app(scope, receive, _with_headers(send, rate))
 
     def _count_creation(self, send, client: str, now: float):
         """`send`, counting a key creation against the client's limit once it has succeeded."""
@@ -155,24 +156,25 @@ class AccessControl:
 
         return counted
 
-    async def _limited(self, send, what: str, limit: int, reset: float, now: float, rate: dict) -> None:
+    async def _limited(self, send, what: str, limit: int, reset: float, now: float, rate: Headers) -> None:
         wait = max(1, math.ceil(reset - now))
         when = datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         await _problem(send, 429, "rate_limited",
                        f"the {what} limit of {limit} requests per hour is reached; retry after {wait} s ({when})",
-                       {**rate, "Retry-After": str(wait)}, retry_after_seconds=wait, limit=limit, reset=when,
+                       [*rate, (b"retry-after", str(wait).encode())], retry_after_seconds=wait, limit=limit, reset=when,
                        resetAt=when)  # the original oracle's name for `reset`, which its clients read
 
 
-def rate_headers(limit: int, count: int, reset: float, now: float) -> dict[str, str]:
+def rate_headers(limit: int, count: int, reset: float, now: float) -> Headers:
     """Where a client stands against a limit, in both families of header: RateLimit-* (the IETF
     draft's: Reset in seconds from now) and X-RateLimit-* (the original oracle's, which its
-    clients read: Reset as an epoch time in seconds)."""
-    remaining = str(max(0, limit - count))
-    return {"RateLimit-Limit": str(limit), "RateLimit-Remaining": remaining,
-            "RateLimit-Reset": str(max(0, math.ceil(reset - now))),
-            "X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": remaining,
-            "X-RateLimit-Reset": str(math.ceil(reset))}
+    clients read: Reset as an epoch time in seconds). Made as they are sent (ASGI's lowercase
+    bytes), since every answer carries them."""
+    limit_text, remaining = str(limit).encode(), str(max(0, limit - count)).encode()
+    return [(b"ratelimit-limit", limit_text), (b"ratelimit-remaining", remaining),
+            (b"ratelimit-reset", str(max(0, math.ceil(reset - now))).encode()),
+            (b"x-ratelimit-limit", limit_text), (b"x-ratelimit-remaining", remaining),
+            (b"x-ratelimit-reset", str(math.ceil(reset)).encode())]
 
 
 NO_ROUTE = "(no such path)"
@@ -194,24 +196,19 @@ def _endpoint(scope) -> str:
     return name
 
 
-def _encoded(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
-    return [(name.lower().encode(), value.encode()) for name, value in headers.items()]
-
-
-def _with_headers(send, encoded: list[tuple[bytes, bytes]]):
+def _with_headers(send, added: Headers):
     async def wrapped(message):
         if message["type"] == "http.response.start":
-            message = {**message, "headers": [*message.get("headers", []), *encoded]}
+            message = {**message, "headers": [*message.get("headers", []), *added]}
         await send(message)
 
     return wrapped
 
 
-async def _problem(send, status: int, code: str, detail: str, headers: dict[str, str], **extra) -> None:
+async def _problem(send, status: int, code: str, detail: str, headers: Headers, **extra) -> None:
     """Answer with problem details straight from the middleware (no handler runs)."""
     body = json.dumps(problem_body(Problem(status, code, detail, **extra))).encode()
-    raw = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()),
-           *_encoded(headers)]
+    raw = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()), *headers]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})
 

@@ -243,6 +243,7 @@ def test_a_short_answer_leaves_in_one_write_and_a_304_keeps_the_connection(built
             length = int(re.search(rb"(?im)^content-length: (\d+)", head).group(1))
             assert head.startswith(b"HTTP/1.1 200 ") and len(content) == length, whole[-600:]
             assert json.loads(content)["data"]["ticker"] == "SONNET-4"
+            assert re.search(rb"(?im)^date: ", head) and not re.search(rb"(?im)^server:", head)
             etag = re.search(rb"(?im)^etag: (\S+)", head).group(1)
 
             # A 304 gives no length (RFC 9110 §8.6) and keeps the connection for the next request;
