@@ -134,18 +134,34 @@ def header(scope: dict, name: bytes) -> str:
     return ""
 
 
-def chosen_encoding(scope: dict, answer: Answer) -> str | None:
-    return answer.encoding_for(accepted_encoding(header(scope, b"accept-encoding")))
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a request's headers ask of a kept answer: an encoding it accepts, and the tags it has."""
+
+    encoding: str | None
+    if_none_match: str
+
+    @classmethod
+    def of(cls, scope: dict) -> Asked:
+        """Read in one pass over the headers (the first of each, as `header` reads them)."""
+        accept = if_none_match = None
+        for key, value in scope.get("headers", []):
+            key = key.lower()
+            if key == b"accept-encoding" and accept is None:
+                accept = value.decode("latin-1")
+            elif key == b"if-none-match" and if_none_match is None:
+                if_none_match = value.decode("latin-1")
+        return cls(accepted_encoding(accept or ""), if_none_match or "")
 
 
-def reply(snapshot: LoadedSnapshot, answer: Answer, scope: dict) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+def reply(snapshot: LoadedSnapshot, answer: Answer, asked: Asked) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """(status, headers but its length, body) of a kept answer for this request: 304 when
     the client has it, else the envelope in the encoding the client accepts."""
-    encoding = chosen_encoding(scope, answer)
+    encoding = answer.encoding_for(asked.encoding)
     headers = [(b"etag", tagged(answer.etag, encoding).encode()), (b"cache-control", answer.cache_control.encode())]
     if answer.compressible:
         headers.append((b"vary", b"Accept-Encoding"))
-    if matches(header(scope, b"if-none-match"), answer.etag):
+    if matches(asked.if_none_match, answer.etag):
         return 304, headers, b""
     if encoding is not None:
         headers.append((b"content-encoding", encoding.encode()))
@@ -163,10 +179,11 @@ class AnswerCache:
             snapshot = self.snapshots.current()
             answer = remembered(snapshot, scope) if snapshot is not None else None
             if answer is not None:
-                encoding = chosen_encoding(scope, answer)
+                asked = Asked.of(scope)
+                encoding = answer.encoding_for(asked.encoding)
                 if encoding is not None and encoding not in answer.streams and \
                         len(answer.data) >= COMPRESS_OFF_LOOP_BYTES:  # tens of milliseconds, once
                     await anyio.to_thread.run_sync(answer.stream, encoding)
-                await send_whole(send, *reply(snapshot, answer, scope))
+                await send_whole(send, *reply(snapshot, answer, asked))
                 return
         await self.app(scope, receive, send)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from litestar import Request, Response
 
-from serve.answers import Answer, remember, remembered, reply
+from serve.answers import Answer, Asked, remember, remembered, reply
 from serve.state import LoadedSnapshot
 
 
@@ -193,7 +193,7 @@ def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str
         answer = Answer(tag, msgspec.json.encode(body["data"]), msgspec.json.encode(body["oracle_timestamp"]),
                         f"public, max-age={max_age}", beside=beside_bytes)
         remember(snapshot, request.scope, answer)
-    status, headers, content = reply(snapshot, answer, request.scope)
+    status, headers, content = reply(snapshot, answer, Asked.of(request.scope))
     # The media type and length come from the response itself; the rest are the answer's own.
     own = {name.decode(): value.decode() for name, value in headers if name != b"content-type"}
     return Response(content=content, status_code=status, headers=own, media_type="application/json")
