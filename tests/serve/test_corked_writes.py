@@ -119,11 +119,12 @@ def test_an_envelope_is_made_once_per_second_of_age_and_encoding():
     snapshot, now = _snapshot(published), published.timestamp() + 7.2
     answer = Answer('"t"', b'{"x":' + b"1," * 1000 + b'2}', b'"2026-11-22T06:00:00Z"', "public")
     first = body(snapshot, answer, None, now)
-    assert first == answer.head + b"7}"
+    envelope = b'{"data":' + answer.data + b',"oracle_timestamp":"2026-11-22T06:00:00Z","cache_age_seconds":'
+    assert first == envelope + b"7}"
     assert first.startswith(b'{"data":{"x":1,') and first.endswith(b'"cache_age_seconds":7}')
     assert body(snapshot, answer, None, now + 0.5) is first  # the same second: the same bytes, not remade
     later = body(snapshot, answer, None, now + 1)
-    assert later == answer.head + b"8}"
+    assert later == envelope + b"8}"
     zipped = body(snapshot, answer, "gzip", now + 1)
     assert gzip.decompress(zipped) == later  # each encoding keeps its own
     assert body(snapshot, answer, "gzip", now + 1.3) is zipped
