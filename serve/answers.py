@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import anyio.to_thread
 
 from serve.compression import BEST, MIN_BYTES, Stream, accepted_encoding
+from serve.problems import LOG, internal_error, send_problem
 from serve.state import LoadedSnapshot, SnapshotState
 
 ANSWERS_KEPT = 2048  # per snapshot; beyond that the memo starts over
@@ -43,6 +44,7 @@ class Answer:
     # By encoding, (the age's tail, the whole envelope) as last sent: one more copy of the answer
     # per encoding asked, remade when the age moves on (`body`).
     aged: dict[str | None, tuple[bytes, bytes]] = field(default_factory=dict, compare=False)
+    route_handler: object = field(default=None, compare=False)  # a snapshot GET's, for `KeptAnswers`
 
     @property
     def compressible(self) -> bool:
@@ -165,6 +167,24 @@ def reply(snapshot: LoadedSnapshot, answer: Answer, asked: Asked) -> tuple[int, 
     return 200, [*headers, (b"content-type", MEDIA_TYPE)], body(snapshot, answer, encoding)
 
 
+async def send_kept(snapshot: LoadedSnapshot, answer: Answer, scope: dict, send) -> None:
+    """A kept answer as this request asks for it (`reply`)."""
+    asked = Asked.of(scope)
+    encoding = answer.encoding_for(asked.encoding)
+    if encoding is not None and encoding not in answer.streams and \
+            len(answer.data) >= COMPRESS_OFF_LOOP_BYTES:  # tens of milliseconds, once
+        await anyio.to_thread.run_sync(answer.stream, encoding)
+    await send_whole(send, *reply(snapshot, answer, asked))
+
+
+def kept_answer(snapshots: SnapshotState, scope: dict) -> tuple[LoadedSnapshot, Answer] | None:
+    if scope["type"] != "http" or scope["method"] != "GET":
+        return None
+    snapshot = snapshots.current()
+    answer = remembered(snapshot, scope) if snapshot is not None else None
+    return None if answer is None else (snapshot, answer)
+
+
 class AnswerCache:
     """Middleware: a GET whose answer is kept for the current snapshot is sent from memory."""
 
@@ -172,15 +192,51 @@ class AnswerCache:
         self.app, self.snapshots = app, snapshots
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http" and scope["method"] == "GET":
-            snapshot = self.snapshots.current()
-            answer = remembered(snapshot, scope) if snapshot is not None else None
-            if answer is not None:
-                asked = Asked.of(scope)
-                encoding = answer.encoding_for(asked.encoding)
-                if encoding is not None and encoding not in answer.streams and \
-                        len(answer.data) >= COMPRESS_OFF_LOOP_BYTES:  # tens of milliseconds, once
-                    await anyio.to_thread.run_sync(answer.stream, encoding)
-                await send_whole(send, *reply(snapshot, answer, asked))
-                return
-        await self.app(scope, receive, send)
+        found = kept_answer(self.snapshots, scope)
+        if found is None:
+            await self.app(scope, receive, send)
+        else:
+            await send_kept(*found, scope, send)
+
+
+FOUND_SCOPE_KEY = "oracle_kept_answer"  # (snapshot, answer) found by `KeptAnswers`, until it is sent
+
+
+class KeptAnswers:
+    """Outermost, in front of the framework: a GET whose answer is kept for the current snapshot
+    goes to `guarded` (the access log and access control, made as every route's, around
+    `send_found`), past the framework's routing and its exception and CORS layers (measured in
+    process, a kept forward curve: 24.5 µs a request through them, 17.6 µs here, and 15.4 µs for
+    a bare framework handler answering the same bytes). Every other request goes on to the
+    framework, and so does one that carries an `Origin` when CORS is on, since the framework adds
+    CORS's headers.
+
+    The answer keeps its route's handler, so access control counts the request under its
+    endpoint as before. A failure before the answer starts (a counter store that cannot be
+    reached) is logged and answered with the same 500 problem as the framework's."""
+
+    def __init__(self, app, guarded, snapshots: SnapshotState, cors: bool):
+        self.app, self.guarded, self.snapshots, self.cors = app, guarded, snapshots, cors
+
+    async def __call__(self, scope, receive, send) -> None:
+        found = kept_answer(self.snapshots, scope)
+        if found is None or found[1].route_handler is None or (self.cors and _has_origin(scope)):
+            await self.app(scope, receive, send)
+            return
+        scope["route_handler"], scope[FOUND_SCOPE_KEY] = found[1].route_handler, found
+        try:
+            await self.guarded(scope, receive, send)
+        except Exception:
+            if FOUND_SCOPE_KEY not in scope:  # the answer had begun: there is no other to send
+                raise
+            LOG.exception("unhandled error on GET %s", scope["path"])
+            await send_problem(send, internal_error())
+
+
+async def send_found(scope, receive, send) -> None:
+    """The innermost of `KeptAnswers`' chain: the answer it found."""
+    await send_kept(*scope.pop(FOUND_SCOPE_KEY), scope, send)
+
+
+def _has_origin(scope: dict) -> bool:
+    return any(name.lower() == b"origin" for name, _ in scope.get("headers", []))

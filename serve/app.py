@@ -14,7 +14,7 @@ from serve.access.batched import BatchedKeyStore
 from serve.access.factory import counter_store_from, key_store_from
 from serve.access.middleware import AccessControl, RouterMisses
 from serve.access_log import AccessLog, AccessLogWriter, open_sink
-from serve.answers import AnswerCache
+from serve.answers import AnswerCache, KeptAnswers, send_found
 from serve.api import (
     curves,
     descriptor,
@@ -78,6 +78,13 @@ def create_app(settings: Settings, pin_cores: bool = False) -> Litestar:
     pool = ComputePool(settings.warehouse, processes, cores.workers) if processes else None
     sink = open_sink(settings.access_log)
     log = AccessLogWriter(sink) if sink is not None else None
+    # Every request is logged (outermost), then counted and limited: around each route, and around
+    # a kept answer sent in front of the routes (`KeptAnswers`).
+    guards = [*([(AccessLog, {"writer": log})] if log else []),
+              (AccessControl, {"settings": settings, "keys": keys_store, "counters": counters})]
+    guarded_kept_answers = send_found
+    for guard, options in reversed(guards):
+        guarded_kept_answers = guard(guarded_kept_answers, **options)
     hooks = WebhookStore(settings.data)
     dispatcher = Dispatcher(hooks, snapshots, settings.webhook_attempts, settings.webhook_retry_seconds)
     app = Litestar(
@@ -85,9 +92,8 @@ def create_app(settings: Settings, pin_cores: bool = False) -> Litestar:
         dependencies=DEPENDENCIES,  # what handlers name as parameters: settings, snapshot, reply (serve/deps.py)
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters,
                      "computing": computing, "webhooks": hooks}),
-        # Outermost first: every request is logged, counted and limited, then a kept answer may be sent.
-        middleware=[*([partial(AccessLog, writer=log)] if log else []),
-                    partial(AccessControl, settings=settings, keys=keys_store, counters=counters),
+        # Outermost first: the guards, then a kept answer may be sent.
+        middleware=[*(partial(guard, **options) for guard, options in guards),
                     partial(AnswerCache, snapshots=snapshots),
                     partial(DirectAnswers, snapshots=snapshots, max_body_bytes=settings.max_body_bytes,
                             computing=computing, processes=pool)],
@@ -110,6 +116,7 @@ def create_app(settings: Settings, pin_cores: bool = False) -> Litestar:
     )
     # A path no route serves never reaches the routes' middleware: counted and limited around the router.
     app.asgi_handler = RouterMisses(app.asgi_handler, settings, keys_store, counters)
+    app.asgi_handler = KeptAnswers(app.asgi_handler, guarded_kept_answers, snapshots, cors=app.cors_config is not None)
     return app
 
 

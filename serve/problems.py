@@ -9,6 +9,7 @@ it is logged with its trace and answered with a plain 500 that reveals nothing i
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -106,4 +107,17 @@ def handle(request: Request, exc: Exception) -> Response:
                   413: "the request body is larger than the server accepts"}.get(status, str(exc.detail))
         return problem_response(Problem(status, CODES.get(status, "http_error"), detail, headers=exc.headers))
     LOG.exception("unhandled error on %s %s", request.method, request.url.path)
-    return problem_response(Problem(500, "internal_error", "the server failed to answer; the failure is logged"))
+    return problem_response(internal_error())
+
+
+def internal_error() -> Problem:
+    """What a client hears of a bug: nothing internal (the trace is logged)."""
+    return Problem(500, "internal_error", "the server failed to answer; the failure is logged")
+
+
+async def send_problem(send, problem: Problem, headers: list[tuple[bytes, bytes]] = ()) -> None:
+    """Answer with problem details straight from ASGI middleware, where no handler runs."""
+    body = json.dumps(problem_body(problem)).encode()
+    raw = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()), *headers]
+    await send({"type": "http.response.start", "status": problem.status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})

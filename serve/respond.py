@@ -191,7 +191,8 @@ def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str
         beside = {name: value for name, value in body.items() if name not in ENVELOPE_FIELDS}
         beside_bytes = b"," + msgspec.json.encode(beside)[1:-1] if beside else b""
         answer = Answer(tag, msgspec.json.encode(body["data"]), msgspec.json.encode(body["oracle_timestamp"]),
-                        f"public, max-age={max_age}", beside=beside_bytes)
+                        f"public, max-age={max_age}", beside=beside_bytes,
+                        route_handler=request.route_handler)
         remember(snapshot, request.scope, answer)
     status, headers, content = reply(snapshot, answer, Asked.of(request.scope))
     # The media type and length come from the response itself; the rest are the answer's own.

@@ -13,7 +13,6 @@ document are not under `/v1` and so are never counted. Keys are never logged or 
 from __future__ import annotations
 
 import ipaddress
-import json
 import math
 import time
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from datetime import UTC, datetime
 from serve.access.batched import BatchedKeyStore
 from serve.access.stores import CounterStore, KeyRecord
 from serve.access_log import CLIENT_SCOPE_KEY
-from serve.problems import MEDIA_TYPE, Problem, problem_body
+from serve.problems import Problem, send_problem
 from serve.settings import Settings
 
 WINDOW_SECONDS = 3600
@@ -206,11 +205,7 @@ def _with_headers(send, added: Headers):
 
 
 async def _problem(send, status: int, code: str, detail: str, headers: Headers, **extra) -> None:
-    """Answer with problem details straight from the middleware (no handler runs)."""
-    body = json.dumps(problem_body(Problem(status, code, detail, **extra))).encode()
-    raw = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()), *headers]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})
+    await send_problem(send, Problem(status, code, detail, **extra), headers)
 
 
 class RouterMisses:

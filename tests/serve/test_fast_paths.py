@@ -1,6 +1,7 @@
 """The two short cuts of the request path give exactly what the handlers give.
 
-- `serve.answers`: a repeated snapshot GET is sent from the snapshot's memo, without its handler;
+- `serve.answers`: a repeated snapshot GET is sent from the snapshot's memo, without its handler,
+  and in front of the routes (`KeptAnswers`), still logged, counted and limited;
 - `serve.direct`: the pricing POSTs are answered from the raw body, without the framework's
   per-request parsing.
 """
@@ -134,3 +135,65 @@ def test_the_pricing_answers_carry_tidy_numbers(fresh_client):
     expected = (30_000 * 0.4 * 3 + 30_000 * 0.6 * 0.30 + 800 * 15) / 1e6
     assert data["spot_cost"] == pytest.approx(expected, rel=1e-12)
     assert msgspec.json.encode(data["spot_cost"]).decode() == repr(float(f"{expected:.15g}"))
+
+
+class Framework:
+    """Stands in for the routes once an answer is kept: what it is asked, it answers 418."""
+
+    def __init__(self):
+        self.paths = []
+
+    async def __call__(self, scope, receive, send):
+        self.paths.append(scope["path"])
+        await send({"type": "http.response.start", "status": 418, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+
+def test_a_kept_answer_is_sent_in_front_of_the_routes_logged_counted_and_limited(built_warehouse, tmp_path):
+    log = tmp_path / "access.log"
+    app = create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=1e6, access_log=str(log),
+                                  free_requests_per_hour=3))
+    with TestClient(app) as client:
+        first = client.get("/v1/forwards/SONNET-4")
+        assert first.status_code == 200 and first.headers["ratelimit-remaining"] == "2"
+        app.asgi_handler.app = routes = Framework()
+        again = client.get("/v1/forwards/SONNET-4")
+        assert again.status_code == 200 and routes.paths == []
+        assert _without_age(again) == _without_age(first) and _headers(again) == _headers(first)
+        assert again.headers["ratelimit-remaining"] == "1"
+        assert client.get("/v1/forwards/GPT-4O").status_code == 418 and routes.paths == ["/v1/forwards/GPT-4O"]
+        assert client.get("/v1/forwards/SONNET-4", headers={"If-None-Match": first.headers["etag"]}).status_code == 304
+        limited = client.get("/v1/forwards/SONNET-4")
+        assert limited.status_code == 429 and limited.json()["code"] == "rate_limited"
+        assert limited.headers["retry-after"] and limited.headers["ratelimit-remaining"] == "0"
+    statuses = [line.split('"')[2].split()[0] for line in log.read_text().splitlines() if "/v1/forwards/" in line]
+    assert statuses == ["200", "200", "304", "429"]  # the stand-in's 418 is not the app's to log
+
+
+def test_a_kept_answer_asked_from_another_origin_gets_its_cors_headers(built_warehouse):
+    app = create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=1e6,
+                                  cors_origins="https://budget.example"))
+    origin = {"Origin": "https://budget.example"}
+    with TestClient(app) as client:
+        first = client.get("/v1/forwards/SONNET-4", headers=origin)
+        again = client.get("/v1/forwards/SONNET-4", headers=origin)
+        assert first.status_code == again.status_code == 200
+        assert again.headers["access-control-allow-origin"] == "https://budget.example"
+        assert "ETag" in again.headers["access-control-expose-headers"]
+        assert _without_age(again) == _without_age(first)
+
+
+def test_a_failure_before_a_kept_answer_is_the_same_500_problem_as_the_routes(fresh_client, monkeypatch, caplog):
+    fresh_client.get("/v1/forwards/SONNET-4")
+
+    async def unreachable(*args, **kwargs):
+        raise ConnectionError("the counter store is down")
+
+    monkeypatch.setattr(fresh_client.app.state.counters, "hit", unreachable)
+    kept = fresh_client.get("/v1/forwards/SONNET-4")  # in front of the routes
+    routed = fresh_client.get("/v1/forwards/GPT-4O")  # through them
+    assert kept.status_code == routed.status_code == 500
+    assert kept.headers["content-type"] == routed.headers["content-type"] == "application/problem+json"
+    assert kept.json() == routed.json() and kept.json()["code"] == "internal_error"
+    assert "the counter store is down" not in kept.text
+    assert "unhandled error on GET /v1/forwards/SONNET-4" in caplog.text
