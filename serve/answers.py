@@ -55,15 +55,16 @@ class Answer:
         short to gain from one."""
         return accepted if accepted is not None and self.compressible else None
 
-    def head(self, tail: bytes = b"") -> bytes:
-        """The envelope up to its age, and `tail` after it, in one copy."""
+    def envelope(self, age: bytes = b"") -> bytes:
+        """The envelope up to its age, and `age` (the age's value and closing brace) after it, in
+        one copy."""
         return b"".join([b'{"data":', self.data, b',"oracle_timestamp":', self.stamp, self.beside,
-                         b',"cache_age_seconds":', tail])
+                         b',"cache_age_seconds":', age])
 
     def stream(self, encoding: str) -> Stream:
         made = self.streams.get(encoding)
         if made is None:  # two requests racing here both compress; either result is the same
-            made = self.streams[encoding] = Stream.of(encoding, self.head(), self.level)
+            made = self.streams[encoding] = Stream.of(encoding, self.envelope(), self.level)
         return made
 
 
@@ -97,7 +98,7 @@ def body(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None, now: fl
     tail = age_tail(snapshot, now)
     made = answer.aged.get(encoding)
     if made is None or made[0] != tail:
-        whole = answer.head(tail) if encoding is None else answer.stream(encoding).finish(tail)
+        whole = answer.envelope(tail) if encoding is None else answer.stream(encoding).finish(tail)
         made = answer.aged[encoding] = (tail, whole)  # one assignment: a thread reading sees either
     return made[1]
 
@@ -220,7 +221,7 @@ class KeptAnswers:
 
     async def __call__(self, scope, receive, send) -> None:
         found = kept_answer(self.snapshots, scope)
-        if found is None or found[1].route_handler is None or (self.cors and _has_origin(scope)):
+        if found is None or found[1].route_handler is None or (self.cors and header(scope, b"origin")):
             await self.app(scope, receive, send)
             return
         scope["route_handler"], scope[FOUND_SCOPE_KEY] = found[1].route_handler, found
@@ -236,7 +237,3 @@ class KeptAnswers:
 async def send_found(scope, receive, send) -> None:
     """The innermost of `KeptAnswers`' chain: the answer it found."""
     await send_kept(*scope.pop(FOUND_SCOPE_KEY), scope, send)
-
-
-def _has_origin(scope: dict) -> bool:
-    return any(name.lower() == b"origin" for name, _ in scope.get("headers", []))

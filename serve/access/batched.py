@@ -28,7 +28,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 
 from serve.access.stores import KeyRecord, KeyStore, Usage, UsageBatch, key_hash, utc_moment
 from serve.threads import Threads
@@ -115,8 +115,7 @@ class BatchedKeyStore:
     # --- usage ---------------------------------------------------------------------------------
 
     def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
-        moment = now if now.tzinfo is UTC else utc_moment(now)  # the server's own are UTC already
-        self._uses.append((key_id, endpoint, moment))  # deque appends are atomic: no lock on the request path
+        self._uses.append((key_id, endpoint, utc_moment(now)))  # deque appends are atomic: no lock on the request path
 
     def record_uses(self, batch: UsageBatch) -> None:
         with self._pending_lock:
