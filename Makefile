@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run   build the warehouse from the bundled data and start the services
 #   make test  run the whole test suite
-# and `make test-fast` runs all but the slow tests, in about 30 s on two cores.
+# and `make test-fast` runs all but the slow tests (every API test among them), on every core.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -41,13 +41,15 @@ run: refresh
 validate: install
 	$(BIN)/dagster definitions validate -w workspace.yaml
 
+# On every core (pytest-xdist): tests that must share one server or port carry the same
+# `xdist_group` and run on one worker. The 15 slowest tests are listed at the end.
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=15
 
-# Every test not marked slow: none builds a snapshot (a full refresh), starts or kills a server
-# process, drives the browser or fuzzes.
+# Every test not marked slow: none builds the full bundled data's snapshot, starts or kills a
+# server process, drives the browser or fuzzes. The API tests run here, on the small universe.
 test-fast: install
-	$(BIN)/python -m pytest -m "not slow" -n auto
+	$(BIN)/python -m pytest -m "not slow" -n auto --dist loadgroup
 
 # Benchmarks, run on purpose (never in the tests): in-process pricing and Monte Carlo, HTTP
 # serving against the same stack's ceiling with wrk (Debian's package), and full refreshes of

@@ -34,15 +34,17 @@ def _printer(write: Callable[[str], None]):
 
 
 def refresh(warehouse_root: str | None = None, as_of: str = "", write: Callable[[str], None] = print,
-            sources: PriceSources | None = None, replay: bool = False, live: LiveSources | None = None) -> bool:
+            sources: PriceSources | None = None, replay: bool = False, live: LiveSources | None = None,
+            floors: dict[str, int] | None = None) -> bool:
     """Materialise every asset and publish a snapshot. True when the snapshot was published.
-    `sources` replaces the real readers (the pipeline benchmark's synthetic universes); `replay`
+    `sources` replaces the real readers (the pipeline benchmark's synthetic universes, the tests'
+    small universe), and `floors` the registry's coverage floors for them (`RefreshSettings`); `replay`
     rebuilds the `as_of` day from the live sources' kept copies, fetching nothing; `live` sets the
     live sources and fetch limits (else the `ORACLE_LIVE_SOURCES` and `ORACLE_SOURCE_URL_*` settings)."""
     warehouse = WarehouseResource(root=warehouse_root or "")
     job = define_asset_job("refresh", hooks=_printer(write) | {record_failure})
     defs = Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[job],
-                       resources=build_resources(warehouse, RefreshSettings(as_of=as_of, replay=replay), sources,
+                       resources=build_resources(warehouse, RefreshSettings(as_of=as_of, replay=replay, **(floors or {})), sources,
                                                  live))
     instance = DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
     try:  # said at once; the first staged table checks it again (`warehouse.runs.start_run`)

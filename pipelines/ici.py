@@ -248,11 +248,11 @@ def _levels(weights: pd.Series, inputs: dict[str, Inputs], variant: str) -> Leve
     sync, batch = inputs[SYNC], inputs[BATCH]
     prices = _variant_prices(sync.price, batch.price, variant)
     day_weights = _day_weights(weights, prices)
-    priced = prices.notna().to_numpy()
+    priced = prices.notna().to_numpy(dtype=bool)  # bool even for a variant with no constituent
     # The statements a level uses: sync for sync, batch for batch, both where unified has both.
     used = [(sync.stated, priced)] if variant != "batch" else []
     if variant != "sync":
-        used.append((batch.stated, priced & batch.price.notna().to_numpy()))
+        used.append((batch.stated, priced & batch.price.notna().to_numpy(dtype=bool)))
     stated = np.full(priced.shape, np.inf)
     for day_stated, where in used:
         stated = np.where(where, np.fmin(stated, day_stated), stated)

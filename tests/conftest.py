@@ -1,19 +1,27 @@
-"""Shared fixtures: one real snapshot, built once from the bundled sources through the CLI, and
-real PostgreSQL and Redis servers for the shared-store tests.
+"""Shared fixtures: two real snapshots, each built once per test session through the refresh's own
+path, and real PostgreSQL and Redis servers for the shared-store tests.
 
-A test that needs the built snapshot is marked `slow` here, whichever fixture brings it in
-(`store`, `client`, `warehouse_copy`, …): building it is a full refresh, which `make test-fast`
-(`pytest -m "not slow"`) leaves out. Tests that are slow for other reasons carry the mark in their
-own module.
+- `built_warehouse` is the small test universe (tests/small_universe.py): about 40 models that
+  exercise every rule of the full data, built in a few seconds. Every API test reads it.
+- `full_warehouse` is the whole bundled data, built by `oracle refresh` itself, for the tests whose
+  point is every model (the end-to-end run, the registry-wide checks). A test that brings it in is
+  marked `slow` here, so `make test-fast` (`pytest -m "not slow"`) leaves it out.
+
+Under pytest-xdist each snapshot is built by the first worker that asks for it, behind a file
+lock, and read by every other worker from the same folder: no test writes into it
+(`warehouse_copy` gives a private copy to break).
 """
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from cli import main
+from tests.small_universe import refresh_small_universe
 from warehouse.snapshot import SnapshotStore
 
 AS_OF = "2026-11-22"
@@ -26,15 +34,40 @@ for variable in ("DAGSTER_HOME", "ORACLE_WAREHOUSE", "ORACLE_AS_OF"):
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
 def pytest_collection_modifyitems(items):
     for item in items:
-        if "built_warehouse" in getattr(item, "fixturenames", ()):
+        if "full_warehouse" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+def shared_build(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
+    """A snapshot folder built once for the whole session, whichever xdist worker comes first."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root = shared / name
+    with FileLock(str(shared / f"{name}.lock")):
+        if not (root / "manifest.json").exists():
+            shutil.rmtree(root, ignore_errors=True)  # what a crashed build left
+            build(root)
+    return root
 
 
 @pytest.fixture(scope="session")
 def built_warehouse(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("warehouse")
-    assert main(["refresh", "--warehouse", str(root), "--as-of", AS_OF]) == 0
-    return root
+    """The small test universe's snapshot as of AS_OF (read only)."""
+    return shared_build(tmp_path_factory, "small-universe", lambda root: refresh_small_universe(root, AS_OF))
+
+
+@pytest.fixture(scope="session")
+def full_warehouse(tmp_path_factory) -> Path:
+    """The whole bundled data's snapshot as of AS_OF, built by the CLI (read only)."""
+    def build(root: Path) -> None:
+        assert main(["refresh", "--warehouse", str(root), "--as-of", AS_OF]) == 0
+
+    return shared_build(tmp_path_factory, "full-data", build)
+
+
+@pytest.fixture(scope="session")
+def full_store(full_warehouse) -> SnapshotStore:
+    return SnapshotStore(full_warehouse)
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@ rewrites a published level; a level that changed is a revision."""
 
 from datetime import date
 
-from cli import main
+from tests.small_universe import refresh_small_universe
 from warehouse.index_record import IndexRecord
 from warehouse.snapshot import SnapshotStore
 
@@ -22,7 +22,7 @@ def test_a_later_rebuild_keeps_every_published_level_and_records_a_changed_one_a
     (warehouse_copy / "record" / "ici_published.parquet").unlink()
     record.append("ici_published", tampered)
 
-    assert main(["refresh", "--warehouse", str(warehouse_copy), "--as-of", "2026-11-23"]) == 0
+    refresh_small_universe(warehouse_copy, "2026-11-23")
     published, revisions = record.read("ici_published"), record.read("ici_revisions")
     assert published.iloc[:len(tampered)].equals(tampered)  # nothing published was rewritten
     added = published.iloc[len(tampered):]

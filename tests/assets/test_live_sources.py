@@ -28,12 +28,13 @@ from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from pipelines.upstream_formats import OPENROUTER_ENDPOINTS, UPSTREAMS
 from serve.app import create_app
 from tests.serve.conftest import api_settings
+from tests.small_universe import FLOORS, SmallUniverse
 from warehouse.raw_store import FAILED, OK, RawStore
 from warehouse.runs import last_run
 from warehouse.snapshot import SnapshotStore
 from warehouse.storage import Storage
 
-pytestmark = pytest.mark.slow  # refreshes the whole graph, day after day
+pytestmark = pytest.mark.slow  # refreshes the whole graph (of the small universe), day after day
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "upstreams"
 DAY1, DAY2, DAY3 = "2026-11-21", "2026-11-22", "2026-11-23"
@@ -130,7 +131,8 @@ def live_env(upstream):
 def run(root: Path | str, day: str, routes: dict | None = None, replay: bool = False) -> bool:
     if routes is not None:
         Upstreams.routes = routes
-    return refresh(str(root), day, write=lambda line: None, replay=replay, live=LiveSources(**FAST))
+    return refresh(str(root), day, write=lambda line: None, replay=replay, live=LiveSources(**FAST),
+                   sources=SmallUniverse(), floors=FLOORS)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,12 @@ from warehouse.release_history import read_genai_release_history, read_release_c
 from warehouse.schemas import SCHEMAS
 
 
+@pytest.fixture(scope="module")
+def store(full_store):
+    """The whole bundled data's snapshot: this module's checks are about every model."""
+    return full_store
+
+
 def _history(store, ticker, mode="sync"):
     history = store.read_table("price_history")
     return history[(history["ticker"] == ticker) & (history["mode"] == mode)].sort_values("date")

@@ -4,23 +4,24 @@ snapshot stays in place, byte for byte."""
 import pytest
 
 from assets.definitions import ASSETS, CHECKS, build_resources
-from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from assets.resources import RefreshSettings, WarehouseResource
 from tests.conftest import AS_OF
+from tests.small_universe import FLOORS, TICKERS, SmallUniverse
 from warehouse.runs import last_run
 from warehouse.snapshot import SnapshotStore
 
 pytestmark = pytest.mark.slow  # runs the whole refresh job
 
 
-class MissingArchive(PriceSources):
+class MissingArchive(SmallUniverse):
     def price_archive(self):
         raise FileNotFoundError("warehouse/seed/price_archive.csv.gz")
 
 
 def _run(root, settings=None, sources=None):
-    resources = build_resources(WarehouseResource(root=str(root)), settings or RefreshSettings(as_of=AS_OF))
-    if sources is not None:
-        resources["sources"] = sources
+    """The refresh job on the small universe (or `sources`) into `root`."""
+    resources = build_resources(WarehouseResource(root=str(root)), settings or RefreshSettings(as_of=AS_OF, **FLOORS),
+                                sources or SmallUniverse())
     return defs_with(resources).resolve_job_def("refresh").execute_in_process(raise_on_error=False)
 
 
@@ -41,7 +42,7 @@ def test_a_source_that_fails_to_load_stops_the_run_before_publishing(warehouse_c
     assert not result.success
     assert "snapshot" not in {e.asset_key.path[-1] for e in result.get_asset_materialization_events()}
     assert _fingerprint(warehouse_copy) == before
-    assert len(SnapshotStore(warehouse_copy).read_table("models")) > 150
+    assert len(SnapshotStore(warehouse_copy).read_table("models")) == len(TICKERS)
     status = last_run(warehouse_copy)
     assert status.status == "failed" and "price_archive failed" in status.detail
 

@@ -41,10 +41,10 @@ def stop_server(process) -> None:
 
 
 @pytest.fixture(scope="session")
-def dashboard_base(built_warehouse):
+def dashboard_base(built_warehouse, tmp_path_factory):
     """The server the pages are read from. `start_server` lifts the free tier's hourly limit, as
     a whole suite of page loads from one address would exhaust it."""
-    process, base = start_server(built_warehouse, built_warehouse.parent / "dashboard-data")
+    process, base = start_server(built_warehouse, tmp_path_factory.mktemp("dashboard-data"))
     yield base
     stop_server(process)
 

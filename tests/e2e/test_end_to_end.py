@@ -1,5 +1,5 @@
-"""End to end: the graph materialised into a folder (the session fixture runs `oracle refresh`),
-`oracle serve` started on it as a real process, and every endpoint's numbers checked against
+"""End to end on the whole bundled data: the graph materialised into a folder (the session fixture
+`full_warehouse` runs `oracle refresh`), `oracle serve` started on it as a real process, and every endpoint's numbers checked against
 the Parquet tables, the `pipelines/` pricing functions, or the forecast law recomputed by hand from
 its tables (tests/forecast_by_hand.py)."""
 
@@ -18,8 +18,24 @@ pytestmark = pytest.mark.slow  # a real `oracle serve` process
 
 
 @pytest.fixture(scope="module")
-def server(built_warehouse):
-    process, base = start_server(built_warehouse, built_warehouse.parent / "e2e-data")
+def store(full_store):
+    """This module reads the full data's snapshot where other tests read the small universe's."""
+    return full_store
+
+
+@pytest.fixture(scope="module")
+def by_hand(full_store):
+    from datetime import date
+
+    from tests.conftest import AS_OF
+    from tests.forecast_by_hand import ByHand
+
+    return ByHand.of(full_store, date.fromisoformat(AS_OF))
+
+
+@pytest.fixture(scope="module")
+def server(full_warehouse, tmp_path_factory):
+    process, base = start_server(full_warehouse, tmp_path_factory.mktemp("e2e-data"))
     with httpx.Client(base_url=base, timeout=30) as client:
         yield client
     os.killpg(process.pid, signal.SIGTERM)

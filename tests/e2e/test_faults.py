@@ -6,6 +6,7 @@ write error while publishing, and the refresh process killed (SIGKILL) while pub
 """
 
 import errno
+import functools
 import json
 import os
 import shutil
@@ -22,13 +23,13 @@ from litestar.testing import TestClient
 import warehouse.runs
 import warehouse.storage
 from assets.publish import without_paths
-from assets.resources import PriceSources
 from cli import main
 from serve.app import create_app
 from serve.state import SnapshotState
 from tests.assets.test_publish_failures import _run
 from tests.conftest import AS_OF
 from tests.serve.conftest import api_settings
+from tests.small_universe import FLOORS, SmallUniverse, kept_rows
 from warehouse.runs import last_run
 from warehouse.seed_files import PRICE_ARCHIVE, SEED_DIR, read_price_archive
 from warehouse.snapshot import SnapshotStore
@@ -38,16 +39,17 @@ pytestmark = pytest.mark.slow  # refreshes that fail, and refreshes killed
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class ArchiveFrom(PriceSources):
+class ArchiveFrom(SmallUniverse):
     """The real reader, pointed at a copy of the seed folder that a test has damaged."""
 
     seed_dir: str
 
     def price_archive(self):
-        return read_price_archive(Path(self.seed_dir))
+        archive, meta = read_price_archive(Path(self.seed_dir))
+        return kept_rows(archive), meta
 
 
-class FailingRules(PriceSources):
+class FailingRules(SmallUniverse):
     """Fails in the middle of the run: the registry's rules are read after the three sources."""
 
     def seed_table(self, name):
@@ -139,13 +141,14 @@ KILLED_IN_PUBLISH = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     import warehouse.storage
     from assets.refresh import refresh
+    from tests.small_universe import FLOORS, SmallUniverse
 
     real_rename = os.rename
     def rename_then_die(source, target):
         real_rename(source, target)  # the new snapshot folder is in place; the pointer is not
         os.kill(os.getpid(), signal.SIGKILL)
     warehouse.storage.os.rename = rename_then_die
-    refresh({warehouse!r}, {as_of!r}, write=lambda line: None)
+    refresh({warehouse!r}, {as_of!r}, write=lambda line: None, sources=SmallUniverse(), floors=FLOORS)
 """)
 
 
@@ -178,6 +181,7 @@ KILLED_MID_RUN = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     import warehouse.snapshot
     from assets.refresh import refresh
+    from tests.small_universe import FLOORS, SmallUniverse
 
     real_write = warehouse.snapshot.SnapshotStore.write_table
     def write_then_die(self, run_id, name, frame):
@@ -186,7 +190,7 @@ KILLED_MID_RUN = textwrap.dedent("""
             os.kill(os.getpid(), signal.SIGKILL)
         return out
     warehouse.snapshot.SnapshotStore.write_table = write_then_die
-    refresh({warehouse!r}, {as_of!r}, write=lambda line: None)
+    refresh({warehouse!r}, {as_of!r}, write=lambda line: None, sources=SmallUniverse(), floors=FLOORS)
 """)
 
 
@@ -214,7 +218,11 @@ def test_what_a_failed_run_staged_is_gone_by_the_end_of_the_next_run(warehouse_c
     assert failed.run_id not in _staged(warehouse_copy) and _staged(warehouse_copy) == []
 
 
-def test_refresh_clean_removes_leftovers_no_running_refresh_owns(warehouse_copy, capsys):
+def test_refresh_clean_removes_leftovers_no_running_refresh_owns(warehouse_copy, capsys, monkeypatch):
+    import assets.refresh
+
+    small = functools.partial(assets.refresh.refresh, sources=SmallUniverse(), floors=FLOORS)
+    monkeypatch.setattr(assets.refresh, "refresh", small)  # the command refreshes the small universe
     for run in ("old-run-1", "old-run-2"):
         (warehouse_copy / ".staging" / run).mkdir(parents=True)
         (warehouse_copy / ".staging" / run / "spots.parquet").write_bytes(b"x" * 1000)

@@ -236,8 +236,8 @@ def test_the_summaries_recompute_from_the_predictions(store):
     assert families.groupby(["tenor", "method"])["n"].sum().to_dict() == summary["n"].to_dict()
 
 
-def test_the_oracle_beats_both_baselines_as_a_distribution_and_its_band_is_calibrated(store):
-    accuracy = store.read_table("accuracy")
+def test_the_oracle_beats_both_baselines_as_a_distribution_and_its_band_is_calibrated(full_store):
+    accuracy = full_store.read_table("accuracy")  # a claim about the whole bundled data
     assert (accuracy["crps"] < accuracy["crps_flat"]).all()
     assert (accuracy["crps"] < accuracy["crps_single_exp"]).all()
     assert (accuracy["rel_rmse"] < accuracy["rel_rmse_single_exp"]).all()

@@ -7,12 +7,10 @@ from datetime import date, timedelta
 import pandas as pd
 import pytest
 
-from cli import main
 from pipelines.events import recent_events
 from serve.api.curves import EVENTS_WINDOW_DAYS
+from tests.small_universe import refresh_small_universe
 from warehouse.snapshot import SnapshotStore
-
-pytestmark = pytest.mark.slow  # refreshes a second snapshot of its own
 
 EARLIER = "2026-11-15"
 
@@ -20,7 +18,7 @@ EARLIER = "2026-11-15"
 @pytest.fixture(scope="module")
 def earlier(tmp_path_factory) -> SnapshotStore:
     root = tmp_path_factory.mktemp("earlier")
-    assert main(["refresh", "--warehouse", str(root), "--as-of", EARLIER]) == 0
+    refresh_small_universe(root, EARLIER)
     return SnapshotStore(root)
 
 

@@ -5,8 +5,15 @@ from datetime import date
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from pipelines.scheduled import horizon_date
+
+
+@pytest.fixture(scope="module")
+def store(full_store):
+    """The whole bundled data's snapshot: this module's checks are about every model."""
+    return full_store
 
 
 def _published(store):

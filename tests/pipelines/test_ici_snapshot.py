@@ -24,6 +24,12 @@ START = date(2024, 1, 1)
 
 
 @pytest.fixture(scope="module")
+def store(full_store):
+    """The whole bundled data's snapshot: this module's checks are about every model."""
+    return full_store
+
+
+@pytest.fixture(scope="module")
 def tables(store):
     return store.read_table("price_history"), store.read_table("models"), store.read_table("price_observations")
 

@@ -17,6 +17,12 @@ from warehouse.release_history import read_genai_release_history
 
 
 @pytest.fixture(scope="module")
+def store(full_store):
+    """The whole bundled data's snapshot: this module's checks are about every model."""
+    return full_store
+
+
+@pytest.fixture(scope="module")
 def lookup(store) -> ModelLookup:
     return ModelLookup(store.read_table("models"))
 

@@ -9,6 +9,12 @@ from warehouse.seed_files import read_seed_csv
 
 
 @pytest.fixture(scope="module")
+def store(full_store):
+    """The whole bundled data's snapshot: this module's checks are about every model."""
+    return full_store
+
+
+@pytest.fixture(scope="module")
 def lookup(store) -> ModelLookup:
     return ModelLookup(store.read_table("models"))
 

@@ -14,6 +14,12 @@ AS_OF = date(2026, 11, 22)
 
 
 @pytest.fixture(scope="module")
+def store(full_store):
+    """The whole bundled data's snapshot: this module's checks are about every model."""
+    return full_store
+
+
+@pytest.fixture(scope="module")
 def history(store) -> pd.DataFrame:
     return store.read_table("price_history")
 

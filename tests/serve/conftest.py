@@ -1,4 +1,5 @@
-"""An app on the real snapshot built once for the whole session (tests/conftest.py)."""
+"""An app on the small universe's snapshot built once for the whole session (tests/conftest.py),
+and one on the whole bundled data's for the checks that must see every model."""
 
 import tempfile
 
@@ -19,9 +20,18 @@ def api_settings(**overrides) -> Settings:
                        **overrides})
 
 
-@pytest.fixture(scope="session")
-def client(built_warehouse):
+def _client_on(warehouse):
     # The snapshot is dated 2026-11-22; a generous staleness bound keeps it `ok` whenever tests run.
-    app = create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=24 * 365 * 100))
+    app = create_app(api_settings(warehouse=str(warehouse), stale_after_hours=24 * 365 * 100))
     with TestClient(app) as test_client:
         yield test_client
+
+
+@pytest.fixture(scope="session")
+def client(built_warehouse):
+    yield from _client_on(built_warehouse)
+
+
+@pytest.fixture(scope="session")
+def full_client(full_warehouse):
+    yield from _client_on(full_warehouse)

@@ -43,7 +43,7 @@ def test_a_workers_answer_is_the_servers_answer(pool, built_warehouse):
     snapshot = _current(built_warehouse)
     here = answer(snapshot, pricing.compare.opt[DIRECT], msgspec.json.encode(COMPARE))
     there = _ask(pool, snapshot.snapshot_id, COMPARE)
-    assert there.data == here.data and there.stamp == here.stamp and len(there.data) > 10_000
+    assert there.data == here.data and there.stamp == here.stamp and len(there.data) > 5_000
     assert "br" in there.streams  # compressed in the worker for the encoding asked
 
 

@@ -75,7 +75,9 @@ def genai_usage(body):
 
 
 @pytest.fixture(scope="module")
-def comparison(client, store):
+def comparison(full_client, full_store):
+    """Every model of the whole bundled data against genai-prices' own calculator."""
+    client, store = full_client, full_store
     spots = store.read_table("spots").set_index("ticker")
     observations = store.read_table("price_observations")
     disputes = store.read_table("price_disputes")

@@ -39,7 +39,7 @@ def test_a_past_comparison_ranks_at_the_prices_then(client):
 def test_every_model_of_a_past_comparison_is_priced_from_that_days_history(client, store):
     day = "2025-09-01"
     status, body = _post(client, "/v1/compare", {**PROFILE, "as_of": day})
-    assert status == 200 and body["data"]["count"] > 50
+    assert status == 200 and body["data"]["count"] > 15  # 18 of the small universe's models then
     checked = 0
     history = store.read_table("price_history")
     then = history[(history["date"].astype(str) == day) & (history["mode"] == "sync")].set_index("ticker")
@@ -51,7 +51,7 @@ def test_every_model_of_a_past_comparison_is_priced_from_that_days_history(clien
             assert model["spot_cost"] == pytest.approx((1000 * row["input"] + 500 * row["output"]) / 1e6,
                                                        rel=1e-12), model["ticker"]
             checked += 1
-    assert checked > 50
+    assert checked > 10
     unpriced = {row["ticker"] for row in body["data"]["excluded"] if row["reason"] == "no_price"}
     assert unpriced and all(ticker not in then.index or then.loc[ticker, "output"] != then.loc[ticker, "output"]
                             for ticker in unpriced)

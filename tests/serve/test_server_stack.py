@@ -18,6 +18,7 @@ import pytest
 
 from serve.http_protocol import HEAD_TIMEOUT_SECONDS, SERVER_OPTIONS
 from tests.servers import start_server
+from tests.small_universe import TICKERS
 
 pytestmark = pytest.mark.slow  # real `oracle serve` processes
 
@@ -256,10 +257,10 @@ def test_a_short_answer_leaves_in_one_write_and_a_304_keeps_the_connection(built
             assert b"content-length" not in not_modified.lower()
             assert again.startswith(b"HTTP/1.1 200 ")
             assert json.loads(content_again)["data"] == json.loads(content)["data"]
-            sock.sendall(b"GET /v1/spots HTTP/1.1\r\nHost: x\r\n\r\n")  # a long answer on the same connection
+            sock.sendall(b"GET /v1/greeks HTTP/1.1\r\nHost: x\r\n\r\n")  # a long answer (80 KB) on the same connection
             spots_head, spots = _response(sock, buffered)
             assert spots_head.startswith(b"HTTP/1.1 200 ") and len(spots) > 64 * 1024
-            assert len(json.loads(spots)["data"]) > 100
+            assert len(json.loads(spots)["data"]) == len(TICKERS)
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)

@@ -17,12 +17,14 @@ from serve.state import REMOTE_POLL_SECONDS, SnapshotState
 from tests.assets.test_publish_failures import MissingArchive, _run
 from tests.conftest import AS_OF
 from tests.serve.conftest import api_settings
+from tests.small_universe import FLOORS, SmallUniverse
 from warehouse.runs import last_run
 from warehouse.snapshot import SnapshotStore
 from warehouse.storage import Storage
 
 pytestmark = pytest.mark.slow  # refreshes into an in-memory filesystem
 
+# The small universe, as the session's `built_warehouse` on a local folder.
 FOREVER = 24 * 365 * 100  # hours: the snapshot is dated, and must stay `ok` whenever tests run
 
 
@@ -30,7 +32,7 @@ FOREVER = 24 * 365 * 100  # hours: the snapshot is dated, and must stay `ok` whe
 def memory_warehouse():
     url = f"memory://oracle-{uuid.uuid4().hex}/snapshots"
     lines = []
-    assert refresh(url, AS_OF, write=lines.append), "\n".join(lines)
+    assert refresh(url, AS_OF, write=lines.append, sources=SmallUniverse(), floors=FLOORS), "\n".join(lines)
     assert lines[0] == f"Refreshing the warehouse at {url}"
     yield url
     storage = Storage(url)
