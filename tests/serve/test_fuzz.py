@@ -21,7 +21,7 @@ SHARDS = 4  # the operations split into this many tests, so each stays short and
 STREAM = "text/event-stream"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # an app per shard: a shard's lifespan ends by closing its app's key database
 def api_schema(built_warehouse):
     app = create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=24 * 365 * 100))
     return schemathesis.openapi.from_asgi("/schema/openapi.json", app)
