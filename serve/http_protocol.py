@@ -1,6 +1,6 @@
 """uvicorn's HTTP protocol (httptools), with bounds on what a client may take before its request
 head is whole: at most MAX_HEAD_BYTES of request line and headers (past that, 431 and the
-connection closed, before the rest is read), and at most HEAD_TIMEOUT_SECONDS from the moment
+connection closed, before the rest is read), and at most `head_timeout_seconds()` from the moment
 the server waits for a request (a new connection, or the end of the previous answer) to the end
 of its headers (a client that trickles a header in, or connects and says nothing, is cut off).
 Idle keep-alive connections are uvicorn's own `timeout_keep_alive`.
@@ -15,12 +15,20 @@ spent.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import os
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 MAX_HEAD_BYTES = 64 * 1024
-HEAD_TIMEOUT_SECONDS = 10.0
+HEAD_TIMEOUT_SECONDS = 10.0  # the default; `ORACLE_HEAD_TIMEOUT_SECONDS` sets another (the tests' shorter one)
+
+
+@functools.cache  # once per server process: every connection is bounded alike
+def head_timeout_seconds() -> float:
+    chosen = os.environ.get("ORACLE_HEAD_TIMEOUT_SECONDS", "").strip()
+    return float(chosen) if chosen else HEAD_TIMEOUT_SECONDS
 
 _TOO_LARGE = json.dumps({
     "type": "about:blank", "title": "Request Header Fields Too Large", "status": 431,
@@ -88,7 +96,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         self.head_bytes, self.head_complete = 0, False
         self.head_since = self.loop.time()
         if self.head_timer is None:
-            self.head_timer = self.loop.call_at(self.head_since + HEAD_TIMEOUT_SECONDS, self._check_head)
+            self.head_timer = self.loop.call_at(self.head_since + head_timeout_seconds(), self._check_head)
 
     def _check_head(self) -> None:
         """One timer per connection, not one per request (arming and cancelling a timer for each
@@ -98,11 +106,11 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         if self.transport.is_closing():
             return
         now = self.loop.time()
-        due = self.head_since + HEAD_TIMEOUT_SECONDS
+        due = self.head_since + head_timeout_seconds()
         if not self.head_complete and now >= due:
             self.transport.close()
             return
-        self.head_timer = self.loop.call_at(now + HEAD_TIMEOUT_SECONDS if self.head_complete else due,
+        self.head_timer = self.loop.call_at(now + head_timeout_seconds() if self.head_complete else due,
                                             self._check_head)
 
     def _cancel_head_timer(self) -> None:
