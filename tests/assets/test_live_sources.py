@@ -24,7 +24,7 @@ from litestar.testing import TestClient
 from assets.live import FETCH_ASSETS, fetching
 from assets.live_settings import LiveSources
 from assets.refresh import refresh
-from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from assets.resources import RefreshSettings, WarehouseResource
 from pipelines.upstream_formats import OPENROUTER_ENDPOINTS, UPSTREAMS
 from serve.app import create_app
 from tests.serve.conftest import api_settings
@@ -34,7 +34,8 @@ from warehouse.runs import last_run
 from warehouse.snapshot import SnapshotStore
 from warehouse.storage import Storage
 
-pytestmark = pytest.mark.slow  # refreshes the whole graph (of the small universe), day after day
+# One worker runs the module, so the day-one warehouse every test copies is built once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("live_sources")]  # refreshes the graph, day after day
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "upstreams"
 DAY1, DAY2, DAY3 = "2026-11-21", "2026-11-22", "2026-11-23"
@@ -232,24 +233,49 @@ def test_replay_rebuilds_an_identical_snapshot_from_the_kept_copies(warehouse, l
     assert len(table(warehouse, "source_fetches")) == 10  # no fetch was made or recorded
 
 
-@pytest.mark.parametrize(("fault", "reason"), [
+FETCH_FAULTS = [
     (500, "server error 500"),
     ("slow", "timed out"),
     ("truncated", "invalid payload"),
     ("huge", "over the cap"),
     # The right shape, but not what genai-prices' own reader accepts: refused before any run reads it.
     (b'[{"id": "anthropic", "models": [{"id": "claude-haiku-4-5", "prices": "cheap"}]}]', "its parser refused"),
-])
-def test_a_failed_fetch_falls_back_to_the_last_good_copy(warehouse, live_env, fault, reason):
-    genai = genai_with("claude-haiku-4-5", input_mtok=0.8)
-    routes = payloads(genai=genai)
+]
+
+
+def _faulty(fault) -> dict:
+    """Day 2's routes with genai-prices' answer replaced by `fault` (a cut nobody will read)."""
+    routes = payloads(genai=genai_with("claude-haiku-4-5", input_mtok=0.8))
     good = routes["/genai/data.json"]
     routes["/genai/data.json"] = good[: len(good) // 2] if fault == "truncated" else fault
-    assert run(warehouse, DAY2, routes)  # the other sources go on
+    return routes
+
+
+def fetch_only(warehouse: Path, day: str, live: LiveSources, *sources: str):
+    """The fetch assets alone (of `sources`, else every one), as the UI materialises them."""
+    chosen = [FETCH_ASSETS[source] for source in sources] or list(FETCH_ASSETS.values())
+    return materialize(chosen, instance=DagsterInstance.ephemeral(), resources={
+        "warehouse": WarehouseResource(root=str(warehouse)), "settings": RefreshSettings(as_of=day),
+        "live": live, "sources": SmallUniverse()})
+
+
+@pytest.mark.parametrize(("fault", "reason"), FETCH_FAULTS)
+def test_a_failed_fetch_is_recorded_with_why_and_the_last_good_copy(warehouse, live_env, fault, reason):
+    """The fetcher alone, for each fault; what a refresh makes of a failed fetch is the next test."""
+    Upstreams.routes = _faulty(fault)
+    assert fetch_only(warehouse, DAY2, LiveSources(**FAST), "genai-prices").success
     record = RawStore(warehouse).on_day("genai-prices", DAY2)[-1]
     assert record.outcome == FAILED and reason in record.reason and record.fallback
-    if isinstance(routes["/genai/data.json"], bytes):  # a body read whole is kept as it came, refused or not
-        assert RawStore(warehouse).body(record) == routes["/genai/data.json"]
+    assert record.fallback == RawStore(warehouse).last_good("genai-prices").fetched_at  # day 1's copy
+    if isinstance(Upstreams.routes["/genai/data.json"], bytes):  # a body read whole is kept as it came, refused or not
+        assert RawStore(warehouse).body(record) == Upstreams.routes["/genai/data.json"]
+
+
+def test_a_failed_fetch_falls_back_to_the_last_good_copy(warehouse, live_env):
+    reason = "server error 500"
+    assert run(warehouse, DAY2, _faulty(500))  # the other sources go on
+    record = RawStore(warehouse).on_day("genai-prices", DAY2)[-1]
+    assert record.outcome == FAILED and reason in record.reason and record.fallback
     assert spot(warehouse, HAIKU)["input_sync"] == 1.0  # day 1's copy, not the cut nobody read
     descriptor = served(warehouse)
     assert descriptor["status"] == "degraded"
@@ -310,10 +336,7 @@ def test_the_fetch_assets_show_what_they_read_in_the_dagster_ui(warehouse, live_
     routes = payloads()
     routes["/litellm/model_prices_and_context_window.json"] = 500
     Upstreams.routes = routes
-    result = materialize(
-        list(FETCH_ASSETS.values()), instance=DagsterInstance.ephemeral(),
-        resources={"warehouse": WarehouseResource(root=str(warehouse)), "settings": RefreshSettings(as_of=DAY2),
-                   "live": LiveSources(**FAST), "sources": PriceSources()})
+    result = fetch_only(warehouse, DAY2, LiveSources(**FAST))
     shown = {source: result.asset_materializations_for_node(asset.op.name)[0].metadata
              for source, asset in FETCH_ASSETS.items()}
     genai = shown["genai-prices"]
@@ -330,9 +353,7 @@ def test_the_fetch_assets_show_what_they_read_in_the_dagster_ui(warehouse, live_
     assert litellm["fallback_used"].value is True and "server error 500" in litellm["reason"].value
     assert litellm["fallback_copy"].value == RawStore(warehouse).last_good("litellm").fetched_at
     # Off unless enabled: the asset says so and reads nothing.
-    off = materialize([FETCH_ASSETS["openrouter"]], instance=DagsterInstance.ephemeral(), resources={
-        "warehouse": WarehouseResource(root=str(warehouse)), "settings": RefreshSettings(as_of=DAY3),
-        "live": LiveSources(sources="litellm", **FAST), "sources": PriceSources()})
+    off = fetch_only(warehouse, DAY3, LiveSources(sources="litellm", **FAST), "openrouter")
     assert off.asset_materializations_for_node("fetch_openrouter")[0].metadata["read"].value == "not enabled"
     assert RawStore(warehouse).on_day("openrouter", DAY3) == []
 

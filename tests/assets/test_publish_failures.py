@@ -2,10 +2,13 @@
 snapshot stays in place, byte for byte."""
 
 import pytest
+from litestar.testing import TestClient
 
 from assets.definitions import ASSETS, CHECKS, build_resources
 from assets.resources import RefreshSettings, WarehouseResource
+from serve.app import create_app
 from tests.conftest import AS_OF
+from tests.serve.conftest import api_settings
 from tests.small_universe import FLOORS, TICKERS, SmallUniverse
 from warehouse.runs import last_run
 from warehouse.snapshot import SnapshotStore
@@ -64,3 +67,5 @@ def test_a_good_run_after_a_failure_publishes_a_new_snapshot(warehouse_copy):
     assert _run(warehouse_copy).success
     assert SnapshotStore(warehouse_copy).current().snapshot_id != previous
     assert last_run(warehouse_copy).status == "ok"
+    with TestClient(create_app(api_settings(warehouse=str(warehouse_copy), stale_after_hours=1e6))) as client:
+        assert client.get("/").json()["status"] == "ok"  # the API says so too

@@ -7,6 +7,7 @@ from dagster import AssetKey, Definitions
 from assets.definitions import ASSETS, CHECKS, build_resources, refresh_job
 from assets.resources import RefreshSettings
 from tests.conftest import AS_OF
+from tests.small_universe import FLOORS, SmallUniverse
 from warehouse.snapshot import SnapshotStore
 
 pytestmark = pytest.mark.slow  # publishes, or runs the whole refresh job
@@ -31,7 +32,7 @@ def test_materialising_the_snapshot_alone_publishes_nothing_and_says_why(warehou
 def test_a_warehouse_set_for_one_run_receives_every_table_and_the_snapshot(tmp_path, monkeypatch):
     default, chosen = tmp_path / "default", tmp_path / "chosen"
     monkeypatch.setenv("ORACLE_WAREHOUSE", str(default))
-    defs = _defs(build_resources(settings=RefreshSettings(as_of=AS_OF)))
+    defs = _defs(build_resources(settings=RefreshSettings(as_of=AS_OF, **FLOORS), sources=SmallUniverse()))
     result = defs.resolve_job_def("refresh").execute_in_process(
         run_config={"resources": {"warehouse": {"config": {"root": str(chosen)}}}})
     assert result.success

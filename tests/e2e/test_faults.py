@@ -107,19 +107,22 @@ def _recovers(root: Path) -> None:
     (lambda path: path.write_bytes(b"\x1f\x8b not really gzip"), "price_archive failed"),
 ])
 def test_a_missing_or_corrupt_source_file(warehouse_copy, tmp_path, damage, reason):
+    """The next good run after a source failed is test_publish_failures.py's last test."""
     before = _before(warehouse_copy)
     result = _run(warehouse_copy, sources=ArchiveFrom(seed_dir=_damaged_seed(tmp_path, damage)))
     assert not result.success
     _assert_previous_snapshot_serves(warehouse_copy, before, reason)
-    _recovers(warehouse_copy)
 
 
-def test_an_asset_that_raises_mid_run(warehouse_copy):
+def test_an_asset_that_raises_mid_run_and_what_it_staged_is_gone_by_the_end_of_the_next_run(warehouse_copy):
     before = _before(warehouse_copy)
     result = _run(warehouse_copy, sources=FailingRules())
     assert not result.success
     _assert_previous_snapshot_serves(warehouse_copy, before, "models failed: model_rules.csv could not be read")
+    failed = last_run(warehouse_copy)
+    assert failed.status == "failed"
     _recovers(warehouse_copy)
+    assert failed.run_id not in _staged(warehouse_copy) and _staged(warehouse_copy) == []
 
 
 def test_a_write_error_while_publishing(warehouse_copy, monkeypatch):
@@ -208,14 +211,6 @@ def test_a_refresh_killed_before_publishing_leaves_a_trace_and_its_leftovers_go_
     # The next run sees the dead run and removes what it left.
     assert _run(warehouse_copy).success
     assert _staged(warehouse_copy) == []
-
-
-def test_what_a_failed_run_staged_is_gone_by_the_end_of_the_next_run(warehouse_copy):
-    assert not _run(warehouse_copy, sources=FailingRules()).success
-    failed = last_run(warehouse_copy)
-    assert failed.status == "failed"
-    assert _run(warehouse_copy).success
-    assert failed.run_id not in _staged(warehouse_copy) and _staged(warehouse_copy) == []
 
 
 def test_refresh_clean_removes_leftovers_no_running_refresh_owns(warehouse_copy, capsys, monkeypatch):
