@@ -31,11 +31,13 @@ for variable in ("DAGSTER_HOME", "ORACLE_WAREHOUSE", "ORACLE_AS_OF"):
     os.environ.pop(variable, None)
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark, and before xdist reads the groups
 def pytest_collection_modifyitems(items):
     for item in items:
         if "full_warehouse" in getattr(item, "fixturenames", ()):
+            # One worker runs every test of the full data (`--dist loadgroup`): no other waits for it to build.
             item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.xdist_group("full_data"))
 
 
 def shared_build(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:

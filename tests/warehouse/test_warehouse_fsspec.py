@@ -22,7 +22,8 @@ from warehouse.runs import last_run
 from warehouse.snapshot import SnapshotStore
 from warehouse.storage import Storage
 
-pytestmark = pytest.mark.slow  # refreshes into an in-memory filesystem
+# Refreshes into an in-memory filesystem, once: one worker runs the module.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("memory_filesystem")]
 
 # The small universe, as the session's `built_warehouse` on a local folder.
 FOREVER = 24 * 365 * 100  # hours: the snapshot is dated, and must stay `ok` whenever tests run
