@@ -18,6 +18,7 @@ from dagster import ConfigurableResource
 from genai_prices.update_prices import DEFAULT_UPDATE_URL
 
 from assets.fetch import FetchPolicy
+from pipelines.guard import MAX_MOVE
 from pipelines.upstream_formats import GENAI_PRICES, LITELLM, MODEL_PRICES, OPENROUTER, UPSTREAMS
 
 DEFAULT_URLS = {
@@ -55,7 +56,7 @@ class LiveSources(ConfigurableResource):
     # refused as broken; a live price moving by more than max_move (a share) is held until
     # confirmed (`pipelines.guard`).
     max_drop: float = 0.5
-    max_move: float = 0.5
+    max_move: float = MAX_MOVE
     # Fetch for a run whose as-of day is not today (a mirror serving a past day's files; tests).
     past_days: bool = False
 

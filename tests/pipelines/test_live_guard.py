@@ -88,6 +88,15 @@ def test_an_unconfirmed_tenfold_print_is_held_and_becomes_an_event_row():
     assert moves[["field", "before", "after", "date"]].values.tolist() == [["output", 8.0, 80.0, D2]]
 
 
+def test_the_guard_holds_a_move_of_more_than_half_by_default_and_passes_a_halving():
+    over = _observations([("genai-prices", D1, 2.0, 8.0, True), ("genai-prices", D2, 2.0, 3.6, True)])  # −55%
+    halved = _observations([("genai-prices", D1, 2.0, 8.0, True), ("genai-prices", D2, 2.0, 4.0, True)])  # −50%
+    risen = _observations([("genai-prices", D1, 2.0, 8.0, True), ("genai-prices", D2, 2.0, 12.4, True)])  # +55%
+    assert hold_unconfirmed(over)["superseded"].tolist() == [False, True]
+    assert not hold_unconfirmed(halved)["superseded"].any()
+    assert hold_unconfirmed(risen)["superseded"].tolist() == [False, True]
+
+
 def test_a_big_move_the_next_fetch_repeats_is_accepted_and_one_it_undoes_stays_held():
     repeated = _observations([("genai-prices", d, 2.0, p, True) for d, p in ((D1, 8.0), (D2, 80.0), (D3, 80.0))])
     assert not hold_unconfirmed(repeated)["superseded"].any()

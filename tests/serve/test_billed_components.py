@@ -116,6 +116,9 @@ def test_a_peak_hour_costs_twice_the_off_peak_one(client):
     assert off["spot_cost"] == pytest.approx((15000 * 0.66 + 5000 * 0.022 + 1500 * 1.98) * 1e-6, rel=1e-12)
     assert default["spot_cost"] == off["spot_cost"]
     assert post(client, "/v1/price", body | {"period": "peak"})["spot_cost"] == peak["spot_cost"]
+    # A window holds its first second and not its last: 01:00 is peak, 04:00 is not.
+    assert post(client, "/v1/price", body | {"at": "2026-11-23T01:00:00Z"})["period"] == "peak"
+    assert post(client, "/v1/price", body | {"at": "2026-11-23T04:00:00Z"})["period"] == "off_peak"
     # Saturdays are off-peak all day (warehouse/seed/peak_days.csv, from DeepSeek's own notice).
     assert post(client, "/v1/price", body | {"at": SATURDAY_PEAK_HOUR})["period"] == "off_peak"
 
