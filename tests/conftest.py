@@ -14,6 +14,8 @@ lock, and read by every other worker from the same folder: no test writes into i
 
 import os
 import shutil
+import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,40 +33,103 @@ for variable in ("DAGSTER_HOME", "ORACLE_WAREHOUSE", "ORACLE_AS_OF"):
     os.environ.pop(variable, None)
 
 
+SMALL, FULL = "built_warehouse", "full_warehouse"
+
+
+def _needs(item, fixture: str) -> bool:
+    return fixture in getattr(item, "fixturenames", ())
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark, and before xdist reads the groups
 def pytest_collection_modifyitems(items):
     for item in items:
-        if "full_warehouse" in getattr(item, "fixturenames", ()):
+        if _needs(item, FULL):
             # One worker runs every test of the full data (`--dist loadgroup`): no other waits for it to build.
             item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.xdist_group("full_data"))
+    # Modules that read no snapshot first, then the small universe's, then the full data's: every
+    # worker starts on tests it can run at once. Whole modules move, so module fixtures are made once.
+    rank: dict[str, int] = {}
+    for item in items:
+        need = 2 if _needs(item, FULL) else 1 if _needs(item, SMALL) else 0
+        rank[item.module.__name__] = max(rank.get(item.module.__name__, 0), need)
+    items.sort(key=lambda item: rank[item.module.__name__])  # stable: the order within a rank stays
 
 
-def shared_build(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
-    """A snapshot folder built once for the whole session, whichever xdist worker comes first."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    root = shared / name
-    with FileLock(str(shared / f"{name}.lock")):
-        if not (root / "manifest.json").exists():
-            shutil.rmtree(root, ignore_errors=True)  # what a crashed build left
-            build(root)
+# The folder of the session's shared snapshots: made by the run's first process (the xdist
+# controller, or pytest alone) and handed to the workers through the environment they inherit.
+SHARED = "ORACLE_TEST_SNAPSHOTS"
+_small_build: threading.Thread | None = None
+
+
+def _locked(folder: Path, name: str) -> FileLock:
+    return FileLock(str(folder / f"{name}.lock"), thread_local=False)
+
+
+def _build_once(folder: Path, name: str, build: Callable[[Path], None]) -> Path:
+    """`build` into `folder/name` unless a build finished there already; call it holding the lock."""
+    root = folder / name
+    if not (root / "manifest.json").exists():
+        shutil.rmtree(root, ignore_errors=True)  # what a crashed build left
+        build(root)
     return root
 
 
+def shared_build(name: str, build: Callable[[Path], None]) -> Path:
+    """A snapshot folder built once for the whole session, by whichever process comes first."""
+    folder = Path(os.environ[SHARED])
+    with _locked(folder, name):
+        return _build_once(folder, name, build)
+
+
+def _small_universe(root: Path) -> None:
+    refresh_small_universe(root, AS_OF)
+
+
+def pytest_configure(config):
+    """In the run's first process: the shared folder, and under xdist the small universe's build
+    started on a thread at once, while the workers start and collect (it holds the lock, so they
+    wait for it rather than build it again)."""
+    global _small_build
+    if hasattr(config, "workerinput"):
+        return
+    folder = Path(tempfile.mkdtemp(prefix="oracle-test-snapshots-"))
+    os.environ[SHARED] = str(folder)
+    if config.getoption("numprocesses", None):
+        lock = _locked(folder, "small-universe")
+        lock.acquire()
+
+        def build() -> None:
+            try:
+                _build_once(folder, "small-universe", _small_universe)
+            finally:
+                lock.release()
+
+        _small_build = threading.Thread(target=build, name="small-universe", daemon=True)
+        _small_build.start()
+
+
+def pytest_unconfigure(config):
+    if hasattr(config, "workerinput") or SHARED not in os.environ:
+        return
+    if _small_build is not None:
+        _small_build.join()  # never leave a build half done
+    shutil.rmtree(os.environ.pop(SHARED), ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
-def built_warehouse(tmp_path_factory) -> Path:
+def built_warehouse() -> Path:
     """The small test universe's snapshot as of AS_OF (read only)."""
-    return shared_build(tmp_path_factory, "small-universe", lambda root: refresh_small_universe(root, AS_OF))
+    return shared_build("small-universe", _small_universe)
 
 
 @pytest.fixture(scope="session")
-def full_warehouse(tmp_path_factory) -> Path:
+def full_warehouse() -> Path:
     """The whole bundled data's snapshot as of AS_OF, built by the CLI (read only)."""
     def build(root: Path) -> None:
         assert main(["refresh", "--warehouse", str(root), "--as-of", AS_OF]) == 0
 
-    return shared_build(tmp_path_factory, "full-data", build)
+    return shared_build("full-data", build)
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,8 @@ from tests.conftest import AS_OF
 from warehouse.large_tables import TableParts
 from warehouse.snapshot import SnapshotStore
 
+pytestmark = pytest.mark.slow  # runs the backtest twice, among others
+
 TODAY = date.fromisoformat(AS_OF)
 
 

@@ -3,9 +3,13 @@ rewrites a published level; a level that changed is a revision."""
 
 from datetime import date
 
+import pytest
+
 from tests.small_universe import refresh_small_universe
 from warehouse.index_record import IndexRecord
 from warehouse.snapshot import SnapshotStore
+
+pytestmark = pytest.mark.slow  # refreshes again
 
 
 def test_a_later_rebuild_keeps_every_published_level_and_records_a_changed_one_as_a_revision(warehouse_copy):

@@ -19,6 +19,8 @@ from tests.e2e.conftest import stop_server
 from tests.servers import start_server
 from tests.small_universe import TICKERS
 
+pytestmark = pytest.mark.slow  # a real `oracle serve` process
+
 O3_INPUT, O3_OUTPUT = 2.0, 8.0  # $/M tokens, sync, on the snapshot date
 
 

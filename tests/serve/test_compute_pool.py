@@ -19,6 +19,8 @@ from serve.problems import Problem
 from serve.state import SnapshotState
 from tests.serve.conftest import api_settings
 
+pytestmark = pytest.mark.slow  # worker processes of its own
+
 COMPARE = {"n_in": 30000.5, "n_out": 800, "eta": 0.6}
 FOREVER = timedelta(days=36500)  # never stale here
 
