@@ -143,10 +143,33 @@ def day_one(live_env, tmp_path_factory) -> Path:
     return root
 
 
+def copy_of(root: Path, folder: Path) -> Path:
+    target = folder / "warehouse"
+    shutil.copytree(root, target)
+    return target
+
+
 @pytest.fixture
 def warehouse(day_one, tmp_path) -> Path:
-    root = tmp_path / "warehouse"
-    shutil.copytree(day_one, root)
+    return copy_of(day_one, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def day_two_cut(day_one, live_env, tmp_path_factory) -> Path:
+    """Day two, on which genai-prices cuts HAIKU-4.5's input 1.0 → 0.8 (read only)."""
+    root = copy_of(day_one, tmp_path_factory.mktemp("cut"))
+    assert run(root, DAY2, payloads(genai=genai_with("claude-haiku-4-5", input_mtok=0.8)))
+    return root
+
+
+TENFOLD = "claude-opus-4-1", 750  # output, against 75
+
+
+@pytest.fixture(scope="module")
+def day_two_tenfold(day_one, live_env, tmp_path_factory) -> Path:
+    """Day two, on which genai-prices alone prints OPUS-4.1's output ten times over (read only)."""
+    root = copy_of(day_one, tmp_path_factory.mktemp("tenfold"))
+    assert run(root, DAY2, payloads(genai=genai_with(TENFOLD[0], output_mtok=TENFOLD[1])))
     return root
 
 
@@ -194,8 +217,8 @@ def test_day_one_reads_every_upstream_and_keeps_what_it_read(day_one, live_env):
                                                                                             rel=1e-12)
 
 
-def test_a_price_cut_between_two_fetches_is_an_event_on_the_day_it_was_seen(warehouse, live_env):
-    assert run(warehouse, DAY2, payloads(genai=genai_with("claude-haiku-4-5", input_mtok=0.8)))
+def test_a_price_cut_between_two_fetches_is_an_event_on_the_day_it_was_seen(day_two_cut, live_env):
+    warehouse = day_two_cut
     events = table(warehouse, "events")
     cut = events[(events["ticker"] == HAIKU) & (events["kind"] == "price_cut")
                  & (events["effective_date"] == pd.Timestamp(DAY2).date())]
@@ -216,8 +239,8 @@ def test_a_price_cut_between_two_fetches_is_an_event_on_the_day_it_was_seen(ware
         assert point["source_url"] == f"{live_env}/genai/data.json"
 
 
-def test_replay_rebuilds_an_identical_snapshot_from_the_kept_copies(warehouse, live_env):
-    assert run(warehouse, DAY2, payloads(genai=genai_with("claude-haiku-4-5", input_mtok=0.8)))
+def test_replay_rebuilds_an_identical_snapshot_from_the_kept_copies(day_two_cut, live_env, tmp_path):
+    warehouse = copy_of(day_two_cut, tmp_path)
     first = SnapshotStore(warehouse).current()
     Upstreams.routes = {}  # the upstreams are gone: a replay fetches nothing
     assert run(warehouse, DAY2, replay=True)
@@ -282,9 +305,8 @@ def test_a_failed_fetch_falls_back_to_the_last_good_copy(warehouse, live_env):
     assert "genai-prices" in descriptor["status_reason"] and reason in descriptor["status_reason"]
 
 
-def test_a_tenfold_print_from_one_source_is_held_until_confirmed(warehouse, live_env):
-    tenfold = genai_with("claude-opus-4-1", output_mtok=750)
-    assert run(warehouse, DAY2, payloads(genai=tenfold))
+def test_a_tenfold_print_from_one_source_is_held(day_two_tenfold, live_env):
+    warehouse = day_two_tenfold
     assert spot(warehouse, OPUS)["beta_sync"] == 75.0  # not published
     events = table(warehouse, "events")
     held = events[(events["ticker"] == OPUS) & (events["kind"] == "unconfirmed")]
@@ -296,8 +318,12 @@ def test_a_tenfold_print_from_one_source_is_held_until_confirmed(warehouse, live
     with TestClient(create_app(api_settings(warehouse=str(warehouse), stale_after_hours=1e6))) as client:
         listed = client.get("/v1/events", params={"kind": "unconfirmed", "since": DAY1}).json()["data"]["events"]
     assert [(e["ticker"], e["after"]) for e in listed] == [(OPUS, 750.0)]
-    # The next day's fetch says it again: confirmed, and dated the day it was first seen.
-    assert run(warehouse, DAY3, payloads(genai=tenfold))
+
+
+def test_a_held_print_the_next_fetch_repeats_is_confirmed_on_the_day_it_was_first_seen(day_two_tenfold, live_env,
+                                                                                        tmp_path):
+    warehouse = copy_of(day_two_tenfold, tmp_path)
+    assert run(warehouse, DAY3, payloads(genai=genai_with(TENFOLD[0], output_mtok=TENFOLD[1])))
     assert spot(warehouse, OPUS)["beta_sync"] == 750.0
     events = table(warehouse, "events")
     rise = events[(events["ticker"] == OPUS) & (events["kind"] == "price_increase")]

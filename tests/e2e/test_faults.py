@@ -135,7 +135,7 @@ def test_a_write_error_while_publishing(warehouse_copy, monkeypatch):
     result = _run(warehouse_copy)
     monkeypatch.undo()
     assert not result.success
-    # The next run after a publish that did not finish is test_a_refresh_killed_while_publishing's.
+    # The next run after a publish that did not finish: test_the_run_after_one_killed_while_publishing_….
     _assert_previous_snapshot_serves(warehouse_copy, before, "snapshot failed: [Errno 28] No space left on device")
 
 
@@ -164,18 +164,37 @@ def _killed(root: Path, script: str) -> warehouse.runs.RunStatus:
     return last_run(root)
 
 
-def test_a_refresh_killed_while_publishing(warehouse_copy):
-    before = _before(warehouse_copy)
-    record = _killed(warehouse_copy, KILLED_IN_PUBLISH)
+@pytest.fixture(scope="module")
+def killed_in_publish(built_warehouse, tmp_path_factory):
+    """A copy of the session's warehouse on which a refresh was killed while publishing (read
+    only), with what it served before and the run record the refresh left."""
+    root = tmp_path_factory.mktemp("killed-in-publish") / "warehouse"
+    shutil.copytree(built_warehouse, root)
+    before = _before(root)
+    return root, before, _killed(root, KILLED_IN_PUBLISH)
+
+
+IN_PUBLISH = pytest.mark.xdist_group("killed_in_publish")  # one worker, one killed warehouse for both
+
+
+@IN_PUBLISH
+def test_a_refresh_killed_while_publishing(killed_in_publish):
+    root, before, record = killed_in_publish
     assert record.status == "publishing" and record.pid > 0
-    _assert_previous_snapshot_serves(warehouse_copy, before, "was cut short while publishing")
+    _assert_previous_snapshot_serves(root, before, "was cut short while publishing")
     # A record of another host's run is believed until it is older than a publish can take.
     elsewhere = warehouse.runs.RunStatus("publishing", datetime.now(UTC), "", "r", "another-host", 1)
     assert not elsewhere.interrupted(datetime.now(UTC))
     assert elsewhere.interrupted(datetime.now(UTC) + timedelta(minutes=11))
-    state = SnapshotState(warehouse_copy, timedelta(days=1e4))
+    state = SnapshotState(root, timedelta(days=1e4))
     assert state.freshness().status == "degraded"
-    _recovers(warehouse_copy)
+
+
+@IN_PUBLISH
+def test_the_run_after_one_killed_while_publishing_publishes_and_says_ok(killed_in_publish, tmp_path):
+    root = tmp_path / "warehouse"
+    shutil.copytree(killed_in_publish[0], root)
+    _recovers(root)
 
 
 
