@@ -26,7 +26,11 @@ export class ApiError extends Error {
 async function send(path, options) {
   let response;
   try {
-    response = await fetch(path, { ...options, headers: { ...options.headers, ...accessHeaders() } });
+    // With a key, a kept answer is checked with the server first (a 304 where it is unchanged), so
+    // the RateLimit headers shown are the key's own, never those kept from browsing without one.
+    const headers = accessHeaders();
+    const cache = options.cache || (headers["x-api-key"] ? "no-cache" : "default");
+    response = await fetch(path, { ...options, cache, headers: { ...options.headers, ...headers } });
   } catch (failure) {
     throw new ApiError(0, { title: "The server did not answer", detail: String(failure.message || failure) }, path);
   }
