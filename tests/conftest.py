@@ -1,15 +1,16 @@
 """Shared fixtures: two real snapshots, each built once per test session through the refresh's own
 path, and real PostgreSQL and Redis servers for the shared-store tests.
 
-- `built_warehouse` is the small test universe (tests/small_universe.py): about 40 models that
-  exercise every rule of the full data, built in a few seconds. Every API test reads it.
-- `full_warehouse` is the whole bundled data, built by `oracle refresh` itself, for the tests whose
-  point is every model (the end-to-end run, the registry-wide checks). A test that brings it in is
-  marked `slow` here, so `make test-fast` (`pytest -m "not slow"`) leaves it out.
+- `built_warehouse` is the small test universe (tests/small_universe.py): 40 models that exercise
+  every rule of the full data, built in a few seconds. Every API test reads it.
+- `full_warehouse` is the whole bundled data, built as `oracle refresh` builds it, for the tests
+  whose point is every model (the end-to-end run, the registry-wide checks). A test that brings it
+  in is marked `slow` here, so `make test-fast` (`pytest -m "not slow"`) leaves it out.
 
-Under pytest-xdist each snapshot is built by the first worker that asks for it, behind a file
-lock, and read by every other worker from the same folder: no test writes into it
-(`warehouse_copy` gives a private copy to break).
+Each snapshot is built once, in a folder the run's first process makes: under pytest-xdist on a
+thread of that process from the start (`pytest_configure`), else by the first test that asks.
+A file lock makes every other process wait for a build rather than start it again. No test
+writes into a snapshot (`warehouse_copy` gives a private copy to break).
 """
 
 import os
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from cli import main
+from assets.refresh import refresh
 from tests.small_universe import refresh_small_universe
 from warehouse.snapshot import SnapshotStore
 
@@ -47,8 +48,9 @@ def pytest_collection_modifyitems(items):
             # One worker runs every test of the full data (`--dist loadgroup`): no other waits for it to build.
             item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.xdist_group("full_data"))
-    # Modules that read no snapshot first, then the small universe's, then the full data's: every
-    # worker starts on tests it can run at once. Whole modules move, so module fixtures are made once.
+    # The modules that read no snapshot first (the workers start on tests they can run while the
+    # snapshots are built: `pytest_configure`), then the small universe's, then the full data's.
+    # Whole modules move, so module fixtures are made once.
     rank: dict[str, int] = {}
     for item in items:
         need = 2 if _needs(item, FULL) else 1 if _needs(item, SMALL) else 0
@@ -59,7 +61,7 @@ def pytest_collection_modifyitems(items):
 # The folder of the session's shared snapshots: made by the run's first process (the xdist
 # controller, or pytest alone) and handed to the workers through the environment they inherit.
 SHARED = "ORACLE_TEST_SNAPSHOTS"
-_small_build: threading.Thread | None = None
+_background_build: threading.Thread | None = None
 
 
 def _locked(folder: Path, name: str) -> FileLock:
@@ -86,34 +88,52 @@ def _small_universe(root: Path) -> None:
     refresh_small_universe(root, AS_OF)
 
 
+def _full_data(root: Path) -> None:
+    said: list[str] = []  # what `oracle refresh` prints, kept off the run's own output
+    assert refresh(str(root), AS_OF, write=said.append), "\n".join(said)
+
+
+def _whole_suite(config) -> bool:
+    """Whether the run takes every test (no path or test named, no mark left out): then the full
+    data's snapshot is needed, and worth building before any test asks for it."""
+    named = [arg for arg in config.invocation_params.args if not arg.startswith("-") and
+             ("::" in arg or Path(arg.split("::")[0]).exists())]
+    return not named and "slow" not in (config.getoption("markexpr", "") or "")
+
+
 def pytest_configure(config):
-    """In the run's first process: the shared folder, and under xdist the small universe's build
-    started on a thread at once, while the workers start and collect (it holds the lock, so they
-    wait for it rather than build it again)."""
-    global _small_build
+    """In the run's first process: the shared folder, and under xdist the snapshots' builds
+    started on a thread at once, the small universe's first (and then the full data's, for the
+    whole suite), while the workers start, collect and run the tests that read no snapshot. The
+    thread holds each lock until its build ends, so a worker waits for it rather than build again."""
+    global _background_build
     if hasattr(config, "workerinput"):
         return
     folder = Path(tempfile.mkdtemp(prefix="oracle-test-snapshots-"))
     os.environ[SHARED] = str(folder)
-    if config.getoption("numprocesses", None):
-        lock = _locked(folder, "small-universe")
+    if not config.getoption("numprocesses", None):
+        return
+    builds = [("small-universe", _small_universe)] + ([("full-data", _full_data)] if _whole_suite(config) else [])
+    locks = [_locked(folder, name) for name, _ in builds]
+    for lock in locks:
         lock.acquire()
 
-        def build() -> None:
+    def build() -> None:
+        for (name, make), lock in zip(builds, locks, strict=True):
             try:
-                _build_once(folder, "small-universe", _small_universe)
+                _build_once(folder, name, make)
             finally:
                 lock.release()
 
-        _small_build = threading.Thread(target=build, name="small-universe", daemon=True)
-        _small_build.start()
+    _background_build = threading.Thread(target=build, name="snapshots", daemon=True)
+    _background_build.start()
 
 
 def pytest_unconfigure(config):
     if hasattr(config, "workerinput") or SHARED not in os.environ:
         return
-    if _small_build is not None:
-        _small_build.join()  # never leave a build half done
+    if _background_build is not None:
+        _background_build.join()  # never leave a build half done
     shutil.rmtree(os.environ.pop(SHARED), ignore_errors=True)
 
 
@@ -125,11 +145,8 @@ def built_warehouse() -> Path:
 
 @pytest.fixture(scope="session")
 def full_warehouse() -> Path:
-    """The whole bundled data's snapshot as of AS_OF, built by the CLI (read only)."""
-    def build(root: Path) -> None:
-        assert main(["refresh", "--warehouse", str(root), "--as-of", AS_OF]) == 0
-
-    return shared_build("full-data", build)
+    """The whole bundled data's snapshot as of AS_OF, built as `oracle refresh` builds it (read only)."""
+    return shared_build("full-data", _full_data)
 
 
 @pytest.fixture(scope="session")

@@ -221,15 +221,34 @@ def _staged(root: Path) -> list[str]:
     return sorted(p.name for p in staging.iterdir()) if staging.exists() else []
 
 
-def test_a_refresh_killed_before_publishing_leaves_a_trace_and_its_leftovers_go_next_run(warehouse_copy):
-    before = _before(warehouse_copy)
-    record = _killed(warehouse_copy, KILLED_MID_RUN)
+@pytest.fixture(scope="module")
+def killed_mid_run(built_warehouse, tmp_path_factory):
+    """As `killed_in_publish`, for a refresh killed before publishing, with some tables staged."""
+    root = tmp_path_factory.mktemp("killed-mid-run") / "warehouse"
+    shutil.copytree(built_warehouse, root)
+    before = _before(root)
+    return root, before, _killed(root, KILLED_MID_RUN)
+
+
+MID_RUN = pytest.mark.xdist_group("killed_mid_run")
+
+
+@MID_RUN
+def test_a_refresh_killed_before_publishing_leaves_a_trace(killed_mid_run):
+    root, before, record = killed_mid_run
     assert record.status == "running" and record.pid > 0
-    assert _staged(warehouse_copy) == [record.run_id]  # what it staged is still there
-    _assert_previous_snapshot_serves(warehouse_copy, before, "was cut short while running")
-    # The next run sees the dead run and removes what it left.
-    assert _run(warehouse_copy).success
-    assert _staged(warehouse_copy) == []
+    assert _staged(root) == [record.run_id]  # what it staged is still there
+    _assert_previous_snapshot_serves(root, before, "was cut short while running")
+
+
+@MID_RUN
+def test_the_run_after_one_killed_before_publishing_removes_what_it_left(killed_mid_run, tmp_path):
+    root = tmp_path / "warehouse"
+    shutil.copytree(killed_mid_run[0], root)
+    run_id = killed_mid_run[2].run_id
+    assert _staged(root) == [run_id]
+    assert _run(root).success  # the next run sees the dead run and removes what it left
+    assert _staged(root) == []
 
 
 def test_refresh_clean_removes_leftovers_no_running_refresh_owns(warehouse_copy, capsys, monkeypatch):

@@ -12,7 +12,8 @@ from serve.api.curves import EVENTS_WINDOW_DAYS
 from tests.small_universe import refresh_small_universe
 from warehouse.snapshot import SnapshotStore
 
-pytestmark = pytest.mark.slow  # refreshes a second snapshot of its own
+# Refreshes a second snapshot of its own, once: one worker runs the module.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("earlier_snapshot")]
 
 EARLIER = "2026-11-15"
 
