@@ -43,9 +43,9 @@ def refresh(warehouse_root: str | None = None, as_of: str = "", write: Callable[
     live sources and fetch limits (else the `ORACLE_LIVE_SOURCES` and `ORACLE_SOURCE_URL_*` settings)."""
     warehouse = WarehouseResource(root=warehouse_root or "")
     job = define_asset_job("refresh", hooks=_printer(write) | {record_failure})
+    settings = RefreshSettings(as_of=as_of, replay=replay, **(floors or {}))
     defs = Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[job],
-                       resources=build_resources(warehouse, RefreshSettings(as_of=as_of, replay=replay, **(floors or {})), sources,
-                                                 live))
+                       resources=build_resources(warehouse, settings, sources, live))
     instance = DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
     try:  # said at once; the first staged table checks it again (`warehouse.runs.start_run`)
         refuse_if_another_at_work(warehouse.store(), "", datetime.now(UTC))

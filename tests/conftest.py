@@ -96,8 +96,8 @@ def _full_data(root: Path) -> None:
 def _whole_suite(config) -> bool:
     """Whether the run takes every test (no path or test named, no mark left out): then the full
     data's snapshot is needed, and worth building before any test asks for it."""
-    named = [arg for arg in config.invocation_params.args if not arg.startswith("-") and
-             ("::" in arg or Path(arg.split("::")[0]).exists())]
+    named = [arg for arg in config.invocation_params.args
+             if not arg.startswith("-") and Path(arg.split("::")[0]).exists()]
     return not named and "slow" not in (config.getoption("markexpr", "") or "")
 
 
