@@ -13,6 +13,7 @@ from litestar.testing import TestClient
 import serve.state
 from assets.refresh import refresh
 from serve.app import create_app
+from serve.servable import Servable
 from serve.state import REMOTE_POLL_SECONDS, SnapshotState
 from tests.assets.test_publish_failures import MissingArchive, _run
 from tests.conftest import AS_OF
@@ -102,7 +103,7 @@ def test_the_server_looks_at_an_object_store_pointer_on_an_interval(monkeypatch)
     first = publish("run-one", "a")
     clock = [1000.0]
     monkeypatch.setattr(serve.state.time, "monotonic", lambda: clock[0])
-    state = SnapshotState(url, timedelta(hours=FOREVER))
+    state = SnapshotState(url, timedelta(hours=FOREVER), servable=Servable())
     assert state.current().snapshot_id == first.snapshot_id
 
     second = publish("run-two", "bb")
