@@ -86,7 +86,7 @@ def create_app(settings: Settings, pin_cores: bool = False) -> Litestar:
     for guard, options in reversed(guards):
         guarded_kept_answers = guard(guarded_kept_answers, **options)
     hooks = WebhookStore(settings.data)
-    dispatcher = Dispatcher(hooks, snapshots, settings.webhook_attempts, settings.webhook_retry_seconds)
+    dispatcher = Dispatcher(hooks, snapshots, settings)
     app = Litestar(
         route_handlers=[*handlers, *dashboard_routes()],
         dependencies=DEPENDENCIES,  # what handlers name as parameters: settings, snapshot, reply (serve/deps.py)

@@ -59,6 +59,17 @@ class Settings:
     webhook_allow_private: int = 0
     webhook_attempts: int = 4
     webhook_retry_seconds: float = 2.0
+    # Each try ends within this, connecting and the answer's first line included, so a receiver
+    # that accepts and never answers holds a delivery thread no longer.
+    webhook_timeout_seconds: float = 10.0
+    # Deliveries run on this many threads of their own, a key holding at most
+    # `webhook_concurrent_per_key` of them at once, so one key's slow receivers leave the others'
+    # threads free; a key may register at most `webhook_max_per_key` webhooks.
+    webhook_workers: int = 8
+    webhook_concurrent_per_key: int = 2
+    webhook_max_per_key: int = 10
+    # A webhook whose deliveries failed (every try) this many times in a row is paused.
+    webhook_pause_after_failures: int = 5
 
     def limit_of(self, tier: str) -> int:
         return getattr(self, f"{tier}_requests_per_hour")

@@ -1,5 +1,5 @@
 """`POST /v1/webhooks`, `GET /v1/webhooks`, `DELETE /v1/webhooks/{id}`: a key's outgoing webhooks
-(serve/webhooks.py), their secrets shown once, and their delivery log."""
+(serve/webhooks.py), their secrets shown once, whether each is paused and why, and their delivery log."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pipelines.events import EVENT_KINDS
 from serve.access.middleware import Access
 from serve.deps import served
 from serve.direct import strict
+from serve.documented import problem
 from serve.params import BATCH, one_of
 from serve.problems import Problem, invalid
 from serve.records import ticker_of
@@ -35,6 +36,9 @@ class WebhookOut(msgspec.Struct, kw_only=True):
     mode: str | None
     kind: str | None
     created: str
+    paused: Annotated[bool, msgspec.Meta(description="no longer delivered to, after failing too often")] = False
+    paused_at: str | None = None
+    paused_reason: str | None = None
     secret: str | None = None  # on creation only
 
 
@@ -47,6 +51,7 @@ class Delivery(msgspec.Struct, kw_only=True):
     status: int | None
     outcome: Annotated[str, msgspec.Meta(description="delivered, retrying or failed")]
     events: int
+    detail: Annotated[str | None, msgspec.Meta(description="why the try failed, where the status does not say")] = None
 
 
 class WebhookList(msgspec.Struct, kw_only=True):
@@ -60,15 +65,24 @@ WebhookListResponse = envelope_type("WebhookListResponse", WebhookList, snapshot
 
 def _out(hook: Webhook, secret: bool = False) -> dict[str, Any]:
     return {"id": hook.id, "url": hook.url, "ticker": hook.ticker, "mode": hook.mode, "kind": hook.kind,
-            "created": hook.created, **({"secret": hook.secret} if secret else {})}
+            "created": hook.created, "paused": hook.paused is not None, "paused_at": hook.paused,
+            "paused_reason": hook.paused_reason, **({"secret": hook.secret} if secret else {})}
+
+
+def too_many_webhooks(most: int) -> Problem:
+    return Problem(409, "too_many_webhooks", f"the key already has {most} webhooks, the most a key may have; remove "
+                   "one (DELETE /v1/webhooks/{id}) before registering another")
 
 
 @post("/v1/webhooks", status_code=201, summary="Register a webhook for new price events", tags=["alerts"],
       opt=strict(WebhookIn),
+      responses={409: problem("The key already has the most webhooks a key may have (code too_many_webhooks).")},
       description="Each newly published snapshot's events that match `ticker` and `kind` are posted to `url` as "
                   "JSON {snapshot_id, events}, signed `X-Oracle-Signature: sha256=<hex HMAC-SHA256 of the body "
-                  "under the secret>`; a failed delivery is tried again with growing waits, then marked failed. "
-                  "The secret is shown once. The URL must be http(s) and reach a public address.")
+                  "under the secret>`; a failed delivery is tried again with growing waits, then marked failed, "
+                  "and a webhook whose deliveries keep failing is paused. Redirects are not followed. The secret "
+                  "is shown once. The URL must be http(s), in printable ASCII, with a port from 1 to 65535, and "
+                  "reach public addresses only.")
 async def create_webhook(request: Request, access: Access, settings: Settings, snapshots: SnapshotState,
                          data: WebhookIn) -> Response[WebhookCreatedResponse]:
     one_of("kind", data.kind, EVENT_KINDS)
@@ -81,7 +95,10 @@ async def create_webhook(request: Request, access: Access, settings: Settings, s
     except TargetRefused as refused:
         raise invalid("url", str(refused)) from None
     store = request.app.state.webhooks
-    hook = await asyncio.to_thread(store.add, access.key.key_id, data.url, ticker, mode, data.kind)
+    hook = await asyncio.to_thread(store.add, access.key.key_id, data.url, ticker, mode, data.kind,
+                                   settings.webhook_max_per_key)
+    if hook is None:
+        raise too_many_webhooks(settings.webhook_max_per_key)
     return Response(envelope(snapshots.current(), _out(hook, secret=True)), status_code=201)
 
 
