@@ -114,9 +114,10 @@ class AccessLog:
         try:
             await self.app(scope, receive, logged)
         finally:
-            self.writer.add(self._line(scope, sent))
+            self.writer.add(self.line(scope, sent))
 
-    def _line(self, scope, sent: dict) -> str:
+    def line(self, scope, sent: dict) -> str:
+        """The line of one request: `sent` holds its status, body bytes and seconds to its start."""
         client = scope.get(CLIENT_SCOPE_KEY) or (scope.get("client") or ("-", 0))[0]
         query = scope.get("query_string", b"")
         path = scope.get("raw_path") or scope["path"].encode()  # as sent: still percent-encoded

@@ -2,11 +2,13 @@
 
 A snapshot GET's `data` depends only on the snapshot, the path and the query (its ETag already
 says so), so the first answer's encoded `data` is kept with the snapshot, keyed by the raw path
-and query string. A repeat of the same request, under the same snapshot, is answered from here:
-same bytes, same headers, with the envelope's `cache_age_seconds` written afresh. A new snapshot
-starts with nothing kept, and a request the handler would refuse is never kept (only answers
-made by `respond.snapshot_response` are). Access control runs before this, so a repeat is
-counted and limited like any request.
+and query string, on a shelf bounded in bytes (`AnswerShelf`, `Settings.kept_answer_bytes`). A
+repeat of the same request, under the same snapshot, is answered from there by the app's
+`before_request` hook (`kept_answer`), inside the framework and behind the same middleware as
+every request (access control counts and limits it): same bytes, same headers, with the
+envelope's `cache_age_seconds` written afresh. A new snapshot starts with nothing kept, and a
+request the handler would refuse is never kept (only answers made by `respond.snapshot_response`
+are).
 
 An answer of `compression.MIN_BYTES` or more is sent compressed to a client that accepts it
 (`Accept-Encoding`: brotli or gzip), from a stream compressed once per answer and encoding
@@ -18,16 +20,17 @@ matches, and a tag of any encoding of the same answer matches, since the data is
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import anyio.to_thread
+from litestar import Request, Response
 
-from serve.compression import BEST, MIN_BYTES, Stream, accepted_encoding
-from serve.problems import LOG, internal_error, send_problem
-from serve.state import LoadedSnapshot, SnapshotState
+from serve.compression import BEST, ENCODINGS, MIN_BYTES, Stream, accepted_encoding
+from serve.state import LoadedSnapshot
 
-ANSWERS_KEPT = 2048  # per snapshot; beyond that the memo starts over
 MEDIA_TYPE = b"application/json"
 COMPRESS_OFF_LOOP_BYTES = 64 * 1024  # a first compression this large runs in a worker thread
 
@@ -44,7 +47,12 @@ class Answer:
     # By encoding, (the age's tail, the whole envelope) as last sent: one more copy of the answer
     # per encoding asked, remade when the age moves on (`body`).
     aged: dict[str | None, tuple[bytes, bytes]] = field(default_factory=dict, compare=False)
-    route_handler: object = field(default=None, compare=False)  # a snapshot GET's, for `KeptAnswers`
+
+    @property
+    def cost(self) -> int:
+        """The bytes this answer may come to hold: its data, the envelope sent plain, and for each
+        encoding a compressed form and its aged copy (each at most the data's size)."""
+        return len(self.data) * (2 + (2 * len(ENCODINGS) if self.compressible else 0))
 
     @property
     def compressible(self) -> bool:
@@ -72,15 +80,49 @@ def answer_key(scope: dict) -> tuple[str, bytes]:
     return scope["path"], scope.get("query_string", b"")
 
 
-def remembered(snapshot: LoadedSnapshot, scope: dict) -> Answer | None:
-    return snapshot.cache.get("answers", {}).get(answer_key(scope))
+class AnswerShelf:
+    """The answers kept for one snapshot, at most `budget` bytes of them; past that, the answer
+    used least recently goes first. Each answer is charged `Answer.cost`, what it may come to hold
+    (its encoded data, and the envelope and compressed forms made from it as it is sent), so the
+    memory a snapshot's answers take is bounded by the setting whatever clients ask for."""
+
+    def __init__(self, budget: int):
+        self.budget, self.size = budget, 0
+        self._kept: OrderedDict[tuple[str, bytes], Answer] = OrderedDict()
+        self._lock = threading.Lock()  # handlers may run in worker threads
+
+    def get(self, key: tuple[str, bytes]) -> Answer | None:
+        with self._lock:
+            answer = self._kept.get(key)
+            if answer is not None:
+                self._kept.move_to_end(key)
+            return answer
+
+    def keep(self, key: tuple[str, bytes], answer: Answer) -> None:
+        cost = answer.cost
+        if cost > self.budget:
+            return  # larger than the whole shelf: made again when asked
+        with self._lock:
+            replaced = self._kept.pop(key, None)
+            if replaced is not None:
+                self.size -= replaced.cost
+            while self._kept and self.size + cost > self.budget:
+                self.size -= self._kept.popitem(last=False)[1].cost
+            self._kept[key] = answer
+            self.size += cost
+
+    def __len__(self) -> int:
+        return len(self._kept)
 
 
-def remember(snapshot: LoadedSnapshot, scope: dict, answer: Answer) -> None:
-    kept = snapshot.cache.setdefault("answers", {})
-    if len(kept) >= ANSWERS_KEPT:
-        kept.clear()
-    kept[answer_key(scope)] = answer
+SHELF = "answers"  # its key in the snapshot's cache
+
+
+def shelf_of(snapshot: LoadedSnapshot, budget: int) -> AnswerShelf:
+    shelf = snapshot.cache.get(SHELF)
+    if shelf is None:  # two threads racing here each make one; the last assignment is kept
+        shelf = snapshot.cache[SHELF] = AnswerShelf(budget)
+    return shelf
 
 
 def age_tail(snapshot: LoadedSnapshot, now: float | None = None) -> bytes:
@@ -101,15 +143,6 @@ def body(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None, now: fl
         whole = answer.envelope(tail) if encoding is None else answer.stream(encoding).finish(tail)
         made = answer.aged[encoding] = (tail, whole)  # one assignment: a thread reading sees either
     return made[1]
-
-
-async def send_whole(send, status: int, headers: list[tuple[bytes, bytes]], content: bytes) -> None:
-    """A response of one body part, its length given; a 304 has none and gives none (RFC 9110
-    §8.6: a length there would have to be the 200's)."""
-    if status != 304:
-        headers = [*headers, (b"content-length", str(len(content)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": content})
 
 
 def tagged(etag: str, encoding: str | None) -> str:
@@ -168,72 +201,29 @@ def reply(snapshot: LoadedSnapshot, answer: Answer, asked: Asked) -> tuple[int, 
     return 200, [*headers, (b"content-type", MEDIA_TYPE)], body(snapshot, answer, encoding)
 
 
-async def send_kept(snapshot: LoadedSnapshot, answer: Answer, scope: dict, send) -> None:
-    """A kept answer as this request asks for it (`reply`)."""
-    asked = Asked.of(scope)
+async def kept_answer(request: Request) -> Response | None:
+    """The app's `before_request` hook: a snapshot GET whose answer is kept for the current
+    snapshot is answered from the shelf, inside its route, after access control and before its
+    handler's parameters are read (the answer was kept for these exact path and query bytes, which
+    its handler accepted). Anything else goes on to the handler."""
+    if request.method != "GET":
+        return None
+    snapshot = request.app.state.snapshots.current()
+    shelf = snapshot.cache.get(SHELF) if snapshot is not None else None
+    answer = shelf.get(answer_key(request.scope)) if shelf is not None else None
+    if answer is None:
+        return None
+    asked = Asked.of(request.scope)
     encoding = answer.encoding_for(asked.encoding)
     if encoding is not None and encoding not in answer.streams and \
             len(answer.data) >= COMPRESS_OFF_LOOP_BYTES:  # tens of milliseconds, once
         await anyio.to_thread.run_sync(answer.stream, encoding)
-    await send_whole(send, *reply(snapshot, answer, asked))
+    return as_response(reply(snapshot, answer, asked))
 
 
-def kept_answer(snapshots: SnapshotState, scope: dict) -> tuple[LoadedSnapshot, Answer] | None:
-    if scope["type"] != "http" or scope["method"] != "GET":
-        return None
-    snapshot = snapshots.current()
-    answer = remembered(snapshot, scope) if snapshot is not None else None
-    return None if answer is None else (snapshot, answer)
-
-
-class AnswerCache:
-    """Middleware: a GET whose answer is kept for the current snapshot is sent from memory."""
-
-    def __init__(self, app, snapshots: SnapshotState):
-        self.app, self.snapshots = app, snapshots
-
-    async def __call__(self, scope, receive, send) -> None:
-        found = kept_answer(self.snapshots, scope)
-        if found is None:
-            await self.app(scope, receive, send)
-        else:
-            await send_kept(*found, scope, send)
-
-
-FOUND_SCOPE_KEY = "oracle_kept_answer"  # (snapshot, answer) found by `KeptAnswers`, until it is sent
-
-
-class KeptAnswers:
-    """Outermost, in front of the framework: a GET whose answer is kept for the current snapshot
-    goes to `guarded` (the access log and access control, made as every route's, around
-    `send_found`), past the framework's routing and its exception and CORS layers (measured in
-    process, a kept forward curve: 24.5 µs a request through them, 17.6 µs here, and 15.4 µs for
-    a bare framework handler answering the same bytes). Every other request goes on to the
-    framework, and so does one that carries an `Origin` when CORS is on, since the framework adds
-    CORS's headers.
-
-    The answer keeps its route's handler, so access control counts the request under its
-    endpoint as before. A failure before the answer starts (a counter store that cannot be
-    reached) is logged and answered with the same 500 problem as the framework's."""
-
-    def __init__(self, app, guarded, snapshots: SnapshotState, cors: bool):
-        self.app, self.guarded, self.snapshots, self.cors = app, guarded, snapshots, cors
-
-    async def __call__(self, scope, receive, send) -> None:
-        found = kept_answer(self.snapshots, scope)
-        if found is None or found[1].route_handler is None or (self.cors and header(scope, b"origin")):
-            await self.app(scope, receive, send)
-            return
-        scope["route_handler"], scope[FOUND_SCOPE_KEY] = found[1].route_handler, found
-        try:
-            await self.guarded(scope, receive, send)
-        except Exception:
-            if FOUND_SCOPE_KEY not in scope:  # the answer had begun: there is no other to send
-                raise
-            LOG.exception("unhandled error on GET %s", scope["path"])
-            await send_problem(send, internal_error())
-
-
-async def send_found(scope, receive, send) -> None:
-    """The innermost of `KeptAnswers`' chain: the answer it found."""
-    await send_kept(*scope.pop(FOUND_SCOPE_KEY), scope, send)
+def as_response(made: tuple[int, list[tuple[bytes, bytes]], bytes]) -> Response:
+    """`reply`'s status, headers and body as the framework's response (its media type and length
+    are the response's own)."""
+    status, headers, content = made
+    own = {name.decode(): value.decode() for name, value in headers if name != b"content-type"}
+    return Response(content=content, status_code=status, headers=own, media_type="application/json")

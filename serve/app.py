@@ -5,16 +5,17 @@ from __future__ import annotations
 from datetime import timedelta
 from functools import partial
 
-from litestar import Litestar
+from litestar import Litestar, Request, Response
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
 from serve.access.batched import BatchedKeyStore
 from serve.access.factory import counter_store_from, key_store_from
-from serve.access.middleware import AccessControl, RouterMisses
+from serve.access.middleware import AccessControl
+from serve.access.misses import RouterMisses
 from serve.access_log import AccessLog, AccessLogWriter, open_sink
-from serve.answers import AnswerCache, KeptAnswers, send_found
+from serve.answers import kept_answer
 from serve.api import (
     curves,
     descriptor,
@@ -28,18 +29,15 @@ from serve.api import (
     stream,
     webhooks,
 )
-from serve.compute_pool import ComputePool
-from serve.cores import CorePlan, pin_the_loop
 from serve.dashboard.routes import dashboard_routes
 from serve.deps import DEPENDENCIES
-from serve.direct import DirectAnswers
+from serve.direct import StrictBodies, check_request
 from serve.documented import document_problems
 from serve.heap import freeze_what_lives
 from serve.openapi_page import DocumentJson, DocumentPage, operation_id
-from serve.problems import handle
 from serve.settings import Settings
 from serve.state import SnapshotState
-from serve.threads import Threads, computing_threads, hand_the_loop_its_turn
+from serve.threads import Threads
 from serve.webhooks import Dispatcher, WebhookStore
 
 ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, index.ROUTES, forward_list.ROUTES,
@@ -62,9 +60,16 @@ def cors_config(settings: Settings) -> CORSConfig | None:
                       expose_headers=CORS_EXPOSED, allow_credentials=False, max_age=3600)
 
 
-def create_app(settings: Settings, pin_cores: bool = False) -> Litestar:
-    """`pin_cores`: the loop and the compute workers each on a core of their own, where the
-    process may use enough (serve/cores.py); only for a process that does nothing but serve."""
+async def before_each_request(request: Request) -> Response | None:
+    """Inside every route, after its middleware: a snapshot GET answered from the answers kept
+    for the snapshot (`serve.answers`), else the request's query checked before its handler runs."""
+    kept = await kept_answer(request)
+    if kept is None:
+        check_request(request)
+    return kept
+
+
+def create_app(settings: Settings) -> Litestar:
     import importlib.metadata
 
     handlers = [handler for group in ROUTE_GROUPS for handler in group]
@@ -73,18 +78,14 @@ def create_app(settings: Settings, pin_cores: bool = False) -> Litestar:
     keys_store = BatchedKeyStore(key_store_from(settings.data, settings.key_store_url))
     counters = counter_store_from(settings.counter_store_url)
     computing = Threads.computing()  # long computed answers, apart from the event loop (serve/threads.py)
-    processes = settings.compute_processes if settings.compute_processes >= 0 else computing_threads()
-    cores = CorePlan.of(processes) if pin_cores else CorePlan.unpinned(processes)
-    pool = ComputePool(settings.warehouse, processes, cores.workers) if processes else None
     sink = open_sink(settings.access_log)
     log = AccessLogWriter(sink) if sink is not None else None
-    # Every request is logged (outermost), then counted and limited: around each route, and around
-    # a kept answer sent in front of the routes (`KeptAnswers`).
+    # Every request is logged (outermost), then counted and limited, then a strict body checked;
+    # a path no route serves gets the same through the error hooks (serve/access/misses.py).
     guards = [*([(AccessLog, {"writer": log})] if log else []),
               (AccessControl, {"settings": settings, "keys": keys_store, "counters": counters})]
-    guarded_kept_answers = send_found
-    for guard, options in reversed(guards):
-        guarded_kept_answers = guard(guarded_kept_answers, **options)
+    misses = RouterMisses(AccessControl(None, settings, keys_store, counters),
+                          AccessLog(None, log) if log else None)
     hooks = WebhookStore(settings.data)
     dispatcher = Dispatcher(hooks, snapshots, settings)
     app = Litestar(
@@ -92,16 +93,14 @@ def create_app(settings: Settings, pin_cores: bool = False) -> Litestar:
         dependencies=DEPENDENCIES,  # what handlers name as parameters: settings, snapshot, reply (serve/deps.py)
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters,
                      "computing": computing, "webhooks": hooks}),
-        # Outermost first: the guards, then a kept answer may be sent.
         middleware=[*(partial(guard, **options) for guard, options in guards),
-                    partial(AnswerCache, snapshots=snapshots),
-                    partial(DirectAnswers, snapshots=snapshots, max_body_bytes=settings.max_body_bytes,
-                            computing=computing, processes=pool)],
-        on_startup=[hand_the_loop_its_turn, *([pool.start] if pool else []), dispatcher.start,
-                    lambda: pin_the_loop(cores)],
+                    partial(StrictBodies, max_body_bytes=settings.max_body_bytes)],
+        before_request=before_each_request,
+        after_exception=[misses.decide],
+        on_startup=[dispatcher.start],
         on_shutdown=[dispatcher.stop, lambda: keys_store.close(), counters.close, hooks.close,
-                     *([log.close] if log else []), *([pool.close] if pool else [])],
-        exception_handlers={Exception: handle},
+                     *([log.close] if log else [])],
+        exception_handlers={Exception: misses.handle},
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
         openapi_config=OpenAPIConfig(
@@ -114,19 +113,15 @@ def create_app(settings: Settings, pin_cores: bool = False) -> Litestar:
             operation_id_creator=operation_id,
         ),
     )
-    # A path no route serves never reaches the routes' middleware: counted and limited around the router.
-    app.asgi_handler = RouterMisses(app.asgi_handler, settings, keys_store, counters)
-    app.asgi_handler = KeptAnswers(app.asgi_handler, guarded_kept_answers, snapshots, cors=app.cors_config is not None)
     return app
 
 
-def server_app(settings: Settings, alone: bool = True) -> Litestar:
+def server_app(settings: Settings) -> Litestar:
     """The app of a process that only serves it (`oracle serve`): last at its start-up, the
     snapshot is read (not by the first request) and what the process holds for its life is taken
     out of the garbage collector's walks (serve/heap.py). Not for an app made in a process that
-    does other work too, as a test's is. `alone`: the only server process on the machine, whose
-    loop and workers may be pinned to cores (`ORACLE_PIN_CORES`)."""
-    app = create_app(settings, pin_cores=alone and bool(settings.pin_cores))
+    does other work too, as a test's is."""
+    app = create_app(settings)
     snapshots = app.state.snapshots
 
     def settle() -> None:
@@ -139,4 +134,4 @@ def server_app(settings: Settings, alone: bool = True) -> Litestar:
 
 def app_from_env() -> Litestar:
     """The app as a factory of no arguments, for server processes started by uvicorn's workers."""
-    return server_app(Settings.from_env(), alone=False)
+    return server_app(Settings.from_env())

@@ -1,18 +1,18 @@
-"""Computed JSON answers sent straight from the request's bytes, for the busiest POST endpoints,
-and one strict decoding of every POST body.
+"""Request bodies decoded strictly, query parameters checked, and computed answers kept.
 
-A POST handler in the framework pays for its generic machinery on every request: the headers
-parsed into a mapping, the body read as a stream, converted into the handler's signature, and the
-answer wrapped in a response object (measured: about half the time of a `/v1/price` answer). For
-an endpoint marked `direct(RequestType, compute)`, this middleware does the same job in a few
-steps: read the body (within the size limit), decode it once in msgspec's strict mode (a number
-sent as a string is an error, never a guess), compute, encode. Problems raised on the way reach
-the app's exception handler like any handler's, so errors look the same.
+Every POST body is JSON (else 415) and is decoded in msgspec's strict mode: a number sent as a
+string is an error, never a guess. An endpoint marked `direct(RequestType, compute)` is answered
+by its handler through `handler_answer`: the raw body, renamed from the original oracle's field
+names, decoded once, computed (in a worker thread when `offload`), and the encoded answer kept
+per snapshot and raw body (`AnswerMemo`), so a repeat (a dashboard's preset, a client's polling)
+is neither decoded nor computed again. The other POST endpoints are marked
+`strict(RequestType)`. `StrictBodies` checks the body of both the same way before the framework
+decodes it for the handler (the framework's own decoding is lenient), and sends its refusal
+itself, through the middleware around it, so the access log and the rate-limit headers see it
+as the 4xx it is.
 
-The framework's handler stays the operation's declaration (its body type and answer shape feed
-the OpenAPI document) and, through `answer`, runs the same functions where this middleware is
-not installed. The other POST endpoints are marked `strict(RequestType)`: their body is checked
-here the same way (JSON only, decoded strictly) before the framework decodes it for the handler.
+`check_request` (the app's `before_request` hook, after a kept answer was looked for) refuses a
+query parameter its endpoint does not read, and an integer not written in digits.
 """
 
 from __future__ import annotations
@@ -26,17 +26,15 @@ from urllib.parse import parse_qsl
 import msgspec
 from litestar import Request, Response
 
-from serve.answers import Answer, body, header, send_whole
+from serve.answers import Answer, body
 from serve.compression import FAST, accepted_encoding
-from serve.compute_pool import ComputePool
 from serve.original_names import with_our_names
-from serve.problems import Problem, invalid, no_snapshot
+from serve.problems import Problem, invalid, no_snapshot, send_problem
 from serve.respond import computed_envelope
-from serve.state import LoadedSnapshot, SnapshotState
-from serve.threads import Threads
+from serve.state import LoadedSnapshot
 
 DIRECT = "direct_json"  # the key of a route handler's `opt` that marks it
-STRICT = "strict_body"  # the key of a framework handler's `opt` naming its body type, checked here first
+STRICT = "strict_body"  # the key of a framework handler's `opt` naming its body type, checked first
 _ERROR_PATH = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 JSON_HEADERS = [(b"content-type", b"application/json")]
 
@@ -52,12 +50,12 @@ class Direct:
 
 def direct(request_type: type[msgspec.Struct], compute: Callable[[LoadedSnapshot, Any], Any],
            offload: bool = False) -> dict[str, Direct]:
-    """The `opt` of a route handler answered by this middleware."""
+    """The `opt` of a route handler answered by `handler_answer`."""
     return {DIRECT: Direct(request_type, compute, offload)}
 
 
 def strict(request_type: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:
-    """The `opt` of a framework handler whose body this middleware decodes strictly before the
+    """The `opt` of a framework handler whose body `StrictBodies` decodes strictly before the
     handler runs (the framework's own decoding is lenient: it would take "100" for 100)."""
     return {STRICT: request_type}
 
@@ -66,7 +64,7 @@ def require_json(headers) -> None:
     """A body is JSON: a Content-Type other than application/json (or a +json type) is a 415.
     No Content-Type at all is read as JSON."""
     for name, value in headers:
-        if name == b"content-type":
+        if name.lower() == b"content-type":
             media = value.split(b";", 1)[0].strip().lower().decode("latin-1")
             if media != "application/json" and not media.endswith("+json"):
                 raise Problem(415, "unsupported_media_type", "the body must be JSON, sent with "
@@ -140,23 +138,28 @@ def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes, encoding: 
     return made
 
 
-def encoded(snapshot: LoadedSnapshot, made: Answer,
-            encoding: str | None) -> tuple[bytes, list[tuple[bytes, bytes]]]:
-    """The envelope and its headers, compressed when the client accepts an encoding and the answer
-    is long enough to gain from it."""
+async def handler_answer(request: Request) -> Response:
+    """The answer of a handler marked `direct`: its body checked and renamed, then `answer`, in
+    a worker thread when the endpoint is marked `offload` and the answer is not kept already."""
+    spec: Direct = request.route_handler.opt[DIRECT]
+    raw = await request.body()  # checked and renamed already (`StrictBodies`)
+    encoding = accepted_encoding(request.headers.get("accept-encoding", ""))
+    snapshot = request.app.state.snapshots.current()
+    if spec.offload and remembered_answer(snapshot, spec, raw) is None:
+        made = await request.app.state.computing.run(answer, snapshot, spec, raw, encoding)
+    else:
+        made = answer(snapshot, spec, raw, encoding)
+    return encoded(snapshot, made, encoding)
+
+
+def encoded(snapshot: LoadedSnapshot, made: Answer, encoding: str | None) -> Response:
+    """The envelope, compressed when the client accepts an encoding and the answer is long enough
+    to gain from it."""
     encoding = made.encoding_for(encoding)
     if encoding is None:
-        return body(snapshot, made, None), JSON_HEADERS
-    return body(snapshot, made, encoding), [*JSON_HEADERS, (b"content-encoding", encoding.encode()),
-                                            (b"vary", b"Accept-Encoding")]
-
-
-async def handler_answer(request: Request) -> Response:
-    """What a marked handler returns when this middleware is not installed."""
-    spec: Direct = request.route_handler.opt[DIRECT]
-    raw = with_our_names(await request.body(), spec.request_type)
-    snapshot = request.app.state.snapshots.current()
-    return Response(body(snapshot, answer(snapshot, spec, raw), None), media_type="application/json")
+        return Response(body(snapshot, made, None), media_type="application/json")
+    return Response(body(snapshot, made, encoding), media_type="application/json",
+                    headers={"content-encoding": encoding, "vary": "Accept-Encoding"})
 
 
 async def read_body(receive, limit: int) -> bytes:
@@ -224,6 +227,11 @@ def check_query(scope, handler) -> None:
             raise invalid(name, f"must be a whole number written in digits, got '{value[:40]}'")
 
 
+def check_request(request: Request) -> None:
+    """The query parameters of every request a route serves (`check_query`)."""
+    check_query(request.scope, request.route_handler)
+
+
 def _replay(raw: bytes, receive):
     """`receive` for an app after the body was read here: the body once, then the connection's own."""
     pending = [{"type": "http.request", "body": raw, "more_body": False}]
@@ -234,39 +242,33 @@ def _replay(raw: bytes, receive):
     return replayed
 
 
-class DirectAnswers:
-    """Middleware: answers the routes marked `direct`; passes every other request on."""
+def _body_type(scope) -> type[msgspec.Struct] | None:
+    """The body type of a POST marked `strict` or `direct`."""
+    handler = scope.get("route_handler")
+    if scope["type"] != "http" or scope["method"] != "POST" or handler is None:
+        return None
+    spec = handler.opt.get(DIRECT)
+    return spec.request_type if spec is not None else handler.opt.get(STRICT)
 
-    def __init__(self, app, snapshots: SnapshotState, max_body_bytes: int, computing: Threads,
-                 processes: ComputePool | None = None):
-        self.app, self.snapshots, self.max_body_bytes = app, snapshots, max_body_bytes
-        self.computing, self.processes = computing, processes
+
+class StrictBodies:
+    """Middleware: the body of a POST marked `strict` or `direct` is JSON, read within the size limit, renamed
+    from the original oracle's names and decoded strictly before the handler reads it; a body
+    refused here is answered here, with its problem, through the middleware around this one."""
+
+    def __init__(self, app, max_body_bytes: int):
+        self.app, self.max_body_bytes = app, max_body_bytes
 
     async def __call__(self, scope, receive, send) -> None:
-        handler = scope.get("route_handler")
-        if scope["type"] == "http" and handler is not None:
-            check_query(scope, handler)
-        opt = handler.opt if scope["type"] == "http" and handler is not None and scope["method"] == "POST" else {}
-        spec, checked = opt.get(DIRECT), opt.get(STRICT)
-        if spec is None and checked is None:
+        checked = _body_type(scope)
+        if checked is None:
             await self.app(scope, receive, send)
             return
-        require_json(scope.get("headers", []))
-        raw = with_our_names(await read_body(receive, self.max_body_bytes), checked or spec.request_type)
-        if spec is None:  # decoded strictly here, then the handler reads the same bytes
+        try:
+            require_json(scope.get("headers", []))
+            raw = with_our_names(await read_body(receive, self.max_body_bytes), checked)
             decode_strictly(raw, checked)
-            await self.app(scope, _replay(raw, receive), send)
+        except Problem as refused:
+            await send_problem(send, refused)
             return
-        encoding = accepted_encoding(header(scope, b"accept-encoding"))
-        snapshot = self.snapshots.current()
-        made = remembered_answer(snapshot, spec, raw)  # a repeat is answered on the loop, at once
-        if made is None and spec.offload and self.processes is not None and snapshot is not None:
-            made = await self.processes.answer(snapshot.snapshot_id, scope["path"], raw, encoding)
-            if made is not None:
-                _memo(snapshot, spec).keep(raw, made)
-        if made is None and spec.offload:
-            made = await self.computing.run(answer, snapshot, spec, raw, encoding)
-        elif made is None:
-            made = answer(snapshot, spec, raw, encoding)
-        content, headers = encoded(snapshot, made, encoding)
-        await send_whole(send, 200, headers, content)
+        await self.app(scope, _replay(raw, receive), send)

@@ -1,15 +1,16 @@
-"""uvicorn's HTTP protocol (httptools), with bounds on what a client may take before its request
-head is whole: at most MAX_HEAD_BYTES of request line and headers (past that, 431 and the
-connection closed, before the rest is read), and at most `head_timeout_seconds()` from the moment
-the server waits for a request (a new connection, or the end of the previous answer) to the end
-of its headers (a client that trickles a header in, or connects and says nothing, is cut off).
-Idle keep-alive connections are uvicorn's own `timeout_keep_alive`.
+"""uvicorn's HTTP protocol (httptools), passed through its documented `http` setting, with two
+bounds on a request's head that uvicorn's settings do not give: at most MAX_HEAD_BYTES of request
+line and headers (past that, 431 and the connection closed), and at most
+`head_timeout_seconds()` from the moment the server waits for a request (a new connection, or
+the end of the previous answer) to the end of its headers (a client that trickles a header in,
+or connects and says nothing, is cut off). Idle keep-alive connections are uvicorn's own
+`timeout_keep_alive`. Nothing else of the protocol is changed; the class is tested against the
+uvicorn versions pyproject.toml allows.
 
-Each connection's answers are also written in as few writes as they can be (`Corked`).
-
-The head's size is counted on the bytes received while it is incomplete, since the parser holds
-a header's whole value before it reports it: counting there would come after the memory is
-spent.
+The head's size is counted twice: on the bytes received while it is incomplete (the parser holds
+a header's whole value before it reports it, so a head trickled in is refused as it grows), and
+on the request line and headers as the parser reports them (a long head that arrives in one read
+is complete before the first count could see it).
 """
 
 from __future__ import annotations
@@ -37,52 +38,8 @@ _TOO_LARGE = json.dumps({
 }).encode()
 
 
-JOIN_BYTES = 64 * 1024  # writes up to this much in all are joined; a longer one is not copied
-
-
-class Corked:
-    """A connection's transport as its response cycles write to it. uvicorn writes an answer's
-    status line and headers, then each part of its body, each with a write of its own: a system
-    call apiece, and on loopback each one also runs the receiving side's work and wakes the
-    client, so a short answer cost two or three of them. Here short writes are held and joined,
-    and go out as one write when the answer is complete (`flush`, from the protocol), with a long
-    write when one comes (one gathering system call, neither copied), or at the loop's next turn,
-    so the parts of an answer still being made (an event stream's) leave as they are sent. One
-    holder per connection keeps the order of pipelined answers."""
-
-    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop):
-        self.transport, self.loop = transport, loop
-        self.held = b""
-        self.flush_due = False
-
-    def write(self, data: bytes) -> None:
-        if not data:
-            return
-        if len(self.held) + len(data) > JOIN_BYTES:
-            self._release(data)
-            return
-        self.held += data
-        if not self.flush_due:
-            self.flush_due = True
-            self.loop.call_soon(self.flush)
-
-    def flush(self) -> None:
-        self.flush_due = False
-        self._release()
-
-    def _release(self, long: bytes = b"") -> None:
-        """What is held, then `long` (a write too long to join), in one system call."""
-        held, self.held = self.held, b""
-        if not (held or long) or self.transport.is_closing():  # the client has gone: what it has not read is dropped
-            return
-        self.transport.writelines([held, long] if held and long else [held or long])
-
-    def close(self) -> None:
-        self.flush()
-        self.transport.close()
-
-    def __getattr__(self, name: str):  # is_closing, get_extra_info and the rest: the transport's own
-        return getattr(self.transport, name)
+class HeadTooLarge(Exception):
+    """Raised from the parser's callback once a head passes MAX_HEAD_BYTES: the parser stops there."""
 
 
 class BoundedHttpProtocol(HttpToolsProtocol):
@@ -90,10 +47,10 @@ class BoundedHttpProtocol(HttpToolsProtocol):
     head_complete: bool = False
     head_since: float = 0.0  # when the server began waiting for the head it waits for now
     head_timer: asyncio.TimerHandle | None = None
-    corked: Corked | None = None
+    head_parsed: int = 0  # bytes of request line and headers the parser has reported
 
     def _wait_for_head(self) -> None:
-        self.head_bytes, self.head_complete = 0, False
+        self.head_bytes, self.head_parsed, self.head_complete = 0, 0, False
         self.head_since = self.loop.time()
         if self.head_timer is None:
             self.head_timer = self.loop.call_at(self.head_since + head_timeout_seconds(), self._check_head)
@@ -120,7 +77,6 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.corked = Corked(transport, self.loop)
         self._wait_for_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -143,14 +99,25 @@ class BoundedHttpProtocol(HttpToolsProtocol):
                              b"connection: close\r\n\r\n" + _TOO_LARGE)
         self.transport.close()
 
+    def _count_parsed(self, size: int) -> None:
+        self.head_parsed += size
+        if self.head_parsed > MAX_HEAD_BYTES and not self.transport.is_closing():
+            self._refuse_head()
+            raise HeadTooLarge  # uvicorn's parser-error path ends the request; the answer is sent already
+
+    def on_url(self, url: bytes) -> None:
+        self._count_parsed(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count_parsed(len(name) + len(value) + 4)  # ": " and the line's end
+        super().on_header(name, value)
+
     def on_headers_complete(self) -> None:
         self.head_complete = True
         super().on_headers_complete()
-        if self.cycle is not None and self.cycle.transport is self.transport:  # a new request's cycle
-            self.cycle.transport = self.corked
 
     def on_response_complete(self) -> None:
-        self.corked.flush()
         super().on_response_complete()
         if not self.transport.is_closing():
             self._wait_for_head()  # the next request on this connection

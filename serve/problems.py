@@ -31,13 +31,6 @@ class Problem(Exception):
         self.status, self.code, self.detail = status, code, detail
         self.errors, self.headers, self.extra = errors, headers or {}, extra
 
-    def __reduce__(self):  # whole across processes (serve/compute_pool.py): pickle's default loses the fields
-        return _rebuilt, (self.status, self.code, self.detail, self.errors, self.headers, self.extra)
-
-
-def _rebuilt(status: int, code: str, detail: str, errors, headers, extra: dict[str, Any]) -> Problem:
-    return Problem(status, code, detail, errors, headers, **extra)
-
 
 def no_snapshot() -> Problem:
     """A 503 before the first snapshot is published: the one wording every caller gives."""

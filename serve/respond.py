@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from litestar import Request, Response
 
-from serve.answers import Answer, Asked, remember, remembered, reply
+from serve.answers import Answer, Asked, answer_key, as_response, reply, shelf_of
 from serve.state import LoadedSnapshot
 
 
@@ -186,18 +186,16 @@ def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str
     is sent without running its handler.
     """
     tag = etag(snapshot, request)
-    answer = remembered(snapshot, request.scope)
+    shelf = shelf_of(snapshot, request.app.state.settings.kept_answer_bytes)
+    key = answer_key(request.scope)
+    answer = shelf.get(key)
     if answer is None or answer.etag != tag:
         beside = {name: value for name, value in body.items() if name not in ENVELOPE_FIELDS}
         beside_bytes = b"," + msgspec.json.encode(beside)[1:-1] if beside else b""
         answer = Answer(tag, msgspec.json.encode(body["data"]), msgspec.json.encode(body["oracle_timestamp"]),
-                        f"public, max-age={max_age}", beside=beside_bytes,
-                        route_handler=request.route_handler)
-        remember(snapshot, request.scope, answer)
-    status, headers, content = reply(snapshot, answer, Asked.of(request.scope))
-    # The media type and length come from the response itself; the rest are the answer's own.
-    own = {name.decode(): value.decode() for name, value in headers if name != b"content-type"}
-    return Response(content=content, status_code=status, headers=own, media_type="application/json")
+                        f"public, max-age={max_age}", beside=beside_bytes)
+        shelf.keep(key, answer)
+    return as_response(reply(snapshot, answer, Asked.of(request.scope)))
 
 
 def plain(value: Any) -> Any:

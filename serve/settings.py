@@ -45,12 +45,10 @@ class Settings:
     # Even "*" would be safe: a key travels in a header the calling page must set, never in a
     # cookie, so a foreign page cannot spend a visitor's key.
     cors_origins: str = ""
-    # Processes that compute comparisons beside the event loop (serve/compute_pool.py); -1: the
-    # machine's cores less one (at least one); 0: none, comparisons are computed in a thread.
-    compute_processes: int = -1
-    # 1: `oracle serve`'s event loop and each compute worker run on a core of their own, where it
-    # may use enough cores (serve/cores.py); 0: wherever the scheduler puts them.
-    pin_cores: int = 1
+    # Snapshot answers kept, encoded, for repeats (serve/answers.py): at most this many bytes per
+    # snapshot, the least recently used going first. 64 MiB holds every list, sheet and curve of
+    # the bundled data's snapshot many times over.
+    kept_answer_bytes: int = 64 * 1024 * 1024
     # One line per request (serve/access_log.py): `stdout`, `stderr`, `off`, or a file to append to.
     access_log: str = "stdout"
     # Outgoing webhooks (serve/webhooks.py): 1 lets a target resolve to a private, loopback or

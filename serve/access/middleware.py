@@ -85,6 +85,17 @@ def client_address(scope: dict, headers: dict[str, str], trusted: frozenset[str]
             return hop
     return peer
 
+@dataclass(slots=True)
+class Decision:
+    """What access control decided for one request: a refusal to send in its place (401 or 429),
+    or the `Access` it goes on with; the rate-limit headers its answer carries either way."""
+
+    refusal: Problem | None
+    headers: Headers
+    access: Access | None = None
+    creating: bool = False  # a key creation, counted against the address only if it succeeds
+
+
 class AccessControl:
     def __init__(self, app, settings: Settings, keys: BatchedKeyStore, counters: CounterStore,
                  clock: Callable[[], float] = time.time):
@@ -95,11 +106,23 @@ class AccessControl:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        decision = await self.decide(scope)
+        if decision.refusal is not None:
+            await send_problem(send, decision.refusal, decision.headers)
+            return
+        if decision.access is not None:
+            scope[SCOPE_KEY] = decision.access
+        if decision.creating:
+            send = self._count_creation(send, scope[CLIENT_SCOPE_KEY], self.clock())
+        await self.app(scope, receive, _with_headers(send, decision.headers) if decision.headers else send)
+
+    async def decide(self, scope) -> Decision:
+        """Who is calling (the client address is left in the scope for the access log) and whether
+        a `/v1` request may go on, counting it."""
         headers = access_headers(scope.get("headers", []))
         client = scope[CLIENT_SCOPE_KEY] = client_address(scope, headers, self.trusted)  # for the access log too
         if not scope["path"].startswith("/v1"):
-            await self.app(scope, receive, send)
-            return
+            return Decision(None, [])
         now = self.clock()
         key = presented_key(headers)
         record = None
@@ -108,14 +131,11 @@ class AccessControl:
             if record is None or record.revoked is not None:
                 failed, reset = await self.counters.hit(f"authfail:{client}", WINDOW_SECONDS, now)
                 if failed > self.settings.failed_auths_per_hour:
-                    await self._limited(send, "failed authentication", self.settings.failed_auths_per_hour, reset,
-                                        now, [])
-                    return
+                    return _limited("failed authentication", self.settings.failed_auths_per_hour, reset, now, [])
                 state = "revoked" if record is not None else "not recognised"
-                await _problem(send, 401, "invalid_key", f"the API key presented is {state}; create one with "
-                               "POST /v1/keys, or call without a key on the free tier",
-                               rate_headers(self.settings.failed_auths_per_hour, failed, reset, now))
-                return
+                return Decision(Problem(401, "invalid_key", f"the API key presented is {state}; create one with "
+                                        "POST /v1/keys, or call without a key on the free tier"),
+                                rate_headers(self.settings.failed_auths_per_hour, failed, reset, now))
             self.keys.record_use(record.key_id, _endpoint(scope), datetime.fromtimestamp(now, UTC))
         tier = record.tier if record else "free"
         dashboard = record is None and from_dashboard(headers)
@@ -124,9 +144,7 @@ class AccessControl:
             # Only a creation that succeeds counts (`_count_creation`): a bad request costs nothing.
             made, reset = await self.counters.hit(f"create:{client}", WINDOW_SECONDS, now, amount=0)
             if made >= self.settings.key_creations_per_hour:
-                await self._limited(send, "key creation", self.settings.key_creations_per_hour, reset, now, [])
-                return
-            send = self._count_creation(send, client, now)
+                return _limited("key creation", self.settings.key_creations_per_hour, reset, now, [])
         if creating and record is None:
             # Without a key, creating one counts only against its own per-address limit: a client
             # over the free tier's limit is told to get a key, so it must still be able to.
@@ -140,11 +158,8 @@ class AccessControl:
             count, reset = await self.counters.hit(bucket, WINDOW_SECONDS, now)
         rate = rate_headers(limit, count, reset, now)
         if count > limit:
-            what = "dashboard's" if dashboard else f"{tier} tier"
-            await self._limited(send, what, limit, reset, now, rate)
-            return
-        scope[SCOPE_KEY] = Access(tier, limit, count, reset, record)
-        await self.app(scope, receive, _with_headers(send, rate))
+            return _limited("dashboard's" if dashboard else f"{tier} tier", limit, reset, now, rate)
+        return Decision(None, rate, Access(tier, limit, count, reset, record), creating)
 
     def _count_creation(self, send, client: str, now: float):
         """`send`, counting a key creation against the client's limit once it has succeeded."""
@@ -155,13 +170,15 @@ class AccessControl:
 
         return counted
 
-    async def _limited(self, send, what: str, limit: int, reset: float, now: float, rate: Headers) -> None:
-        wait = max(1, math.ceil(reset - now))
-        when = datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        await _problem(send, 429, "rate_limited",
-                       f"the {what} limit of {limit} requests per hour is reached; retry after {wait} s ({when})",
-                       [*rate, (b"retry-after", str(wait).encode())], retry_after_seconds=wait, limit=limit, reset=when,
-                       resetAt=when)  # the original oracle's name for `reset`, which its clients read
+
+def _limited(what: str, limit: int, reset: float, now: float, rate: Headers) -> Decision:
+    wait = max(1, math.ceil(reset - now))
+    when = datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    problem = Problem(429, "rate_limited",
+                      f"the {what} limit of {limit} requests per hour is reached; retry after {wait} s ({when})",
+                      retry_after_seconds=wait, limit=limit, reset=when,
+                      resetAt=when)  # the original oracle's name for `reset`, which its clients read
+    return Decision(problem, [*rate, (b"retry-after", str(wait).encode())])
 
 
 def rate_headers(limit: int, count: int, reset: float, now: float) -> Headers:
@@ -202,36 +219,3 @@ def _with_headers(send, added: Headers):
         await send(message)
 
     return wrapped
-
-
-async def _problem(send, status: int, code: str, detail: str, headers: Headers, **extra) -> None:
-    await send_problem(send, Problem(status, code, detail, **extra), headers)
-
-
-class RouterMisses:
-    """Outermost, around the router: a `/v1` request that no route serves (the router's 404 or
-    405, answered before any route's middleware runs) is checked, counted and limited as any
-    other, and its answer carries the rate-limit headers; a bad key there is still a 401."""
-
-    def __init__(self, app, settings: Settings, keys: BatchedKeyStore, counters: CounterStore):
-        self.app, self.settings, self.keys, self.counters = app, settings, keys, counters
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith("/v1"):
-            await self.app(scope, receive, send)
-            return
-        held: list[dict] = []
-
-        async def hold_a_miss(message):
-            if held or (message["type"] == "http.response.start" and scope.get("route_handler") is None):
-                held.append(message)
-            else:
-                await send(message)
-
-        await self.app(scope, receive, hold_a_miss)
-        if held:
-            async def replay(scope, receive, send):
-                for message in held:
-                    await send(message)
-
-            await AccessControl(replay, self.settings, self.keys, self.counters)(scope, receive, send)

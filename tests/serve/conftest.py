@@ -15,9 +15,7 @@ def api_settings(**overrides) -> Settings:
     test run can exhaust (the limits themselves are tested in test_access.py)."""
     return Settings(**{"data": tempfile.mkdtemp(prefix="oracle-data-"), "free_requests_per_hour": 10**9,
                        "dashboard_requests_per_hour": 10**9,
-                       "key_creations_per_hour": 10**9, "access_log": "off",
-                       "compute_processes": 0,  # in a thread: the worker processes are tested on their own
-                       **overrides})
+                       "key_creations_per_hour": 10**9, "access_log": "off", **overrides})
 
 
 def _client_on(warehouse):

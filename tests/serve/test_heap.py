@@ -18,7 +18,7 @@ import gc, json, sys
 from litestar.testing import TestClient
 from serve.app import server_app
 from serve.settings import Settings
-app = server_app(Settings(warehouse=sys.argv[1], data=sys.argv[2], compute_processes=0))
+app = server_app(Settings(warehouse=sys.argv[1], data=sys.argv[2]))
 with TestClient(app) as client:
     assert client.get("/v1/spots").status_code == 200
     print("counts", json.dumps({"frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects())}))
@@ -36,6 +36,6 @@ def test_a_server_process_freezes_what_it_holds_once_started(built_warehouse, tm
 
 
 def test_only_a_server_process_adds_the_step(built_warehouse, tmp_path):
-    settings = Settings(warehouse=str(built_warehouse), data=str(tmp_path / "data"), compute_processes=0)
+    settings = Settings(warehouse=str(built_warehouse), data=str(tmp_path / "data"))
     plain, served = create_app(settings), server_app(settings)
     assert len(served.on_startup) == len(plain.on_startup) + 1

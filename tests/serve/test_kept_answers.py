@@ -1,9 +1,9 @@
-"""The two short cuts of the request path give exactly what the handlers give.
+"""Answers kept per snapshot give exactly what the handlers give.
 
-- `serve.answers`: a repeated snapshot GET is sent from the snapshot's memo, without its handler,
-  and in front of the routes (`KeptAnswers`), still logged, counted and limited;
-- `serve.direct`: the pricing POSTs are answered from the raw body, without the framework's
-  per-request parsing.
+- `serve.answers`: a repeated snapshot GET is answered from the snapshot's shelf by the app's
+  `before_request` hook, without running its handler, inside its route: still logged, counted
+  and limited; the shelf is bounded in bytes;
+- `serve.direct`: the pricing POSTs are answered from their raw body, a repeat from memory.
 """
 
 import asyncio
@@ -12,8 +12,8 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
-import serve.app
-import serve.respond
+import serve.deps
+from serve.answers import SHELF, Answer, AnswerShelf
 from serve.api import curves
 from serve.app import create_app
 from serve.direct import read_body
@@ -51,8 +51,8 @@ def fresh_client(built_warehouse):
 def test_a_repeated_snapshot_get_is_the_same_answer_without_running_the_handler(fresh_client, monkeypatch, path):
     first = fresh_client.get(path)
     assert first.status_code == 200, first.text
-    calls = []  # every snapshot handler answers through snapshot_response, which looks up the memo
-    monkeypatch.setattr(serve.respond, "remembered", lambda *a: calls.append(a))
+    calls = []  # every snapshot handler answers through snapshot_response
+    monkeypatch.setattr(serve.deps, "snapshot_response", lambda *a: calls.append(a))
     again = fresh_client.get(path)
     assert again.status_code == 200 and calls == []
     assert _without_age(again) == _without_age(first)
@@ -84,29 +84,14 @@ def test_a_different_query_is_a_different_answer(fresh_client):
     assert (sync["mode"], batch["mode"]) == ("sync", "batch") and sync["spot"] != batch["spot"]
 
 
-@pytest.fixture
-def handler_client(built_warehouse, monkeypatch):
-    """An app without the direct middleware, so the framework's handlers answer the POSTs."""
-    monkeypatch.setattr(serve.app, "DirectAnswers", lambda app, **_: app)
-    with TestClient(create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=1e6))) as client:
-        yield client
-
-
 @pytest.mark.parametrize("path", PRICING)
-def test_direct_answers_equal_the_handlers_answers(fresh_client, handler_client, path):
-    direct, handled = fresh_client.post(path, json=PRICING[path]), handler_client.post(path, json=PRICING[path])
-    assert direct.status_code == handled.status_code == 200, (direct.text, handled.text)
-    assert _without_age(direct) == _without_age(handled)
-    assert direct.headers["content-type"] == handled.headers["content-type"] == "application/json"
-
-
-@pytest.mark.parametrize("path", PRICING)
-@pytest.mark.parametrize("change", [{"n_in": "1000"}, {"n_out": -1}, {"eta": 1.5}, {"surplus": 1}])
-def test_direct_and_handler_refuse_alike(fresh_client, handler_client, path, change):
-    body = {**PRICING[path], **change}
-    direct, handled = fresh_client.post(path, json=body), handler_client.post(path, json=body)
-    assert direct.status_code == handled.status_code == 400, (direct.text, handled.text)
-    assert direct.json() == handled.json()
+@pytest.mark.parametrize(("change", "field"), [({"n_in": "1000"}, "n_in"), ({"n_out": -1}, "n_out"),
+                                               ({"eta": 1.5}, "eta"), ({"surplus": 1}, "body")])
+def test_a_pricing_body_is_decoded_strictly_and_refused_with_its_field(fresh_client, path, change, field):
+    refused = fresh_client.post(path, json={**PRICING[path], **change})
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["errors"][0]["field"] == field
+    assert "ratelimit-remaining" in refused.headers  # refused inside the middleware that counts
 
 
 def _receive(messages):
@@ -137,37 +122,56 @@ def test_the_pricing_answers_carry_tidy_numbers(fresh_client):
     assert msgspec.json.encode(data["spot_cost"]).decode() == repr(float(f"{expected:.15g}"))
 
 
-class Framework:
-    """Stands in for the routes once an answer is kept: what it is asked, it answers 418."""
-
-    def __init__(self):
-        self.paths = []
-
-    async def __call__(self, scope, receive, send):
-        self.paths.append(scope["path"])
-        await send({"type": "http.response.start", "status": 418, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
-
-
-def test_a_kept_answer_is_sent_in_front_of_the_routes_logged_counted_and_limited(built_warehouse, tmp_path):
+def test_a_kept_answer_is_sent_inside_its_route_logged_counted_and_limited(built_warehouse, tmp_path, monkeypatch):
     log = tmp_path / "access.log"
     app = create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=1e6, access_log=str(log),
                                   free_requests_per_hour=3))
     with TestClient(app) as client:
         first = client.get("/v1/forwards/SONNET-4")
         assert first.status_code == 200 and first.headers["ratelimit-remaining"] == "2"
-        app.asgi_handler.app = routes = Framework()
+        calls = []
+        monkeypatch.setattr(serve.deps, "snapshot_response", lambda *a: calls.append(a))
         again = client.get("/v1/forwards/SONNET-4")
-        assert again.status_code == 200 and routes.paths == []
+        assert again.status_code == 200 and calls == []
         assert _without_age(again) == _without_age(first) and _headers(again) == _headers(first)
         assert again.headers["ratelimit-remaining"] == "1"
-        assert client.get("/v1/forwards/GPT-4O").status_code == 418 and routes.paths == ["/v1/forwards/GPT-4O"]
         assert client.get("/v1/forwards/SONNET-4", headers={"If-None-Match": first.headers["etag"]}).status_code == 304
         limited = client.get("/v1/forwards/SONNET-4")
         assert limited.status_code == 429 and limited.json()["code"] == "rate_limited"
         assert limited.headers["retry-after"] and limited.headers["ratelimit-remaining"] == "0"
     statuses = [line.split('"')[2].split()[0] for line in log.read_text().splitlines() if "/v1/forwards/" in line]
-    assert statuses == ["200", "200", "304", "429"]  # the stand-in's 418 is not the app's to log
+    assert statuses == ["200", "200", "304", "429"]
+
+
+def _answer(size: int) -> Answer:
+    return Answer('"t"', b"x" * size, b'"2026-11-22T00:00:00.000Z"', "public, max-age=60")
+
+
+def test_the_shelf_keeps_at_most_its_budget_and_lets_the_least_recently_used_go_first():
+    small = _answer(100)  # below compression's threshold: charged twice its size
+    assert small.cost == 200
+    shelf = AnswerShelf(budget=500)
+    for page in "abc":
+        shelf.keep((page, b""), small)
+    assert len(shelf) == 2 and shelf.size == 400  # `a` went to make room for `c`
+    assert shelf.get(("a", b"")) is None
+    shelf.get(("b", b""))  # now `c` is the least recently used
+    shelf.keep(("d", b""), small)
+    assert shelf.get(("c", b"")) is None and shelf.get(("b", b"")) is small and shelf.size == 400
+    shelf.keep(("huge", b""), _answer(10_000))  # more than the whole budget: not kept, nothing dropped
+    assert shelf.get(("huge", b"")) is None and len(shelf) == 2
+    large = _answer(2000)  # compressible: room for its two compressed forms and their aged copies too
+    assert large.cost == 2000 * 6
+
+
+def test_distinct_pages_keep_the_snapshots_answers_within_the_byte_budget(fresh_client):
+    page = "/v1/backtest?limit=50&offset={}"
+    assert fresh_client.get(page.format(0)).status_code == 200
+    shelf = fresh_client.app.state.snapshots.current().cache[SHELF]
+    budget = shelf.budget = 5 * shelf.size + 1  # room for five pages of about that size
+    for offset in range(1, 40):
+        assert fresh_client.get(page.format(offset)).status_code == 200
+    assert 0 < shelf.size <= budget and 3 <= len(shelf) <= 6
 
 
 def test_a_kept_answer_asked_from_another_origin_gets_its_cors_headers(built_warehouse):
@@ -190,10 +194,10 @@ def test_a_failure_before_a_kept_answer_is_the_same_500_problem_as_the_routes(fr
         raise ConnectionError("the counter store is down")
 
     monkeypatch.setattr(fresh_client.app.state.counters, "hit", unreachable)
-    kept = fresh_client.get("/v1/forwards/SONNET-4")  # in front of the routes
-    routed = fresh_client.get("/v1/forwards/GPT-4O")  # through them
-    assert kept.status_code == routed.status_code == 500
-    assert kept.headers["content-type"] == routed.headers["content-type"] == "application/problem+json"
-    assert kept.json() == routed.json() and kept.json()["code"] == "internal_error"
+    kept = fresh_client.get("/v1/forwards/SONNET-4")
+    computed = fresh_client.get("/v1/forwards/GPT-4O")
+    assert kept.status_code == computed.status_code == 500
+    assert kept.headers["content-type"] == computed.headers["content-type"] == "application/problem+json"
+    assert kept.json() == computed.json() and kept.json()["code"] == "internal_error"
     assert "the counter store is down" not in kept.text
     assert "unhandled error on GET /v1/forwards/SONNET-4" in caplog.text
