@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 
 import anyio.to_thread
 from litestar import Request, Response
+from litestar.response.base import ASGIResponse
 
 from serve.compression import BEST, ENCODINGS, MIN_BYTES, Stream, accepted_encoding
 from serve.state import LoadedSnapshot
 
-MEDIA_TYPE = b"application/json"
+MEDIA_TYPE = "application/json"
 COMPRESS_OFF_LOOP_BYTES = 64 * 1024  # a first compression this large runs in a worker thread
 
 
@@ -47,6 +48,9 @@ class Answer:
     # By encoding, (the age's tail, the whole envelope) as last sent: one more copy of the answer
     # per encoding asked, remade when the age moves on (`body`).
     aged: dict[str | None, tuple[bytes, bytes]] = field(default_factory=dict, compare=False)
+    # By (encoding, not modified), (the age's tail, the response) as last made (`reply`).
+    responses: dict[tuple[str | None, bool], tuple[bytes, KeptResponse]] = field(default_factory=dict,
+                                                                                  compare=False)
 
     @property
     def cost(self) -> int:
@@ -187,18 +191,47 @@ class Asked:
         return cls(accepted_encoding(accept or ""), if_none_match or "")
 
 
-def reply(snapshot: LoadedSnapshot, answer: Answer, asked: Asked) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-    """(status, headers but its length, body) of a kept answer for this request: 304 when
-    the client has it, else the envelope in the encoding the client accepts."""
+class KeptResponse(Response):
+    """A kept answer as the framework's response class: made once per encoding, status and second
+    of age (`reply`), its ASGI response built then and handed as it is to every request that asks
+    for the same, since nothing in it depends on the request (the rate-limit headers are added as
+    it is sent). A HEAD request gets the same head without the body."""
+
+    def __init__(self, status: int, headers: list[tuple[str, str]], content: bytes):
+        super().__init__(content=None)
+        self.head = (status, headers)
+        self.made = ASGIResponse(status_code=status, headers=headers, body=content)
+
+    def to_asgi_response(self, app, request, **kwargs) -> ASGIResponse:
+        if request.method != "HEAD":
+            return self.made
+        status, headers = self.head
+        return ASGIResponse(status_code=status, headers=headers, is_head_response=True)
+
+
+def reply(snapshot: LoadedSnapshot, answer: Answer, asked: Asked) -> KeptResponse:
+    """A kept answer for this request: 304 when the client has it, else the envelope in the
+    encoding the client accepts. A snapshot answer carries its ETag and Cache-Control; a computed
+    one (a POST's) has neither."""
     encoding = answer.encoding_for(asked.encoding)
-    headers = [(b"etag", tagged(answer.etag, encoding).encode()), (b"cache-control", answer.cache_control.encode())]
+    not_modified = bool(answer.etag) and matches(asked.if_none_match, answer.etag)
+    tail = age_tail(snapshot)
+    made = answer.responses.get((encoding, not_modified))
+    if made is None or made[0] != tail:  # one assignment: a thread reading sees either
+        made = answer.responses[encoding, not_modified] = (tail, _made(snapshot, answer, encoding, not_modified))
+    return made[1]
+
+
+def _made(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None, not_modified: bool) -> KeptResponse:
+    headers = [("etag", tagged(answer.etag, encoding)), ("cache-control", answer.cache_control)] if answer.etag else []
     if answer.compressible:
-        headers.append((b"vary", b"Accept-Encoding"))
-    if matches(asked.if_none_match, answer.etag):
-        return 304, headers, b""
+        headers.append(("vary", "Accept-Encoding"))
+    if not_modified:
+        return KeptResponse(304, headers, b"")
     if encoding is not None:
-        headers.append((b"content-encoding", encoding.encode()))
-    return 200, [*headers, (b"content-type", MEDIA_TYPE)], body(snapshot, answer, encoding)
+        headers.append(("content-encoding", encoding))
+    content = body(snapshot, answer, encoding)
+    return KeptResponse(200, [*headers, ("content-type", MEDIA_TYPE), ("content-length", str(len(content)))], content)
 
 
 async def kept_answer(request: Request) -> Response | None:
@@ -206,7 +239,7 @@ async def kept_answer(request: Request) -> Response | None:
     snapshot is answered from the shelf, inside its route, after access control and before its
     handler's parameters are read (the answer was kept for these exact path and query bytes, which
     its handler accepted). Anything else goes on to the handler."""
-    if request.method != "GET":
+    if request.method not in ("GET", "HEAD"):
         return None
     snapshot = request.app.state.snapshots.current()
     shelf = snapshot.cache.get(SHELF) if snapshot is not None else None
@@ -218,12 +251,4 @@ async def kept_answer(request: Request) -> Response | None:
     if encoding is not None and encoding not in answer.streams and \
             len(answer.data) >= COMPRESS_OFF_LOOP_BYTES:  # tens of milliseconds, once
         await anyio.to_thread.run_sync(answer.stream, encoding)
-    return as_response(reply(snapshot, answer, asked))
-
-
-def as_response(made: tuple[int, list[tuple[bytes, bytes]], bytes]) -> Response:
-    """`reply`'s status, headers and body as the framework's response (its media type and length
-    are the response's own)."""
-    status, headers, content = made
-    own = {name.decode(): value.decode() for name, value in headers if name != b"content-type"}
-    return Response(content=content, status_code=status, headers=own, media_type="application/json")
+    return reply(snapshot, answer, asked)

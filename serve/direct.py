@@ -26,7 +26,7 @@ from urllib.parse import parse_qsl
 import msgspec
 from litestar import Request, Response
 
-from serve.answers import Answer, body
+from serve.answers import Answer, Asked, reply
 from serve.compression import FAST, accepted_encoding
 from serve.original_names import with_our_names
 from serve.problems import Problem, invalid, no_snapshot, send_problem
@@ -149,17 +149,7 @@ async def handler_answer(request: Request) -> Response:
         made = await request.app.state.computing.run(answer, snapshot, spec, raw, encoding)
     else:
         made = answer(snapshot, spec, raw, encoding)
-    return encoded(snapshot, made, encoding)
-
-
-def encoded(snapshot: LoadedSnapshot, made: Answer, encoding: str | None) -> Response:
-    """The envelope, compressed when the client accepts an encoding and the answer is long enough
-    to gain from it."""
-    encoding = made.encoding_for(encoding)
-    if encoding is None:
-        return Response(body(snapshot, made, None), media_type="application/json")
-    return Response(body(snapshot, made, encoding), media_type="application/json",
-                    headers={"content-encoding": encoding, "vary": "Accept-Encoding"})
+    return reply(snapshot, made, Asked(encoding, ""))
 
 
 async def read_body(receive, limit: int) -> bytes:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from litestar import Request, Response
 
-from serve.answers import Answer, Asked, answer_key, as_response, reply, shelf_of
+from serve.answers import Answer, Asked, answer_key, reply, shelf_of
 from serve.state import LoadedSnapshot
 
 
@@ -195,7 +195,7 @@ def snapshot_response(request: Request, snapshot: LoadedSnapshot, body: dict[str
         answer = Answer(tag, msgspec.json.encode(body["data"]), msgspec.json.encode(body["oracle_timestamp"]),
                         f"public, max-age={max_age}", beside=beside_bytes)
         shelf.keep(key, answer)
-    return as_response(reply(snapshot, answer, Asked.of(request.scope)))
+    return reply(snapshot, answer, Asked.of(request.scope))
 
 
 def plain(value: Any) -> Any:
