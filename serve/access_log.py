@@ -92,29 +92,15 @@ class _Clock:
 
 
 class AccessLog:
-    """Middleware, outermost: times each HTTP request and adds its line once the answer is sent."""
+    """The line of each HTTP request, added to the writer once its answer is sent. Access control
+    (serve/access/middleware.py) times the request and watches its answer for this, in the one
+    wrapper of `send` it puts around the routes, so logging adds no layer of its own."""
 
-    def __init__(self, app, writer: AccessLogWriter):
-        self.app, self.writer, self.clock = app, writer, _Clock()
+    def __init__(self, writer: AccessLogWriter):
+        self.writer, self.clock = writer, _Clock()
 
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-        sent = {"status": 0, "bytes": 0, "took": 0.0}
-
-        async def logged(message):
-            if message["type"] == "http.response.start":
-                sent["status"], sent["took"] = message["status"], time.perf_counter() - started
-            elif message["type"] == "http.response.body":
-                sent["bytes"] += len(message.get("body", b""))
-            await send(message)
-
-        try:
-            await self.app(scope, receive, logged)
-        finally:
-            self.writer.add(self.line(scope, sent))
+    def add(self, scope, sent: dict) -> None:
+        self.writer.add(self.line(scope, sent))
 
     def line(self, scope, sent: dict) -> str:
         """The line of one request: `sent` holds its status, body bytes and seconds to its start."""

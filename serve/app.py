@@ -79,13 +79,12 @@ def create_app(settings: Settings) -> Litestar:
     counters = counter_store_from(settings.counter_store_url)
     computing = Threads.computing()  # long computed answers, apart from the event loop (serve/threads.py)
     sink = open_sink(settings.access_log)
-    log = AccessLogWriter(sink) if sink is not None else None
-    # Every request is logged (outermost), then counted and limited, then a strict body checked;
-    # a path no route serves gets the same through the error hooks (serve/access/misses.py).
-    guards = [*([(AccessLog, {"writer": log})] if log else []),
-              (AccessControl, {"settings": settings, "keys": keys_store, "counters": counters})]
-    misses = RouterMisses(AccessControl(None, settings, keys_store, counters),
-                          AccessLog(None, log) if log else None)
+    writer = AccessLogWriter(sink) if sink is not None else None
+    log = AccessLog(writer) if writer is not None else None
+    # Every request is counted, limited and logged (outermost), then a strict body checked; a
+    # path no route serves gets the same through the error hooks (serve/access/misses.py).
+    guard = {"settings": settings, "keys": keys_store, "counters": counters, "log": log}
+    misses = RouterMisses(AccessControl(None, **guard), log)
     hooks = WebhookStore(settings.data)
     dispatcher = Dispatcher(hooks, snapshots, settings)
     app = Litestar(
@@ -93,13 +92,12 @@ def create_app(settings: Settings) -> Litestar:
         dependencies=DEPENDENCIES,  # what handlers name as parameters: settings, snapshot, reply (serve/deps.py)
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters,
                      "computing": computing, "webhooks": hooks}),
-        middleware=[*(partial(guard, **options) for guard, options in guards),
-                    partial(StrictBodies, max_body_bytes=settings.max_body_bytes)],
+        middleware=[partial(AccessControl, **guard), partial(StrictBodies, max_body_bytes=settings.max_body_bytes)],
         before_request=before_each_request,
         after_exception=[misses.decide],
         on_startup=[dispatcher.start],
         on_shutdown=[dispatcher.stop, lambda: keys_store.close(), counters.close, hooks.close,
-                     *([log.close] if log else [])],
+                     *([writer.close] if writer else [])],
         exception_handlers={Exception: misses.handle},
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 
 from serve.access.batched import BatchedKeyStore
 from serve.access.stores import CounterStore, KeyRecord
-from serve.access_log import CLIENT_SCOPE_KEY
+from serve.access_log import CLIENT_SCOPE_KEY, AccessLog
 from serve.problems import Problem, send_problem
 from serve.settings import Settings
 
@@ -97,24 +97,51 @@ class Decision:
 
 
 class AccessControl:
+    """Middleware, outermost: decides each request's access (`decide`), answers a refusal itself,
+    adds the rate-limit headers to every other answer, and, with a log, writes the request's line
+    once its answer is sent, through one wrapper of `send`."""
+
     def __init__(self, app, settings: Settings, keys: BatchedKeyStore, counters: CounterStore,
-                 clock: Callable[[], float] = time.time):
+                 log: AccessLog | None = None, clock: Callable[[], float] = time.time):
         self.app, self.settings, self.keys, self.counters, self.clock = app, settings, keys, counters, clock
+        self.log = log
         self.trusted = frozenset(p.strip() for p in settings.trusted_proxies.split(",") if p.strip())
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        decision = await self.decide(scope)
-        if decision.refusal is not None:
-            await send_problem(send, decision.refusal, decision.headers)
-            return
-        if decision.access is not None:
-            scope[SCOPE_KEY] = decision.access
-        if decision.creating:
-            send = self._count_creation(send, scope[CLIENT_SCOPE_KEY], self.clock())
-        await self.app(scope, receive, _with_headers(send, decision.headers) if decision.headers else send)
+        sent = {"status": 0, "bytes": 0, "took": 0.0, "started": time.perf_counter()}
+        try:
+            decision = await self.decide(scope)
+            if decision.refusal is not None:
+                await send_problem(self._watched(send, sent, []), decision.refusal, decision.headers)
+                return
+            if decision.access is not None:
+                scope[SCOPE_KEY] = decision.access
+            if decision.creating:
+                send = self._count_creation(send, scope[CLIENT_SCOPE_KEY], self.clock())
+            await self.app(scope, receive, self._watched(send, sent, decision.headers))
+        finally:
+            if self.log is not None:
+                self.log.add(scope, sent)
+
+    def _watched(self, send, sent: dict, added: Headers):
+        """`send` with `added` headers on the answer's start and, for the log, its status, time to
+        start and body bytes noted in `sent`; `send` itself when there is nothing to do."""
+        if self.log is None:
+            return _with_headers(send, added) if added else send
+
+        async def watched(message):
+            if message["type"] == "http.response.start":
+                sent["status"], sent["took"] = message["status"], time.perf_counter() - sent["started"]
+                if added:
+                    message = {**message, "headers": [*message.get("headers", []), *added]}
+            elif message["type"] == "http.response.body":
+                sent["bytes"] += len(message.get("body", b""))
+            await send(message)
+
+        return watched
 
     async def decide(self, scope) -> Decision:
         """Who is calling (the client address is left in the scope for the access log) and whether

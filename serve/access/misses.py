@@ -46,5 +46,5 @@ class RouterMisses:
         if self.log is not None:
             content = response.render(response.content, response.media_type)
             sent = {"status": response.status_code, "bytes": len(content), "took": time.perf_counter() - started}
-            self.log.writer.add(self.log.line(request.scope, sent))
+            self.log.add(request.scope, sent)
         return response
