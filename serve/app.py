@@ -92,7 +92,8 @@ def create_app(settings: Settings) -> Litestar:
         dependencies=DEPENDENCIES,  # what handlers name as parameters: settings, snapshot, reply (serve/deps.py)
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters,
                      "computing": computing, "webhooks": hooks}),
-        middleware=[partial(AccessControl, **guard), partial(StrictBodies, max_body_bytes=settings.max_body_bytes)],
+        middleware=[partial(AccessControl, **guard), partial(StrictBodies, max_body_bytes=settings.max_body_bytes,
+                                                                  body_seconds=settings.body_timeout_seconds)],
         before_request=before_each_request,
         after_exception=[misses.decide],
         on_startup=[dispatcher.start],

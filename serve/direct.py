@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
+import anyio
 import msgspec
 from litestar import Request, Response
 
@@ -152,7 +153,18 @@ async def handler_answer(request: Request) -> Response:
     return reply(snapshot, made, Asked(encoding, ""))
 
 
-async def read_body(receive, limit: int) -> bytes:
+async def read_body(receive, limit: int, seconds: float = float("inf")) -> bytes:
+    """The whole body, at most `limit` bytes of it, within `seconds` (a client that trickles its
+    body in holds a connection and a buffer for no longer)."""
+    try:
+        with anyio.fail_after(seconds):
+            return await _read_whole(receive, limit)
+    except TimeoutError:
+        raise Problem(408, "body_timeout", f"the request body did not arrive within {seconds:g} s; "
+                      "send it whole, at once") from None
+
+
+async def _read_whole(receive, limit: int) -> bytes:
     chunks, size = [], 0
     while True:
         message = await receive()
@@ -167,7 +179,7 @@ async def read_body(receive, limit: int) -> bytes:
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-_WHOLE_NUMBER = re.compile(r"-?\d{1,18}")
+_WHOLE_NUMBER = re.compile(r"-?\d{1,19}")  # every 64-bit integer; the parameter's own bounds say the rest
 # Where a handler keeps what `_queries` worked out: on the handler itself (its `opt`), not in a
 # table keyed by id(), which a handler of an app since collected may have held (tests make many apps).
 _QUERIES = "oracle_queries"
@@ -246,8 +258,8 @@ class StrictBodies:
     from the original oracle's names and decoded strictly before the handler reads it; a body
     refused here is answered here, with its problem, through the middleware around this one."""
 
-    def __init__(self, app, max_body_bytes: int):
-        self.app, self.max_body_bytes = app, max_body_bytes
+    def __init__(self, app, max_body_bytes: int, body_seconds: float):
+        self.app, self.max_body_bytes, self.body_seconds = app, max_body_bytes, body_seconds
 
     async def __call__(self, scope, receive, send) -> None:
         checked = _body_type(scope)
@@ -256,7 +268,7 @@ class StrictBodies:
             return
         try:
             require_json(scope.get("headers", []))
-            raw = with_our_names(await read_body(receive, self.max_body_bytes), checked)
+            raw = with_our_names(await read_body(receive, self.max_body_bytes, self.body_seconds), checked)
             decode_strictly(raw, checked)
         except Problem as refused:
             await send_problem(send, refused)

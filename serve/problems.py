@@ -19,7 +19,8 @@ from litestar.exceptions import HTTPException, ValidationException
 LOG = logging.getLogger("oracle.serve")
 MEDIA_TYPE = "application/problem+json"
 TITLES = {400: "Invalid input", 401: "Unauthorized", 404: "Not found", 405: "Method not allowed",
-          413: "Request body too large", 429: "Too many requests", 503: "Service unavailable"}
+          408: "Request timeout", 409: "Conflict", 413: "Request body too large", 415: "Unsupported media type",
+          429: "Too many requests", 503: "Service unavailable"}
 CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large", 429: "rate_limited",
          503: "unavailable"}
 

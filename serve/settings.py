@@ -15,6 +15,9 @@ class Settings:
     # Older than this, the data is stale and the service says `degraded` (contract §8).
     stale_after_hours: float = 26.0
     max_body_bytes: int = 64 * 1024
+    # A request body must arrive whole within this (408 after it): a client trickling a body in
+    # would otherwise hold a connection and its buffer for as long as it likes.
+    body_timeout_seconds: float = 10.0
     cache_max_age_seconds: int = 60
     monte_carlo_default_paths: int = 10_000
     monte_carlo_max_paths: int = 100_000

@@ -64,10 +64,22 @@ def from_dashboard(headers: dict[str, str]) -> bool:
     return bool(cookies) and any(part.strip() == f"{DASHBOARD_COOKIE}=1" for part in cookies.split(";"))
 
 
+KEY_HEADERS = ("x-api-key", "authorization")
+TWICE = "oracle_twice"  # the entry of `access_headers` naming a key header sent more than once
+
+
 def access_headers(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
-    """The few request headers access control reads (a request carries many it does not)."""
-    return {name.decode("latin-1"): value.decode("latin-1")
-            for name, value in ((n.lower(), v) for n, v in raw) if name in ACCESS_HEADERS}
+    """The few request headers access control reads (a request carries many it does not). A key
+    header sent twice is named under TWICE: which key was meant cannot be told."""
+    found: dict[str, str] = {}
+    for name, value in raw:
+        name = name.lower()
+        if name in ACCESS_HEADERS:
+            text = name.decode("latin-1")
+            if text in found and text in KEY_HEADERS:
+                found[TWICE] = text
+            found[text] = value.decode("latin-1")
+    return found
 
 
 def client_address(scope: dict, headers: dict[str, str], trusted: frozenset[str]) -> str:
@@ -150,6 +162,9 @@ class AccessControl:
         client = scope[CLIENT_SCOPE_KEY] = client_address(scope, headers, self.trusted)  # for the access log too
         if not scope["path"].startswith("/v1"):
             return Decision(None, [])
+        if TWICE in headers:
+            return Decision(Problem(400, "duplicate_key", f"the {headers[TWICE]} header was sent more than once; "
+                                    "send one key, in one header"), [])
         now = self.clock()
         key = presented_key(headers)
         record = None

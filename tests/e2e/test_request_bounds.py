@@ -1,0 +1,129 @@
+"""Through one real `oracle serve`: a refused request is logged as the 4xx it is and carries the
+rate-limit headers, a body trickled in is cut off, two keys in one request are a 400, and the
+largest seed a Monte Carlo run takes is taken."""
+
+import json
+import os
+import re
+import signal
+import socket
+import time
+
+import httpx
+import pytest
+
+from tests.servers import start_server
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("request_bounds")]  # one server for the module
+
+BODY_SECONDS = 1.5
+
+
+@pytest.fixture(scope="module")
+def server(built_warehouse, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bounds")
+    log = folder / "access.log"
+    process, base = start_server(built_warehouse, folder / "data", access_log=str(log),
+                                 body_timeout_seconds=str(BODY_SECONDS))
+    try:
+        yield base, log
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def _raw(base: str, request: bytes, timeout: float = 10) -> bytes:
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(request)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+            if b"\r\n\r\n" in b"".join(chunks):
+                head, _, rest = b"".join(chunks).partition(b"\r\n\r\n")
+                length = re.search(rb"(?im)^content-length: (\d+)", head)
+                if length and len(rest) >= int(length.group(1)):
+                    break
+    return b"".join(chunks)
+
+
+def _lines(log) -> list[str]:
+    return [line for line in log.read_text().splitlines() if '"GET /health ' not in line]
+
+
+def _next_line(log, before: int, timeout: float = 5) -> str:
+    """The first access log line after the first `before` (the log is written every quarter second)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = _lines(log)
+        if len(lines) > before:
+            return lines[before]
+        time.sleep(0.05)
+    raise AssertionError("no new access log line")
+
+
+@pytest.mark.parametrize(("method", "path", "body", "headers", "status"), [
+    ("POST", "/v1/price", b'{"model": "O3", "n_in": "10", "n_out": 1}', {}, 400),
+    ("POST", "/v1/price", b"x" * 70_000, {}, 413),
+    ("POST", "/v1/compare", b"n_in=10", {"Content-Type": "application/x-www-form-urlencoded"}, 415),
+    ("GET", "/v1/spots?colour=blue", None, {}, 400),
+    ("GET", "/v1/no-such-thing", None, {}, 404),
+])
+def test_a_refusal_is_logged_as_what_it_is_and_carries_the_rate_limit_headers(server, method, path, body,
+                                                                                headers, status):
+    base, log = server
+    time.sleep(0.3)  # the lines of earlier requests are written
+    before = len(_lines(log))
+    answer = httpx.request(method, f"{base}{path}", content=body, headers=headers, timeout=10)
+    assert answer.status_code == status, answer.text
+    assert answer.headers["ratelimit-limit"] and answer.headers["x-ratelimit-remaining"]
+    line = _next_line(log, before)
+    assert f'"{method} {path} HTTP/1.1" {status} {len(answer.content)} ' in line, line
+
+
+def test_a_body_trickled_in_is_cut_off(server):
+    base, _ = server
+    host, port = base.removeprefix("http://").split(":")
+    started = time.monotonic()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b"POST /v1/price HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{")
+        answer = b""
+        try:
+            for _ in range(20):  # a byte a quarter second: the whole body would take 25 s
+                time.sleep(0.25)
+                sock.sendall(b" ")
+                if not answer:
+                    sock.settimeout(0.01)
+                    try:
+                        answer = sock.recv(65536)
+                    except TimeoutError:
+                        pass
+                    sock.settimeout(10)
+                if answer:
+                    break
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        answer = answer or sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+    assert json.loads(answer.partition(b"\r\n\r\n")[2])["code"] == "body_timeout"
+    assert time.monotonic() - started < BODY_SECONDS + 3
+
+
+def test_two_keys_in_one_request_are_a_400(server):
+    base, _ = server
+    answer = _raw(base, b"GET /v1/spots/O3 HTTP/1.1\r\nHost: x\r\nX-API-Key: ipo_a\r\nX-API-Key: ipo_b\r\n"
+                        b"Connection: close\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    assert json.loads(answer.partition(b"\r\n\r\n")[2])["code"] == "duplicate_key"
+    both = _raw(base, b"GET /v1/spots/O3 HTTP/1.1\r\nHost: x\r\nX-API-Key: ipo_a\r\nAuthorization: Bearer ipo_a\r\n"
+                      b"Connection: close\r\n\r\n")
+    assert both.startswith(b"HTTP/1.1 401 ")  # one of each is one key in each header: the key is checked
+
+
+def test_the_largest_seed_is_taken_and_one_past_it_is_a_400(server):
+    base, _ = server
+    ask = f"{base}/v1/monte-carlo/SONNET-4?taskCategory=chat&horizonMonths=3&paths=100&seed="
+    assert httpx.get(ask + str(2**63 - 1), timeout=30).status_code == 200
+    past = httpx.get(ask + str(2**63), timeout=30)
+    assert past.status_code == 400 and past.json()["errors"][0]["field"] == "seed"
