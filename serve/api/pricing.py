@@ -47,7 +47,6 @@ from pipelines.spots import build_spots, rate_columns
 from pipelines.tasks import task_table
 from serve.deps import Reply
 from serve.direct import direct, handler_answer
-from serve.json_rows import RowsWriter, pick
 from serve.lookup import UnknownModel
 from serve.model_mode import ModelInMode, check_fit
 from serve.outlook import forward_ratios, process_of
@@ -452,14 +451,13 @@ def _rank_labels(snapshot: LoadedSnapshot) -> dict[str, list[Any]]:
     return snapshot.cache[key]
 
 
-def _ranked_rows(snapshot: LoadedSnapshot, with_forward: bool) -> RowsWriter:
-    """The writer of a comparison's ranked models (RANK_COLUMNS, `forward_cost` only with a
-    horizon), once per snapshot: the spots table's labels are written once, the figures per answer."""
-    key = ("ranked_rows", with_forward)
-    if key not in snapshot.cache:
-        fields = [column for column in RANK_COLUMNS if with_forward or column != "forward_cost"]
-        snapshot.cache[key] = RowsWriter(fields, _rank_labels(snapshot))
-    return snapshot.cache[key]
+def _ranked_rows(snapshot: LoadedSnapshot, rows: list[int], figures: dict[str, list]) -> TidyList:
+    """A comparison's ranked models (RANK_COLUMNS, `forward_cost` only when it was worked out):
+    each the spots table's labels of its row and its figures, tidied already."""
+    labels = _rank_labels(snapshot)
+    fields = [column for column in RANK_COLUMNS if column in labels or column in figures]
+    return TidyList({name: labels[name][row] if name in labels else figures[name][i] for name in fields}
+                    for i, row in enumerate(rows))
 
 
 def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, Any]:
@@ -489,17 +487,18 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     roster = _roster(snapshot) if body.models is None and day is None else None  # else afresh
     ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
     order = ranking.order.tolist()
-    rows = order if listed_rows is None else pick(listed_rows, order)  # rows of the whole spots table
+    rows = order if listed_rows is None else [listed_rows[i] for i in order]  # rows of the whole spots table
     columns = ranking.figures()
     del columns["theta"]  # the snapshot's own, the same in every answer: tidied once
     if body.horizon_months is None:  # no forward asked: none tidied, none written
         del columns["forward_cost"]
     figures = tidy_columns(columns)
-    figures["theta"] = pick(_tidy_theta(snapshot, mode, day), rows)
+    theta_of = _tidy_theta(snapshot, mode, day)
+    figures["theta"] = [theta_of[row] for row in rows]
     tickers = _rank_labels(snapshot)["ticker"]
     data: dict[str, Any] = {
         "task_profile": _task_profile(profile), "mode": mode,
-        "models": msgspec.Raw(_ranked_rows(snapshot, "forward_cost" in columns).write(rows, figures)),
+        "models": _ranked_rows(snapshot, rows, figures),
         "cheapest": tickers[rows[0]] if rows else None,
         "most_expensive": tickers[rows[-1]] if rows else None,
         "count": len(rows),
