@@ -45,10 +45,8 @@ class Answer:
     streams: dict[str, Stream] = field(default_factory=dict, compare=False)  # by encoding, made when asked
     level: tuple[int, int] = BEST  # how hard they are compressed
     beside: bytes = b""  # fields after the timestamp, encoded with their leading comma (a list's `total`, `next`)
-    # By encoding, (the age's tail, the whole envelope) as last sent: one more copy of the answer
-    # per encoding asked, remade when the age moves on (`body`).
-    aged: dict[str | None, tuple[bytes, bytes]] = field(default_factory=dict, compare=False)
-    # By (encoding, not modified), (the age's tail, the response) as last made (`reply`).
+    # By (encoding, not modified), (the age's tail, the response) as last made (`reply`): one more
+    # copy of the answer per encoding asked, remade when the age moves on.
     responses: dict[tuple[str | None, bool], tuple[bytes, KeptResponse]] = field(default_factory=dict,
                                                                                   compare=False)
 
@@ -135,18 +133,10 @@ def age_tail(snapshot: LoadedSnapshot, now: float | None = None) -> bytes:
     return str(age).encode() + b"}"
 
 
-def body(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None, now: float | None = None) -> bytes:
-    """The success envelope of contract §8 as sent, aged as of now, in one piece (compressed in
-    `encoding`, where given). The age changes once a second, so the piece is made (the envelope
-    joined with its age in one copy, or the compressed stream finished) once per second of age and
-    encoding, and every request within that second sends the same bytes: one write to the socket,
-    where head and tail apart were two (each a system call that wakes the client)."""
-    tail = age_tail(snapshot, now)
-    made = answer.aged.get(encoding)
-    if made is None or made[0] != tail:
-        whole = answer.envelope(tail) if encoding is None else answer.stream(encoding).finish(tail)
-        made = answer.aged[encoding] = (tail, whole)  # one assignment: a thread reading sees either
-    return made[1]
+def body(answer: Answer, encoding: str | None, tail: bytes) -> bytes:
+    """The success envelope of contract §8 ending in `tail` (its age), in one piece: joined in one
+    copy, or the compressed stream finished (compressed in `encoding`, where given)."""
+    return answer.envelope(tail) if encoding is None else answer.stream(encoding).finish(tail)
 
 
 def tagged(etag: str, encoding: str | None) -> str:
@@ -218,11 +208,11 @@ def reply(snapshot: LoadedSnapshot, answer: Answer, asked: Asked) -> KeptRespons
     tail = age_tail(snapshot)
     made = answer.responses.get((encoding, not_modified))
     if made is None or made[0] != tail:  # one assignment: a thread reading sees either
-        made = answer.responses[encoding, not_modified] = (tail, _made(snapshot, answer, encoding, not_modified))
+        made = answer.responses[encoding, not_modified] = (tail, _made(answer, encoding, not_modified, tail))
     return made[1]
 
 
-def _made(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None, not_modified: bool) -> KeptResponse:
+def _made(answer: Answer, encoding: str | None, not_modified: bool, tail: bytes) -> KeptResponse:
     headers = [("etag", tagged(answer.etag, encoding)), ("cache-control", answer.cache_control)] if answer.etag else []
     if answer.compressible:
         headers.append(("vary", "Accept-Encoding"))
@@ -230,7 +220,7 @@ def _made(snapshot: LoadedSnapshot, answer: Answer, encoding: str | None, not_mo
         return KeptResponse(304, headers, b"")
     if encoding is not None:
         headers.append(("content-encoding", encoding))
-    content = body(snapshot, answer, encoding)
+    content = body(answer, encoding, tail)
     return KeptResponse(200, [*headers, ("content-type", MEDIA_TYPE), ("content-length", str(len(content)))], content)
 
 

@@ -71,6 +71,20 @@ class Settings:
     webhook_max_per_key: int = 10
     # A webhook whose deliveries failed (every try) this many times in a row is paused.
     webhook_pause_after_failures: int = 5
+    # Event streams (serve/event_stream.py) each hold a connection, and so a file descriptor, for
+    # their life: at most this many per client address and in all, per server process (the total
+    # is further kept to half the process's open-file limit, so other requests always find one).
+    stream_max_per_address: int = 6
+    stream_max_total: int = 200
+    # A stream ends after this long, cleanly, and its client reconnects with Last-Event-ID: no
+    # stream holds its place for ever. A comment every `stream_heartbeat_seconds` makes a
+    # connection whose client has gone fail on write, so its place is given back.
+    stream_max_life_seconds: float = 3600.0
+    stream_heartbeat_seconds: float = 15.0
+    # Without a key, a CSV export is refused for a table of more rows than this (Parquet is not:
+    # it is the published file, sent as it is). Making CSV costs CPU in proportion to the rows
+    # (about 1.5 CPU-s for the full price history), which a client without a key could multiply.
+    export_keyless_csv_max_rows: int = 25_000
 
     def limit_of(self, tier: str) -> int:
         return getattr(self, f"{tier}_requests_per_hour")
