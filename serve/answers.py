@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import anyio.to_thread
@@ -83,24 +84,26 @@ def answer_key(scope: dict) -> tuple[str, bytes]:
 
 
 class AnswerShelf:
-    """The answers kept for one snapshot, at most `budget` bytes of them; past that, the answer
-    used least recently goes first. Each answer is charged `Answer.cost`, what it may come to hold
-    (its encoded data, and the envelope and compressed forms made from it as it is sent), so the
-    memory a snapshot's answers take is bounded by the setting whatever clients ask for."""
+    """Answers kept for one snapshot, at most `budget` bytes and `most` of them; past either, the
+    answer used least recently goes first. Each answer is charged `Answer.cost`, what it may come to
+    hold (its encoded data, and the envelope and compressed forms made from it as it is sent), so
+    the memory a snapshot's answers take is bounded whatever clients ask for. The count is bounded
+    too: tens of thousands of small answers kept would make each of the interpreter's full garbage
+    collections a pause of tens of milliseconds."""
 
-    def __init__(self, budget: int):
-        self.budget, self.size = budget, 0
-        self._kept: OrderedDict[tuple[str, bytes], Answer] = OrderedDict()
+    def __init__(self, budget: int, most: int = 2048):
+        self.budget, self.most, self.size = budget, most, 0
+        self._kept: OrderedDict[Hashable, Answer] = OrderedDict()
         self._lock = threading.Lock()  # handlers may run in worker threads
 
-    def get(self, key: tuple[str, bytes]) -> Answer | None:
+    def get(self, key: Hashable) -> Answer | None:
         with self._lock:
             answer = self._kept.get(key)
             if answer is not None:
                 self._kept.move_to_end(key)
             return answer
 
-    def keep(self, key: tuple[str, bytes], answer: Answer) -> None:
+    def keep(self, key: Hashable, answer: Answer) -> None:
         cost = answer.cost
         if cost > self.budget:
             return  # larger than the whole shelf: made again when asked
@@ -108,7 +111,7 @@ class AnswerShelf:
             replaced = self._kept.pop(key, None)
             if replaced is not None:
                 self.size -= replaced.cost
-            while self._kept and self.size + cost > self.budget:
+            while self._kept and (self.size + cost > self.budget or len(self._kept) >= self.most):
                 self.size -= self._kept.popitem(last=False)[1].cost
             self._kept[key] = answer
             self.size += cost
@@ -152,13 +155,6 @@ def matches(if_none_match: str, etag: str) -> bool:
         if tag == "*" or tag.removeprefix("W/") in known:
             return True
     return False
-
-
-def header(scope: dict, name: bytes) -> str:
-    for key, value in scope.get("headers", []):
-        if key.lower() == name:
-            return value.decode("latin-1")
-    return ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ Every POST body is JSON (else 415) and is decoded in msgspec's strict mode: a nu
 string is an error, never a guess. An endpoint marked `direct(RequestType, compute)` is answered
 by its handler through `handler_answer`: the raw body, renamed from the original oracle's field
 names, decoded once, computed (in a worker thread when `offload`), and the encoded answer kept
-per snapshot and raw body (`AnswerMemo`), so a repeat (a dashboard's preset, a client's polling)
+per snapshot and raw body (`_memo`), so a repeat (a dashboard's preset, a client's polling)
 is neither decoded nor computed again. The other POST endpoints are marked
 `strict(RequestType)`. `StrictBodies` checks the body of both the same way before the framework
 decodes it for the handler (the framework's own decoding is lenient), and sends its refusal
@@ -27,7 +27,7 @@ import anyio
 import msgspec
 from litestar import Request, Response
 
-from serve.answers import Answer, Asked, reply
+from serve.answers import Answer, AnswerShelf, Asked, reply
 from serve.compression import FAST, accepted_encoding
 from serve.original_names import with_our_names
 from serve.problems import Problem, invalid, no_snapshot, send_problem
@@ -85,34 +85,15 @@ def decode_strictly(raw: bytes, kind: type[msgspec.Struct]) -> Any:
                       [{"field": "body", "message": str(error)}]) from None
 
 
-class AnswerMemo:
-    """Answers of one endpoint under one snapshot, by raw body, up to `max_bytes` and `max_answers`
-    of them (then it starts over). An answer depends only on the snapshot and the body, so a repeat
-    (a dashboard's preset, a client's polling) is sent from here without decoding or computing
-    anything. The count is bounded too: tens of thousands of small answers kept would make each
-    of the interpreter's full garbage collections a pause of tens of milliseconds."""
-
-    def __init__(self, max_bytes: int, max_answers: int = 2048):
-        self.max_bytes, self.max_answers, self.size, self.kept = max_bytes, max_answers, 0, {}
-
-    def get(self, raw: bytes) -> Answer | None:
-        return self.kept.get(raw)
-
-    def keep(self, raw: bytes, answer: Answer) -> None:
-        cost = len(raw) + 2 * len(answer.data)  # and the whole envelope it sends (serve.answers.body)
-        if self.size + cost > self.max_bytes or len(self.kept) >= self.max_answers:
-            self.kept, self.size = {}, 0
-        self.kept[raw] = answer
-        self.size += cost
+MEMO_BYTES = 16 * 1024 * 1024  # per endpoint and snapshot
 
 
-MEMO_BYTES = 32 * 1024 * 1024  # per endpoint and snapshot
-
-
-def _memo(snapshot: LoadedSnapshot, spec: Direct) -> AnswerMemo:
+def _memo(snapshot: LoadedSnapshot, spec: Direct) -> AnswerShelf:
+    """The answers of one endpoint under one snapshot, by raw body: an answer depends only on the
+    two, so a repeat (a dashboard's preset, a client's polling) is sent without computing anything."""
     memo = snapshot.cache.get(("direct", id(spec)))  # a handler's spec lives as long as the app
     if memo is None:
-        memo = snapshot.cache[("direct", id(spec))] = AnswerMemo(MEMO_BYTES)
+        memo = snapshot.cache[("direct", id(spec))] = AnswerShelf(MEMO_BYTES)
     return memo
 
 

@@ -7,9 +7,8 @@ import pytest
 from litestar.testing import TestClient
 
 import serve.direct
-from serve.answers import Answer
+from serve.answers import Answer, AnswerShelf
 from serve.app import create_app
-from serve.direct import AnswerMemo
 from tests.serve.conftest import api_settings
 
 BODIES = {
@@ -64,19 +63,9 @@ def test_a_refused_body_is_refused_again(fresh_client, monkeypatch):
     assert len(calls) == 1  # computed (and refused) again
 
 
-def test_the_memo_is_bounded_by_its_bytes():
-    memo = AnswerMemo(max_bytes=200)
-    answer = Answer("", b"x" * 40, b'"t"', "")
-    memo.keep(b"a" * 5, answer)  # the body, the data and the whole envelope sent (about the data's size again)
-    memo.keep(b"b" * 5, answer)
-    assert memo.get(b"a" * 5) is answer and memo.size == 2 * (5 + 2 * 40)
-    memo.keep(b"c" * 5, answer)  # past the bound: it starts over with this one
-    assert memo.get(b"a" * 5) is None and memo.get(b"c" * 5) is answer and memo.size == 85
-
-
-def test_the_memo_is_bounded_by_its_count():
-    memo = AnswerMemo(max_bytes=10**9, max_answers=2)
+def test_the_memo_keeps_at_most_its_count_the_least_recently_used_going_first():
+    memo = AnswerShelf(budget=10**9, most=2)
     answer = Answer("", b"x", b'"t"', "")
     for raw in (b"a", b"b", b"c"):
         memo.keep(raw, answer)
-    assert memo.get(b"a") is None and memo.get(b"c") is answer and len(memo.kept) == 1
+    assert memo.get(b"a") is None and memo.get(b"c") is answer and len(memo) == 2
