@@ -86,6 +86,7 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
     document.setdefault("components", {})["securitySchemes"] = SECURITY_SCHEMES
     seen: set[str] = set()
     for path, operations in document["paths"].items():
+        operations.pop("head", None)  # a HEAD is its GET without the body (serve/routing.py): documented once
         for method, operation in operations.items():
             if method not in {"get", "post", "put", "delete", "patch"}:
                 continue
@@ -121,8 +122,9 @@ def _partial_records(document: dict[str, Any], operation: dict[str, Any]) -> Non
 
 
 def operation_id(handler, method, path_components) -> str:
-    """`listSpots` for the handler `list_spots` (the framework's own would be `V1SpotsListSpots`)."""
-    return _camel(handler.handler_name)
+    """`listSpots` for the handler `list_spots` (the framework's own would be `V1SpotsListSpots`);
+    its HEAD twin, which `finish` leaves out of the document, is named apart."""
+    return _camel(handler.handler_name) + ("Head" if method == "HEAD" else "")
 
 
 def _name(operation: dict[str, Any], seen: set[str]) -> None:

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import msgspec
 import numpy as np
 import pandas as pd
-from litestar import Response, get
+from litestar import Response
 from litestar.params import Parameter
 
 from pipelines.backtest import METHODS, TENOR_MONTHS
@@ -37,6 +37,7 @@ from serve.params import (
 from serve.problems import Problem, invalid
 from serve.records import memoized, table_records, ticker_of
 from serve.respond import envelope_type, plain, records
+from serve.routing import get
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
 from warehouse.schemas import (

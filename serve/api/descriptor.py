@@ -7,9 +7,10 @@ import platform
 from datetime import UTC, datetime
 
 import msgspec
-from litestar import Request, Response, get
+from litestar import Request, Response
 
 from serve.respond import iso_millis
+from serve.routing import get
 from serve.state import Freshness, SnapshotState
 
 ENDPOINTS = {

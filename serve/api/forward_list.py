@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from litestar import Response, get
+from litestar import Response
 from litestar.params import Parameter
 
 from serve.deps import Reply
@@ -18,6 +18,7 @@ from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, 
 from serve.params import MODES, SYNC, one_of
 from serve.records import memoized
 from serve.respond import envelope_type
+from serve.routing import get
 
 ForwardCurveList = envelope_type("ForwardCurveListResponse", list[ForwardCurve], beside=PAGE_FIELDS)
 

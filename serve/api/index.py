@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import msgspec
 import pandas as pd
-from litestar import Response, get
+from litestar import Response
 from litestar.params import Parameter
 
 from serve.deps import Reply
@@ -15,6 +15,7 @@ from serve.params import enum_param, one_of
 from serve.problems import Problem, invalid
 from serve.records import memoized
 from serve.respond import envelope_type, records
+from serve.routing import get
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
 from warehouse.schemas import ICI, ICI_CONSTITUENTS, ICI_HISTORY, ICI_PUBLISHED, ICI_REVISIONS

@@ -17,12 +17,13 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, delete, get, post
+from litestar import Request, Response, delete, post
 
 from serve.access.middleware import Access
 from serve.direct import strict
 from serve.problems import invalid
 from serve.respond import envelope, envelope_type, iso_millis
+from serve.routing import get
 from serve.settings import Settings
 from serve.state import SnapshotState
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Response, get
+from litestar import Response
 from litestar.params import Parameter
 
 from pipelines.evidence import COMPARED_FIELDS, RULES
@@ -16,6 +16,7 @@ from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, 
 from serve.problems import invalid
 from serve.records import record_of, table_records, ticker_of
 from serve.respond import envelope_type
+from serve.routing import get
 from serve.state import LoadedSnapshot
 from serve.structs import struct_from_schema
 from warehouse.schemas import GREEKS, MODELS, PRICE_DISPUTES, SCHEDULED_CHANGES, SPOTS

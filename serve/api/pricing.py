@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 import numpy as np
 import pandas as pd
-from litestar import Request, Response, get, post
+from litestar import Request, Response, post
 
 from pipelines.evidence import EVIDENCE_COLUMNS
 from pipelines.listings import BATCH, PRICE_FIELDS, SYNC
@@ -54,6 +54,7 @@ from serve.params import MAX_TOKENS, Eta, Tokens, in_mode
 from serve.problems import invalid
 from serve.records import record_of
 from serve.respond import TidyList, column_values, envelope_type, records, tidy_columns, tidy_floats
+from serve.routing import get
 from serve.state import LoadedSnapshot
 
 UNKNOWN_MODEL = "unknown_model"  # why a name in a comparison's `models` is left out

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import msgspec
 import numpy as np
-from litestar import Response, get, post
+from litestar import Response, post
 from litestar.params import Parameter
 from msgspec import Meta, Struct
 
@@ -36,6 +36,7 @@ from serve.outlook import process_of
 from serve.params import Eta, Tokens, in_mode
 from serve.problems import Problem, invalid
 from serve.respond import computed_envelope, envelope_type
+from serve.routing import get
 from serve.settings import Settings
 from serve.state import LoadedSnapshot
 from serve.threads import Threads

@@ -7,7 +7,7 @@ import asyncio
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, delete, get, post
+from litestar import Request, Response, delete, post
 
 from pipelines.events import EVENT_KINDS
 from serve.access.middleware import Access
@@ -18,6 +18,7 @@ from serve.params import BATCH, one_of
 from serve.problems import Problem, invalid
 from serve.records import ticker_of
 from serve.respond import envelope, envelope_type
+from serve.routing import get
 from serve.settings import Settings
 from serve.state import SnapshotState
 from serve.webhooks import TargetRefused, Webhook, check_target

@@ -15,11 +15,12 @@ import re
 from functools import cache
 from pathlib import Path
 
-from litestar import Request, Response, get
+from litestar import Request, Response
 
 from serve.access.middleware import DASHBOARD_COOKIE
 from serve.dashboard.files import static_file
 from serve.problems import Problem
+from serve.routing import get
 
 STATIC = Path(__file__).resolve().parent / "static"
 PREFIX = "/dashboard"

@@ -127,3 +127,16 @@ def test_the_largest_seed_is_taken_and_one_past_it_is_a_400(server):
     assert httpx.get(ask + str(2**63 - 1), timeout=30).status_code == 200
     past = httpx.get(ask + str(2**63), timeout=30)
     assert past.status_code == 400 and past.json()["errors"][0]["field"] == "seed"
+
+
+@pytest.mark.parametrize("path", ["/health", "/v1/task-types", "/v1/spots?limit=5", "/v1/forwards/SONNET-4", "/dashboard"])
+def test_head_is_answered_wherever_get_is_with_the_same_head_and_no_body(server, path):
+    base, _ = server
+    got = httpx.get(f"{base}{path}", headers={"Accept-Encoding": "identity"}, timeout=30)  # as the HEAD asks
+    request = f"HEAD {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
+    head = _raw(base, request).partition(b"\r\n\r\n")
+    assert head[0].startswith(b"HTTP/1.1 200 ") and head[2] == b"", head[0]
+    length = re.search(rb"(?im)^content-length: (\d+)", head[0])
+    assert length and int(length.group(1)) == int(got.headers["content-length"])
+    if path.startswith("/v1"):
+        assert re.search(rb"(?im)^ratelimit-remaining: \d+", head[0])  # counted like a GET
