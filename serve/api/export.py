@@ -4,23 +4,38 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from litestar import Request, get
+from litestar import Request
 from litestar.response import Stream
 
-from serve.export import FORMATS, chosen_format, csv_chunks, file_chunks, repr_digest
+from serve.access.middleware import SCOPE_KEY, Access
+from serve.documented import problem
+from serve.export import FORMATS, check_csv_allowed, chosen_format, csv_chunks, file_chunks, repr_digest
 from serve.params import enum_param
 from serve.problems import Problem
+from serve.routing import get
+from serve.settings import Settings
 from serve.state import LoadedSnapshot
+
+
+def _keyed(request: Request) -> bool:
+    """Whether the request presented a key (access control has checked it is a good one)."""
+    access: Access | None = request.scope.get(SCOPE_KEY)
+    return access is not None and access.key is not None
 
 
 @get("/v1/export/{table:str}", summary="A published table as a file", tags=["export"],
      description="The table as the current snapshot publishes it: Parquet (the file itself, whose sha256 is "
                  "`X-Table-SHA256`, also as `Repr-Digest`) or CSV (made from it, lists and records as JSON), by "
                  "`format` or, without it, by `Accept` (text/csv; Parquet otherwise). `X-Snapshot-Id` names the "
-                 "snapshot. One export is one request against the rate limit. An unknown table is a 404 that "
-                 "lists the tables.")
+                 "snapshot. One export is one request against the rate limit. Without a key, CSV is made only of "
+                 "tables of at most 25,000 rows (by default; a 401 beyond, code key_required): CSV costs CPU in "
+                 "proportion to the rows, Parquet does not. An unknown table is a 404 that lists the tables.",
+     responses={401: problem("The API key presented is unknown or revoked (code invalid_key), or CSV of a table "
+                             "longer than a client without a key may have (code key_required, with `max_rows` "
+                             "and `rows`).")})
 async def export(
     request: Request,
+    settings: Settings,
     snapshot: LoadedSnapshot,
     table: str,
     format: Annotated[str | None, enum_param("parquet or csv; default by Accept, else parquet",  # noqa: A002
@@ -36,6 +51,7 @@ async def export(
                "Content-Disposition": f'attachment; filename="{table}-{snapshot.snapshot_id}.{kind}"',
                "Cache-Control": "no-store"}
     if kind == "csv":
+        check_csv_allowed(table, info.rows, _keyed(request), settings.export_keyless_csv_max_rows)
         return Stream(csv_chunks(snapshot.table(table)), media_type=FORMATS["csv"], headers=headers)
     storage = snapshot.store.storage
     path = storage.join(snapshot.snapshot_id, info.file)

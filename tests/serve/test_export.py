@@ -1,5 +1,6 @@
 """`GET /v1/export/{table}`: the Parquet file byte for byte (its sha256 the manifest's), or CSV
-that reads back to the same table; one request against the limit; bad names and formats are 4xx."""
+that reads back to the same table, made in slices of bounded size; one request against the limit;
+without a key, no CSV of a table longer than the keyless bound; bad names and formats are 4xx."""
 
 import base64
 import hashlib
@@ -9,6 +10,11 @@ import json
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from litestar.testing import TestClient
+
+from serve import export
+from serve.app import create_app
+from tests.serve.conftest import api_settings
 
 
 def test_parquet_is_the_published_file_and_names_its_checksum(client, store):
@@ -57,3 +63,33 @@ def test_an_export_is_one_request_against_the_limit(client):
     first = client.get("/v1/export/ici")
     second = client.get("/v1/export/ici")
     assert int(first.headers["RateLimit-Remaining"]) - int(second.headers["RateLimit-Remaining"]) == 1
+
+
+def test_csv_slices_are_bounded_by_the_chunk_size_not_the_table(store, monkeypatch):
+    monkeypatch.setattr(export, "CHUNK_BYTES", 16 * 1024)
+    table = store.read_table("price_history")
+    chunks = list(export.csv_chunks(table))
+    assert len(chunks) > 20 and max(len(chunk) for chunk in chunks) <= 2 * export.CHUNK_BYTES
+    assert b"".join(chunks).decode() == table.to_csv(index=False, lineterminator="\n")  # no row lost or repeated
+
+
+@pytest.fixture(scope="module")
+def keyless_bound(built_warehouse):
+    """An app whose keyless CSV bound (1,000 rows) the small universe's price history passes."""
+    app = create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=24 * 365 * 100,
+                                  export_keyless_csv_max_rows=1_000))
+    with TestClient(app) as client:
+        yield client
+
+
+def test_without_a_key_csv_of_a_long_table_is_refused_saying_what_to_do(keyless_bound, store):
+    refused = keyless_bound.get("/v1/export/price_history?format=csv")
+    body = refused.json()
+    assert refused.status_code == 401 and body["code"] == "key_required"
+    assert (body["max_rows"], body["rows"]) == (1_000, store.current().tables["price_history"].rows)
+    assert "format=parquet" in body["detail"] and "POST /v1/keys" in body["detail"]
+    assert keyless_bound.get("/v1/export/price_history").status_code == 200  # Parquet: the file as it is
+    assert keyless_bound.get("/v1/export/spots?format=csv").status_code == 200  # a short table
+    key = keyless_bound.post("/v1/keys", json={"name": "exporter"}).json()["data"]["key"]
+    keyed = keyless_bound.get("/v1/export/price_history?format=csv", headers={"X-API-Key": key})
+    assert keyed.status_code == 200 and keyed.text.count("\n") == body["rows"] + 1
