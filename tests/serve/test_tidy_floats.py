@@ -1,26 +1,56 @@
-"""Floats without binary noise: fifteen significant digits, as `%.15g` writes them, NaN as null."""
+"""`tidy_floats`, a column at a time, gives exactly what `tidy_float` gives one float at a time."""
 
 import math
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from serve.respond import tidy_columns, tidy_float, tidy_floats
 
 
-def test_binary_noise_is_gone_and_the_rest_kept():
-    assert tidy_float(0.1 + 0.2) == 0.3 and tidy_float(0.053399999999999996) == 0.0534
-    assert tidy_float(9.999999999999999e14) == 1e15 and tidy_float(1e-9) == 1e-9
-    assert tidy_float(123.456) == 123.456 and tidy_float(5e-324) == 5e-324  # already tidy: as it was
-    assert math.isinf(tidy_float(math.inf)) and math.isnan(tidy_float(math.nan))
+def _one_at_a_time(values) -> list:
+    return [tidy_float(v) if v == v else None for v in np.asarray(values, dtype=float).tolist()]
 
 
-def test_a_column_is_each_value_tidied_and_nan_is_null():
-    got = tidy_floats(np.array([0.30000000000000004, np.nan, -0.0, 2.5e-7 * 3, np.inf]))
-    assert got[0] == 0.3 and got[1] is None and got[4] == math.inf
-    assert got[2] == 0.0 and math.copysign(1, got[2]) == -1  # the sign of zero kept
-    assert got[3] == 7.5e-7
+def _same(got: list, want: list) -> bool:
+    return all((g is None and w is None) or (g == w and math.copysign(1, g) == math.copysign(1, w))
+               for g, w in zip(got, want, strict=True))
 
 
-def test_several_columns_keep_their_names_and_order():
-    tidied = tidy_columns({"spot_cost": [0.1 + 0.2], "kappa": [1.25]})
-    assert tidied == {"spot_cost": [0.3], "kappa": [1.25]} and list(tidied) == ["spot_cost", "kappa"]
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=50))
+def test_any_floats(values):
+    assert _same(tidy_floats(values), _one_at_a_time(values))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(*[st.floats(allow_nan=True, allow_infinity=True)] * 3), max_size=30))
+def test_several_columns_at_once_are_each_column_alone(rows):
+    columns = {name: [row[i] for row in rows] for i, name in enumerate(("spot_cost", "kappa", "theta"))}
+    tidied = tidy_columns(columns)
+    assert list(tidied) == list(columns)
+    assert all(_same(tidied[name], _one_at_a_time(values)) for name, values in columns.items())
+
+
+def test_prices_and_costs_with_binary_noise():
+    rng = np.random.default_rng(7)
+    rates = rng.integers(1, 10**6, 200_000) / 1e6  # $/M prices to the micro-dollar
+    tokens = rng.integers(1, 10**6, 200_000)
+    values = np.concatenate([rates * tokens * 1e-6, rates * 3 + rates / 7, rng.lognormal(-3, 5, 200_000),
+                             [0.1 + 0.2, 0.053399999999999996, 1e15, 1e-8, 1e-9, 0.0, -0.0, 5e-324, 1e308, np.nan,
+                              np.inf, -np.inf, 9.999999999999999e14, 0.30000000000000004]])
+    got = tidy_floats(values)
+    assert _same(got, _one_at_a_time(values))
+    assert got[-1] == 0.3 and got[-14] == 0.3  # the noise is gone
+
+
+def test_values_next_to_a_half_in_the_sixteenth_digit():
+    """The nearest double to a decimal with 16 significant digits ending in 5 lies within a
+    rounding error of a half at the fifteenth digit: the case decided by the product's exact error."""
+    rng = np.random.default_rng(11)
+    mantissas = rng.integers(10**14, 10**15, 100_000) * 10 + 5
+    exponents = rng.integers(-24, -1, 100_000)
+    values = np.array([float(f"{m}e{e}") for m, e in zip(mantissas.tolist(), exponents.tolist(), strict=True)])
+    values = np.concatenate([values, -values, np.nextafter(values, 0), np.nextafter(values, np.inf)])
+    assert _same(tidy_floats(values), _one_at_a_time(values))
