@@ -140,3 +140,30 @@ def test_head_is_answered_wherever_get_is_with_the_same_head_and_no_body(server,
     assert length and int(length.group(1)) == int(got.headers["content-length"])
     if path.startswith("/v1"):
         assert re.search(rb"(?im)^ratelimit-remaining: \d+", head[0])  # counted like a GET
+
+
+def _rss_mib(pid: int) -> float:
+    status = open(f"/proc/{pid}/status").read()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+
+
+def test_distinct_pages_leave_the_servers_memory_within_its_answer_budget(built_warehouse, tmp_path):
+    """Each distinct page is kept, until the shelf's budget: 400 pages of a long table, each
+    hundreds of kilobytes, leave the server about as large as the budget allows, not as large as
+    the pages sent."""
+    budget_mib = 4
+    process, base = start_server(built_warehouse, tmp_path / "data", kept_answer_bytes=str(budget_mib << 20))
+    try:
+        with httpx.Client(base_url=base, timeout=30) as client:
+            page = "/v1/backtest?limit=1000&offset={}"
+            sizes = [len(client.get(page.format(i)).content) for i in range(5)]
+            before = _rss_mib(process.pid)
+            for offset in range(5, 400):
+                assert client.get(page.format(offset)).status_code == 200
+            grown = _rss_mib(process.pid) - before
+        assert min(sizes) > 100_000  # every page is large, so 400 of them kept would be tens of megabytes
+        assert 400 * min(sizes) / 2**20 > 3 * (budget_mib * 4 + 16)  # what an unbounded server would keep
+        assert grown < budget_mib * 4 + 16, f"{grown:.0f} MiB more after 400 distinct pages"
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
