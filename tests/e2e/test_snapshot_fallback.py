@@ -16,7 +16,7 @@ import httpx
 import pandas as pd
 import pytest
 
-from tests.serve.test_snapshot_integrity import DAMAGES, SENSELESS, _pointer, _publish_broken
+from tests.serve.test_snapshot_integrity import DAMAGES, SENSELESS, _pointer, _publish_broken, assert_said_degraded
 from tests.servers import start_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("snapshot_fallback")]  # one worker, one server
@@ -48,13 +48,7 @@ def server(built_warehouse, tmp_path_factory):
 
 
 def _assert_serves(client: httpx.Client, good: str, prices: dict[str, float], *named: str) -> None:
-    for path in ("/", "/health"):
-        answer = client.get(path)
-        assert answer.status_code == 200, answer.text
-        body = answer.json()
-        assert body["status"] == "degraded", body
-        for text in (f"serving the last good one, {good}", *named):
-            assert text in body["status_reason"], (text, body["status_reason"])
+    assert_said_degraded(client, good, *named)
     spots = client.get("/v1/spots")
     assert spots.status_code == 200, spots.text
     assert {row["ticker"]: row["beta_sync"] for row in spots.json()["data"]} == pytest.approx(prices)

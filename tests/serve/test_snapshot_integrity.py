@@ -129,9 +129,8 @@ def good_spots(built_warehouse):
         return client.get("/v1/spots").json()["data"]
 
 
-def _assert_serves_the_good_one(client, good: str, good_spots: list, *named: str) -> None:
-    """`/` and `/health` say degraded, naming the good snapshot served and each of `named`, and the
-    data endpoints answer from the good one."""
+def assert_said_degraded(client, good: str, *named: str) -> None:
+    """`/` and `/health` say degraded, naming the good snapshot served and each of `named`."""
     for path in ("/", "/health"):
         answer = client.get(path)
         assert answer.status_code == 200, answer.text
@@ -139,6 +138,11 @@ def _assert_serves_the_good_one(client, good: str, good_spots: list, *named: str
         assert body["status"] == "degraded", body
         for text in (f"serving the last good one, {good}", *named):
             assert text in body["status_reason"], (text, body["status_reason"])
+
+
+def _assert_serves_the_good_one(client, good: str, good_spots: list, *named: str) -> None:
+    """`assert_said_degraded`, and the data endpoints answer from the good one."""
+    assert_said_degraded(client, good, *named)
     spots = client.get("/v1/spots")
     assert spots.status_code == 200 and spots.json()["data"] == good_spots
     for path in ("/v1/models", "/v1/greeks", "/v1/forwards", "/v1/ici", "/v1/events"):
