@@ -21,7 +21,8 @@ from serve.respond import envelope, envelope_type
 from serve.routing import get
 from serve.settings import Settings
 from serve.state import SnapshotState
-from serve.webhooks import TargetRefused, Webhook, check_target
+from serve.webhook_targets import TargetRefused, check_target
+from serve.webhooks import Webhook
 
 
 class WebhookIn(msgspec.Struct, forbid_unknown_fields=True):

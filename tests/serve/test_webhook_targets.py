@@ -14,8 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from serve import webhooks
-from serve.webhooks import NEVER, NOT_PUBLIC, Courier, TargetRefused, WebhookStore, check_target
+from serve import webhook_targets
+from serve.webhook_targets import NEVER, NOT_PUBLIC, Courier, TargetRefused, check_target
+from serve.webhooks import WebhookStore
 
 REFUSED_AS_NOT_PUBLIC = [
     "http://127.0.0.1/", "http://10.0.0.1/", "http://[::1]/", "http://[fc00::1]/",
@@ -87,7 +88,7 @@ def _resolving(monkeypatch, names: dict[str, list[str]], later: dict[str, list[s
         return [(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, port))
                 for a in addresses]
 
-    monkeypatch.setattr(webhooks.socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(webhook_targets.socket, "getaddrinfo", getaddrinfo)
     return asked
 
 
