@@ -123,10 +123,11 @@ class AnswerShelf:
 SHELF = "answers"  # its key in the snapshot's cache
 
 
-def shelf_of(snapshot: LoadedSnapshot, budget: int) -> AnswerShelf:
-    shelf = snapshot.cache.get(SHELF)
+def shelf_of(snapshot: LoadedSnapshot, budget: int, key: Hashable = SHELF) -> AnswerShelf:
+    """The snapshot's shelf kept under `key` in its cache, made on first use."""
+    shelf = snapshot.cache.get(key)
     if shelf is None:  # two threads racing here each make one; the last assignment is kept
-        shelf = snapshot.cache[SHELF] = AnswerShelf(budget)
+        shelf = snapshot.cache[key] = AnswerShelf(budget)
     return shelf
 
 

@@ -31,7 +31,7 @@ from serve.api import (
 )
 from serve.dashboard.routes import dashboard_routes
 from serve.deps import DEPENDENCIES
-from serve.direct import StrictBodies, check_request
+from serve.direct import StrictBodies, check_query
 from serve.documented import document_problems
 from serve.heap import freeze_what_lives
 from serve.openapi_page import DocumentJson, DocumentPage, operation_id
@@ -65,7 +65,7 @@ async def before_each_request(request: Request) -> Response | None:
     for the snapshot (`serve.answers`), else the request's query checked before its handler runs."""
     kept = await kept_answer(request)
     if kept is None:
-        check_request(request)
+        check_query(request.scope, request.route_handler)
     return kept
 
 

@@ -11,7 +11,7 @@ decodes it for the handler (the framework's own decoding is lenient), and sends 
 itself, through the middleware around it, so the access log and the rate-limit headers see it
 as the 4xx it is.
 
-`check_request` (the app's `before_request` hook, after a kept answer was looked for) refuses a
+`check_query` (from the app's `before_request` hook, after a kept answer was looked for) refuses a
 query parameter its endpoint does not read, and an integer not written in digits.
 """
 
@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl
 import msgspec
 from litestar import Request, Response
 
-from serve.answers import Answer, AnswerShelf, Asked, reply
+from serve.answers import Answer, AnswerShelf, Asked, reply, shelf_of
 from serve.compression import FAST, accepted_encoding
 from serve.original_names import with_our_names
 from serve.problems import Problem, invalid, no_snapshot, send_problem
@@ -91,10 +91,7 @@ MEMO_BYTES = 16 * 1024 * 1024  # per endpoint and snapshot
 def _memo(snapshot: LoadedSnapshot, spec: Direct) -> AnswerShelf:
     """The answers of one endpoint under one snapshot, by raw body: an answer depends only on the
     two, so a repeat (a dashboard's preset, a client's polling) is sent without computing anything."""
-    memo = snapshot.cache.get(("direct", id(spec)))  # a handler's spec lives as long as the app
-    if memo is None:
-        memo = snapshot.cache[("direct", id(spec))] = AnswerShelf(MEMO_BYTES)
-    return memo
+    return shelf_of(snapshot, MEMO_BYTES, ("direct", id(spec)))  # a handler's spec lives as long as the app
 
 
 def remembered_answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes) -> Answer | None:
@@ -208,11 +205,6 @@ def check_query(scope, handler) -> None:
             raise problem
         if name in integers and not _WHOLE_NUMBER.fullmatch(value):
             raise invalid(name, f"must be a whole number written in digits, got '{value[:40]}'")
-
-
-def check_request(request: Request) -> None:
-    """The query parameters of every request a route serves (`check_query`)."""
-    check_query(request.scope, request.route_handler)
 
 
 def _replay(raw: bytes, receive):

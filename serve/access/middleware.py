@@ -147,8 +147,7 @@ class AccessControl:
         async def watched(message):
             if message["type"] == "http.response.start":
                 sent["status"], sent["took"] = message["status"], time.perf_counter() - sent["started"]
-                if added:
-                    message = {**message, "headers": [*message.get("headers", []), *added]}
+                message = _headers_added(message, added)
             elif message["type"] == "http.response.body":
                 sent["bytes"] += len(message.get("body", b""))
             await send(message)
@@ -254,10 +253,15 @@ def _endpoint(scope) -> str:
     return name
 
 
+def _headers_added(start: dict, added: Headers) -> dict:
+    """An answer's start message with `added` after its own headers."""
+    return {**start, "headers": [*start.get("headers", []), *added]} if added else start
+
+
 def _with_headers(send, added: Headers):
     async def wrapped(message):
         if message["type"] == "http.response.start":
-            message = {**message, "headers": [*message.get("headers", []), *added]}
+            message = _headers_added(message, added)
         await send(message)
 
     return wrapped
