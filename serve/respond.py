@@ -49,84 +49,15 @@ class TidyList(list):
     walking the records of a long answer field by field costs more than computing them."""
 
 
-SPLITTER = 134217729.0  # 2^27 + 1: Veltkamp's split of a double into two halves of 26 bits
-
-
-def _product_error(a: np.ndarray, b: np.ndarray, product: np.ndarray) -> np.ndarray:
-    """The rounding error of each `product` = fl(a·b), exactly: a·b = product + error (Dekker's
-    two-product, for values far from overflow and underflow)."""
-    def split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        c = SPLITTER * x
-        high = c - (c - x)
-        return high, x - high
-    a_high, a_low = split(a)
-    b_high, b_low = split(b)
-    return ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
-
-
-POWERS_OF_TEN = 10.0 ** np.arange(23)  # each exact: 10^22 is the largest power of ten a double holds
-# The product m = fl(v·10^k) is below 10^15 < 2^50, so its rounding error is at most 2^-4: where m
-# lies within 0.4 of a whole number, m + error has the same nearest whole number, and only the
-# rest (a fifth of random values, fewer of real prices) need the error worked out.
-FAR_FROM_HALF = 0.4
-
-
-def tidy_floats(values: np.ndarray) -> list[float | None]:
-    """A column of floats exactly as `tidy_float` gives them, NaN as null, a column at a time.
-
-    Fifteen significant digits of v are the integer nearest v·10^k, k = 14 − ⌊log10 |v|⌋, ties to
-    even (as formatting rounds), and the tidy float is that integer over 10^k, the division
-    rounded once, as parsing its digits would be. The product m = fl(v·10^k) is off by its exact
-    rounding error e (`_product_error`), at most a sixteenth below 10^15; the nearest integer to
-    m + e is that to m unless m lies within e of a half, which is decided exactly where m is not
-    far from one. Values whose k is not an exact power of ten (|v| under 1e-8 or from 1e15) take
-    the formatting way, one at a time.
-    """
-    v = np.asarray(values, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        k = 14.0 - np.floor(np.log10(np.abs(v)))  # NaN for NaN, +inf for 0, −inf for ±inf
-        usable = (k >= 0) & (k <= 22)
-        scale = POWERS_OF_TEN[np.where(usable, k, 0.0).astype(np.intp)]
-        m = v * scale
-        digits = np.rint(m)
-        magnitude = np.abs(digits)
-        usable &= (magnitude >= 1e14) & (magnitude < 1e15)  # k right despite log10's rounding
-        below = m - digits  # exact: both are within a half of each other
-        near = np.flatnonzero(usable & (np.abs(below) > FAR_FROM_HALF))
-        if near.size:
-            digits[near] = _nearest_whole(v[near], scale[near], m[near], digits[near], below[near])
-        out = np.where(usable, digits / scale, v)  # NaN, ±0 and ±inf stay as they are
-    odd = np.flatnonzero(~usable & np.isfinite(v) & (v != 0))
-    if odd.size:
-        out[odd] = [tidy_float(x) for x in v[odd].tolist()]
-    tidied = out.tolist()
-    return [x if x == x else None for x in tidied] if np.isnan(out).any() else tidied
-
-
-def _nearest_whole(v: np.ndarray, scale: np.ndarray, m: np.ndarray, digits: np.ndarray,
-                   below: np.ndarray) -> np.ndarray:
-    """The whole number nearest the exact v·scale = m + e, ties to even, given `digits` = rint(m)
-    and `below` = m − digits (m close to a half)."""
-    error = _product_error(v, scale, m)
-    above_half = below - 0.5  # exact where it matters (below near a half)
-    under_half = below + 0.5
-    up = (below > 0) & (above_half > -error)  # m + e beyond digits + ½
-    down = (below < 0) & (under_half < -error)  # m + e below digits − ½
-    tie = ((below > 0) & (above_half == -error)) | ((below < 0) & (under_half == -error))
-    if tie.any():  # rare, and parity costs more than the rest (digits are whole and below 2^53)
-        tie &= np.floor(digits * 0.5) * 2.0 != digits  # ties go to the even neighbour: move odd ones only
-    return digits + (up | (tie & (below > 0))) - (down | (tie & (below < 0)))
+def tidy_floats(values) -> list[float | None]:
+    """A column of floats, each as `tidy_float` gives it, NaN as null: one formula for every
+    number the API computes, whether it comes alone or in a column."""
+    return [tidy_float(v) if v == v else None for v in np.asarray(values, dtype=float).tolist()]
 
 
 def tidy_columns(columns: dict[str, np.ndarray]) -> dict[str, list[float | None]]:
-    """`tidy_floats` of several columns of one length in one pass: a comparison tidies six, and
-    numpy's fixed cost per call outweighs the work on a few hundred values."""
-    names = list(columns)
-    if not names:
-        return {}
-    length = len(columns[names[0]])
-    tidied = tidy_floats(np.concatenate([np.asarray(columns[name], dtype=float) for name in names]))
-    return {name: tidied[i * length:(i + 1) * length] for i, name in enumerate(names)}
+    """`tidy_floats` of each column."""
+    return {name: tidy_floats(values) for name, values in columns.items()}
 
 
 def tidy(value: Any) -> Any:
