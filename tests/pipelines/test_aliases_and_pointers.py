@@ -100,3 +100,19 @@ def test_a_pointer_serves_the_model_priced_as_it_was_and_moves_with_it():
         ["mistral-medium-3-1", date(2025, 6, 10), date(2026, 6, 15)],
         ["mistral-medium-3-5", date(2026, 6, 16), None],
     ]
+
+
+def test_a_pointer_priced_as_two_models_serves_the_newest_known_on_its_day():
+    """Two Medium versions at one price: the pointer serves the newest one known on the day of
+    its statement, a version first listed that very day included, and never one listed later."""
+    models = pd.DataFrame([
+        _listing("mistral-medium-3", "mistral-medium-3", date(2025, 5, 7), 0.4, 2.0),
+        _listing("mistral-medium-3-1", "mistral-medium-3-1", date(2025, 8, 12), 0.4, 2.0),
+    ])
+    pointer = {"_pointer": "mistral-medium-latest"}
+    statements = pd.DataFrame([
+        {**_listing("mistral-medium-latest", None, date(2025, 8, 11), 0.4, 2.0), **pointer},
+        {**_listing("mistral-medium-latest", None, date(2025, 8, 12), 0.4, 2.0), **pointer},
+    ])
+    resolved = resolve_pointers(statements, models, lambda maker, pointer: None)
+    assert list(resolved["_model"]) == ["mistral-medium-3", "mistral-medium-3-1"]
