@@ -7,10 +7,12 @@ path, and real PostgreSQL and Redis servers for the shared-store tests.
   whose point is every model (the end-to-end run, the registry-wide checks). A test that brings it
   in is marked `slow` here, so `make test-fast` (`pytest -m "not slow"`) leaves it out.
 
-Each snapshot is built once, in a folder the run's first process makes: under pytest-xdist on a
-thread of that process from the start (`pytest_configure`), else by the first test that asks.
-A file lock makes every other process wait for a build rather than start it again. No test
-writes into a snapshot (`warehouse_copy` gives a private copy to break).
+Each snapshot is built at most once per session: under pytest-xdist on a thread of the run's
+first process from the start (`pytest_configure`), else by the first test that asks. A file lock
+in a folder that process makes lets every other process wait for a build rather than start it
+again. A build is kept in `.cache/test-snapshots/` under a digest of its inputs, and the next run
+with the same inputs reads it instead of building again (tests/build_cache.py). No test writes
+into a snapshot (`warehouse_copy` gives a private copy to break).
 """
 
 import os
@@ -24,6 +26,7 @@ import pytest
 from filelock import FileLock
 
 from assets.refresh import refresh
+from tests.build_cache import kept_build
 from tests.small_universe import refresh_small_universe
 from warehouse.snapshot import SnapshotStore
 
@@ -69,12 +72,13 @@ def _locked(folder: Path, name: str) -> FileLock:
 
 
 def _build_once(folder: Path, name: str, build: Callable[[Path], None]) -> Path:
-    """`build` into `folder/name` unless a build finished there already; call it holding the lock."""
-    root = folder / name
-    if not (root / "manifest.json").exists():
-        shutil.rmtree(root, ignore_errors=True)  # what a crashed build left
-        build(root)
-    return root
+    """The snapshot folder `name` of this session: kept from an earlier run with the same inputs,
+    or built now (tests/build_cache.py); the first to ask says where, for the rest. Call it
+    holding the lock."""
+    said = folder / f"{name}.path"
+    if not said.exists():
+        said.write_text(str(kept_build(name, build)))
+    return Path(said.read_text())
 
 
 def shared_build(name: str, build: Callable[[Path], None]) -> Path:

@@ -1,11 +1,13 @@
 """The instance settings `make` and `oracle up` write: one run at a time, crashes retried once,
 failed checks never, Dagster's logs at INFO; an operator's own file is left alone."""
 
+import pytest
 from dagster import DagsterInstance
 
 from assets.instance import EARLIER_DEFAULT, INSTANCE_YAML, ensure_instance
 
 
+@pytest.mark.slow  # a real Dagster instance
 def test_the_settings_load_into_a_real_instance(tmp_path):
     ensure_instance(tmp_path)
     with DagsterInstance.from_config(str(tmp_path)) as instance:

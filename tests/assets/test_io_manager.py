@@ -4,6 +4,7 @@ and an input that this run did not produce is read from the published snapshot."
 from datetime import UTC, date, datetime
 
 import pandas as pd
+import pytest
 from dagster import asset, materialize
 
 from assets.io_manager import ParquetIOManager
@@ -31,6 +32,7 @@ def _resources(root):
     return {"io_manager": ParquetIOManager(warehouse=warehouse)}
 
 
+@pytest.mark.slow  # materialises through Dagster
 def test_an_asset_is_staged_with_its_row_count_and_path(tmp_path):
     result = materialize([providers_table], resources=_resources(tmp_path))
     metadata = result.asset_materializations_for_node("providers")[0].metadata
@@ -41,6 +43,7 @@ def test_an_asset_is_staged_with_its_row_count_and_path(tmp_path):
     assert metadata["staged_at"].value.endswith(f"{result.run_id}/providers.parquet")
 
 
+@pytest.mark.slow  # materialises through Dagster
 def test_an_input_not_produced_in_the_run_comes_from_the_published_snapshot(tmp_path):
     store = SnapshotStore(tmp_path)
     store.write_table("earlier-run", "providers", pd.DataFrame([ROW, {**ROW, "provider": "aws", "is_origin": False}]))

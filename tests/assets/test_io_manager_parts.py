@@ -5,6 +5,7 @@ this run or published before it."""
 from datetime import UTC, date, datetime
 
 import pandas as pd
+import pytest
 from dagster import asset, materialize
 
 from assets.io_manager import ParquetIOManager
@@ -53,6 +54,7 @@ def _resources(root):
     return {"io_manager": TickersOnly(warehouse=WarehouseResource(root=str(root)))}
 
 
+@pytest.mark.slow  # materialises through Dagster
 def test_parts_are_staged_one_row_group_each_and_read_whole_or_in_parts(tmp_path):
     result = materialize([history_in_parts, read_as_a_frame, read_in_parts], resources=_resources(tmp_path))
     assert result.asset_materializations_for_node("price_history")[0].metadata["dagster/row_count"].value == 3
@@ -62,6 +64,7 @@ def test_parts_are_staged_one_row_group_each_and_read_whole_or_in_parts(tmp_path
     assert _tickers(result, "events") == "A,B"
 
 
+@pytest.mark.slow  # materialises through Dagster
 def test_an_input_in_parts_not_produced_in_the_run_is_the_published_table(tmp_path):
     store = SnapshotStore(tmp_path)
     store.write_table("earlier-run", "price_history", TableParts(PARTS))

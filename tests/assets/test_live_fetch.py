@@ -65,6 +65,7 @@ def test_a_good_fetch_returns_the_body_and_counts_the_models(upstream):
     assert (got.status, got.models, got.attempts, got.body) == (200, 2, 1, LITELLM_PAYLOAD)
 
 
+@pytest.mark.slow  # waits out the retries' backoff
 def test_a_server_error_is_retried_with_backoff(upstream):
     waits = []
     got = fetch(f"{upstream}/flaky", litellm_models, FetchPolicy(retries=2, backoff_seconds=0.25), sleep=waits.append)

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from dagster import AssetKey, AssetSelection, DagsterInstance, Definitions, define_asset_job
 
 from assets.definitions import ASSETS, CHECKS, build_resources, defs
@@ -44,6 +45,7 @@ class EditedArchive(PriceSources):
         return {**files, "price_archive_file": (files["price_archive_file"][0], [Path(self.archive)])}
 
 
+@pytest.mark.slow  # observes every input twice through Dagster
 def test_an_edited_seed_file_is_a_new_version_of_that_input_alone(tmp_path):
     copy = tmp_path / PRICE_ARCHIVE
     shutil.copy(SEED_DIR / PRICE_ARCHIVE, copy)

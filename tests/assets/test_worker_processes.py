@@ -6,6 +6,8 @@ import pytest
 
 from assets.worker_processes import ordered_map, spare_cores
 
+pytestmark = pytest.mark.slow  # starts worker processes
+
 
 def square_and_where(n: int) -> tuple[int, int]:
     """n², and the process that computed it."""

@@ -158,6 +158,7 @@ def test_the_documented_rules_reproduce_every_level_its_flags_and_its_hash(case)
             assert mine["verification_hash"] == expected["verification_hash"], (day_text, variant)
 
 
+@pytest.mark.slow  # recomputes every test vector's index
 def test_the_code_still_gives_the_files_figures():
     """The vectors are written by scripts/test_vectors.py from `pipelines/`; rewritten now, they
     must be the file as shipped."""

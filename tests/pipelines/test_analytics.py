@@ -34,6 +34,7 @@ def _mc_cases(store, by_hand):
     return cases
 
 
+@pytest.mark.slow  # draws Monte Carlo paths for every model
 def test_monte_carlo_mean_matches_the_published_forward_within_three_standard_errors(store, by_hand):
     """Paths of the law's own sampler (`Process.sample`, as the Monte Carlo and the budget draw
     them), read back from the published tables, from the published scheduled price."""
@@ -52,6 +53,7 @@ def test_monte_carlo_mean_matches_the_published_forward_within_three_standard_er
             assert abs(np.mean(ratios[:, j] != 1.0) - p) <= 3 * np.sqrt(p * (1 - p) / PATHS) + 1e-12
 
 
+@pytest.mark.slow  # draws Monte Carlo paths by hand
 def test_paths_drawn_by_hand_match_the_published_forward_within_three_standard_errors(store, by_hand):
     """An independent sampler in numpy: a uniform u per path, a change by h where u ≤ P_h (one time
     of change per path), and a ratio drawn from the change law's weights."""

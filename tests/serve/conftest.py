@@ -6,6 +6,7 @@ import tempfile
 import pytest
 from litestar.testing import TestClient
 
+from serve.answers import AnswerShelf
 from serve.app import create_app
 from serve.settings import Settings
 
@@ -33,3 +34,19 @@ def client(built_warehouse):
 @pytest.fixture(scope="session")
 def full_client(full_warehouse):
     yield from _client_on(full_warehouse)
+
+
+@pytest.fixture(scope="module")
+def module_client(built_warehouse):
+    """An app of the module's own, for the tests that look at what it keeps (`fresh_client`)."""
+    yield from _client_on(built_warehouse)
+
+
+@pytest.fixture
+def fresh_client(module_client):
+    """The module's app with nothing kept yet: its snapshot's shelves of answers emptied (the
+    other derived tables it keeps are the same for every test, and stay)."""
+    cache = module_client.app.state.snapshots.current().cache
+    for key in [key for key, kept in cache.items() if isinstance(kept, AnswerShelf)]:
+        del cache[key]
+    return module_client

@@ -12,6 +12,8 @@ from litestar.testing import TestClient
 from serve.app import create_app
 from tests.serve.conftest import api_settings
 
+pytestmark = pytest.mark.slow  # each test an app of its own, with its own key database and limits
+
 LIMITS = {"free_requests_per_hour": 60, "dashboard_requests_per_hour": 800, "developer_requests_per_hour": 30,
           "key_creations_per_hour": 5,
           "trusted_proxies": "testclient"}

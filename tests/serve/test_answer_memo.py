@@ -4,25 +4,15 @@ by its bytes and starts over past them."""
 
 import msgspec
 import pytest
-from litestar.testing import TestClient
 
 import serve.direct
 from serve.answers import Answer, AnswerShelf
-from serve.app import create_app
-from tests.serve.conftest import api_settings
 
 BODIES = {
     "/v1/price": {"model": "SONNET-4", "n_in": 30000, "n_out": 800, "eta": 0.6},
     "/v1/compare": {"n_in": 30000, "n_out": 800, "eta": 0.6},
     "/v1/providers": {"model": "SONNET-4", "n_in": 30000, "n_out": 800},
 }
-
-
-@pytest.fixture
-def fresh_client(built_warehouse):
-    """An app of its own, so its memos start empty."""
-    with TestClient(create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=1e6))) as client:
-        yield client
 
 
 def _data(response) -> dict:

@@ -194,6 +194,7 @@ def test_history_defaults_to_the_whole_series_up_to_the_snapshot_date(client, ta
     assert (body["from"], body["to"]) == (series["date"].iloc[0].isoformat(), AS_OF)
 
 
+@pytest.mark.slow  # reads every model's history
 def test_history_change_points_are_the_days_the_published_price_moved(client, tables):
     body = data(client, "/v1/history/O3?points=changes")
     series = _series(tables, "O3", "sync")

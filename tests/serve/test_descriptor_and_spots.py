@@ -2,6 +2,7 @@
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from litestar.testing import TestClient
 
 from serve.app import create_app
@@ -99,6 +100,7 @@ def test_snapshot_gets_carry_an_etag_and_answer_if_none_match_with_304(client):
     assert client.get("/v1/greeks/SONNET-4").headers["etag"] != first.headers["etag"]
 
 
+@pytest.mark.slow  # publishes a second snapshot
 def test_a_new_snapshot_is_picked_up_without_a_restart(warehouse_copy):
     store = SnapshotStore(warehouse_copy)
     with TestClient(create_app(api_settings(warehouse=str(warehouse_copy), stale_after_hours=1e6))) as client:

@@ -97,6 +97,7 @@ def _slots_of(client) -> StreamSlots:
     return stream_slots(client.app.state, client.app.state.settings)
 
 
+@pytest.mark.slow  # waits out a stream's beats and life
 def test_a_stream_beats_while_quiet_and_ends_at_its_life_with_an_id_to_resume_from(short_lived):
     started = time.monotonic()
     response = short_lived.get("/v1/events/stream", timeout=10)
@@ -111,6 +112,7 @@ def test_a_stream_beats_while_quiet_and_ends_at_its_life_with_an_id_to_resume_fr
     assert _slots_of(short_lived).open_count() == 0
 
 
+@pytest.mark.slow  # opens streams up to both caps
 def test_the_handler_refuses_beyond_the_caps(short_lived):
     slots = _slots_of(short_lived)
     mine = slots.take("testclient")  # the test client's address, as access control decides it

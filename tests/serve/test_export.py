@@ -65,6 +65,7 @@ def test_an_export_is_one_request_against_the_limit(client):
     assert int(first.headers["RateLimit-Remaining"]) - int(second.headers["RateLimit-Remaining"]) == 1
 
 
+@pytest.mark.slow  # writes a long table as CSV
 def test_csv_slices_are_bounded_by_the_chunk_size_not_the_table(store, monkeypatch):
     monkeypatch.setattr(export, "CHUNK_BYTES", 16 * 1024)
     table = store.read_table("price_history")
@@ -82,6 +83,7 @@ def keyless_bound(built_warehouse):
         yield client
 
 
+@pytest.mark.slow  # an app of its own with a long table
 def test_without_a_key_csv_of_a_long_table_is_refused_saying_what_to_do(keyless_bound, store):
     refused = keyless_bound.get("/v1/export/price_history?format=csv")
     body = refused.json()

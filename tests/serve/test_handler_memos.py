@@ -5,6 +5,8 @@ tests make and drop many apps, and CPython reuses a collected object's id at onc
 import gc
 import tempfile
 
+import pytest
+
 from serve.access.middleware import _endpoint
 from serve.app import create_app
 from serve.direct import _queries
@@ -26,6 +28,7 @@ def _key(handler) -> tuple:
     return tuple(sorted(handler.paths)), tuple(sorted(handler.http_methods))
 
 
+@pytest.mark.slow  # makes and drops apps
 def test_a_handler_of_a_new_app_is_not_taken_for_one_of_a_dropped_app():
     first = {_key(handler): _worked_out(handler) for handler in _handlers()}  # worked out, then dropped
     gc.collect()

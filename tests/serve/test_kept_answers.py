@@ -40,13 +40,6 @@ def _headers(response) -> dict[str, str]:
     return {k: v for k, v in response.headers.items() if "ratelimit-" not in k}  # they count down (both families)
 
 
-@pytest.fixture
-def fresh_client(built_warehouse):
-    """An app of its own, so its snapshot memo starts empty."""
-    with TestClient(create_app(api_settings(warehouse=str(built_warehouse), stale_after_hours=1e6))) as client:
-        yield client
-
-
 @pytest.mark.parametrize("path", SNAPSHOT_GETS)
 def test_a_repeated_snapshot_get_is_the_same_answer_without_running_the_handler(fresh_client, monkeypatch, path):
     first = fresh_client.get(path)

@@ -21,6 +21,8 @@ from serve.servable import NON_EMPTY_TABLES, OPTIONAL_TABLES_READ, SPOT_PRICE_CO
 from tests.serve.conftest import api_settings
 from warehouse.schemas import SCHEMAS, SPOTS
 
+pytestmark = pytest.mark.slow  # faults injected: each test damages copies of the snapshot and loads them
+
 FOREVER = 24 * 365 * 100  # hours: the snapshot is dated; keep it fresh whenever the tests run
 
 

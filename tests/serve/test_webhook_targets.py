@@ -162,6 +162,7 @@ def _certificate(folder, name: str) -> tuple[str, str]:
     return str(cert), str(key)
 
 
+@pytest.mark.slow  # a TLS receiver with a certificate made for it
 def test_over_tls_the_name_is_the_server_name_and_the_certificate_must_be_for_it(monkeypatch, tmp_path):
     cert, key = _certificate(tmp_path, "hooks.example")
     server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -204,6 +205,7 @@ def test_a_redirect_is_not_followed_and_fails_the_try(courier):
     assert len(redirector.requests) == 1 and inside.requests == []
 
 
+@pytest.mark.slow  # waits out a timeout
 def test_a_receiver_that_never_answers_holds_a_try_no_longer_than_the_timeout(courier):
     with socket.create_server(("127.0.0.1", 0)) as tarpit:  # accepts (the backlog) and never answers
         started = time.monotonic()

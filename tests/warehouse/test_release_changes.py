@@ -212,6 +212,7 @@ def _days_after(measured: date, provider_day: date) -> int:
     return (measured - provider_day).days
 
 
+@pytest.mark.slow  # replays the price map's releases
 def test_o3_cut_is_dated_within_a_week_of_openais(listings):
     # Evidence: OpenAI cut o3 by 80% on 2025-06-10, $10/$40 to $2/$8 per million tokens
     # (https://community.openai.com/t/o3-is-80-cheaper-and-introducing-o3-pro/1284925; genai-prices
