@@ -10,6 +10,8 @@ import signal
 import socket
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
@@ -18,38 +20,63 @@ from serve.http_protocol import HEAD_TIMEOUT_SECONDS, SERVER_OPTIONS
 from tests.servers import start_server
 from tests.small_universe import TICKERS
 
-pytestmark = pytest.mark.slow  # real `oracle serve` processes
+# Two real `oracle serve` processes for the module, on one worker: one that believes no forwarded
+# address, with short bounds on heads, failed keys and key creations; one behind a trusted proxy.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server_stack")]
 
-FREE = 3  # requests per hour on the free tier, for these servers
+HEAD_TIMEOUT = 4.0  # seconds: the server's bound set short (its default is HEAD_TIMEOUT_SECONDS)
+
+
+@dataclass(frozen=True)
+class Served:
+    base: str
+    log: Path  # its access log
+
+    def client(self) -> httpx.Client:
+        """A client of its own for each test: no connection is kept from one test to the next."""
+        return httpx.Client(base_url=self.base, timeout=30)
 
 
 @contextmanager
-def served(warehouse, data, **settings):
-    process, base = start_server(warehouse, data, free_requests_per_hour=str(FREE), **settings)
+def served(warehouse, folder: Path, **settings):
+    log = folder / "access.log"
+    process, base = start_server(warehouse, folder / "data", access_log=str(log), **settings)
     try:
-        with httpx.Client(base_url=base, timeout=30) as client:
-            yield client
+        yield Served(base, log)
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
 
 
-def _codes(client, forged: int) -> list[int]:
-    return [client.get("/v1/task-types", headers={"X-Forwarded-For": f"203.0.113.{i}"}).status_code
-            for i in range(forged)]
+@pytest.fixture(scope="module")
+def direct(built_warehouse, tmp_path_factory):
+    with served(built_warehouse, tmp_path_factory.mktemp("direct"), head_timeout_seconds=str(HEAD_TIMEOUT),
+                failed_auths_per_hour="3", key_creations_per_hour="2") as server:
+        yield server
 
 
-def test_a_forged_forwarded_for_from_loopback_is_not_believed(built_warehouse, tmp_path):
-    with served(built_warehouse, tmp_path / "data") as client:
-        codes = _codes(client, FREE + 3)
-    # Every request is the loopback client's, whatever address it claims: the free tier runs out.
-    assert codes == [200] * FREE + [429] * 3
+@pytest.fixture(scope="module")
+def behind_proxy(built_warehouse, tmp_path_factory):
+    with served(built_warehouse, tmp_path_factory.mktemp("proxied"), trusted_proxies="127.0.0.1") as server:
+        yield server
 
 
-def test_a_trusted_proxys_forwarded_for_is_believed(built_warehouse, tmp_path):
-    with served(built_warehouse, tmp_path / "data", trusted_proxies="127.0.0.1") as client:
-        codes = _codes(client, FREE + 3)
-    assert codes == [200] * (FREE + 3)  # each forwarded client has a free tier of its own
+def _remaining(server: Served, forged: int) -> list[int]:
+    """The free tier left after each of `forged` requests, each claiming another address."""
+    with server.client() as client:
+        return [int(client.get("/v1/task-types", headers={"X-Forwarded-For": f"203.0.113.{i}"})
+                    .headers["ratelimit-remaining"]) for i in range(forged)]
+
+
+def test_a_forged_forwarded_for_from_loopback_is_not_believed(direct):
+    left = _remaining(direct, 4)
+    # Every request is the loopback client's, whatever address it claims: one count runs down.
+    assert left == [left[0] - i for i in range(4)]
+
+
+def test_a_trusted_proxys_forwarded_for_is_believed(behind_proxy):
+    left = _remaining(behind_proxy, 4)
+    assert len(set(left)) == 1  # each forwarded client has a free tier of its own, each asked once
 
 
 def _read_all(sock: socket.socket, timeout: float) -> bytes:
@@ -63,8 +90,8 @@ def _read_all(sock: socket.socket, timeout: float) -> bytes:
     return b"".join(chunks)
 
 
-def test_an_oversize_head_that_arrives_in_one_read_is_a_431(built_warehouse, tmp_path):
-    with served(built_warehouse, tmp_path / "data") as client:
+def test_an_oversize_head_that_arrives_in_one_read_is_a_431(direct):
+    with direct.client() as client:
         host, port = client.base_url.host, client.base_url.port
         with socket.create_connection((host, port)) as sock:
             sock.sendall(b"GET /v1/task-types HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n")
@@ -74,8 +101,8 @@ def test_an_oversize_head_that_arrives_in_one_read_is_a_431(built_warehouse, tmp
         assert client.get("/v1/task-types").status_code == 200
 
 
-def test_an_oversize_header_is_a_431_before_it_is_read_whole(built_warehouse, tmp_path):
-    with served(built_warehouse, tmp_path / "data") as client:
+def test_an_oversize_header_is_a_431_before_it_is_read_whole(direct):
+    with direct.client() as client:
         host, port = client.base_url.host, client.base_url.port
         with socket.create_connection((host, port)) as sock:
             sock.sendall(b"GET /v1/task-types HTTP/1.1\r\nHost: x\r\nX-Big: ")
@@ -92,15 +119,12 @@ def test_an_oversize_header_is_a_431_before_it_is_read_whole(built_warehouse, tm
         assert client.get("/v1/task-types").status_code == 200  # the server is fine
 
 
-HEAD_TIMEOUT = 4.0  # seconds: the server's bound set short (its default is HEAD_TIMEOUT_SECONDS)
-
-
-def test_a_client_that_trickles_its_headers_or_says_nothing_is_cut_off(built_warehouse, tmp_path):
+def test_a_client_that_trickles_its_headers_or_says_nothing_is_cut_off(direct):
     """... timed from when the server began waiting: on a new connection, from its start; after an
     answer, from that answer's end (one timer serves a connection's whole life). The answer comes
     2 s in, so a timer wrongly kept from the connection's start would cut `later` 2 s early."""
     assert HEAD_TIMEOUT < HEAD_TIMEOUT_SECONDS
-    with served(built_warehouse, tmp_path / "data", head_timeout_seconds=str(HEAD_TIMEOUT)) as client:
+    with direct.client() as client:
         host, port = client.base_url.host, client.base_url.port
         sockets = {name: socket.create_connection((host, port)) for name in ("idle", "slow", "later")}
         started = time.monotonic()
@@ -136,23 +160,20 @@ def test_a_client_that_trickles_its_headers_or_says_nothing_is_cut_off(built_war
         assert client.get("/v1/task-types").status_code == 200
 
 
-def _log_lines(path, expected: int, timeout: float = 5, skip_health: bool = False) -> list[str]:
-    """The access log's lines once `expected` have been written (they are written within 0.25 s);
-    with `skip_health`, those of the start-up's health checks left out, however late they land."""
+def _log_lines(path: Path, wanted, expected: int, timeout: float = 5) -> list[str]:
+    """The access log's lines that `wanted` picks (the module's other tests write to it too), once
+    `expected` of them have been written (they are written within 0.25 s)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        lines = path.read_text().splitlines() if path.exists() else []
-        if skip_health:
-            lines = [line for line in lines if '"GET /health ' not in line]
+        lines = [line for line in path.read_text().splitlines() if wanted(line)] if path.exists() else []
         if len(lines) >= expected:
             return lines
         time.sleep(0.05)
     raise AssertionError(f"{expected} access log lines expected, found {len(lines)}")
 
 
-def test_the_access_log_has_one_line_per_request_with_the_address_the_rule_decided(built_warehouse, tmp_path):
-    log = tmp_path / "access.log"
-    with served(built_warehouse, tmp_path / "data", access_log=str(log)) as client:
+def test_the_access_log_has_one_line_per_request_with_the_address_the_rule_decided(direct):
+    with direct.client() as client:
         forged = client.get("/v1/spots", headers={"X-Forwarded-For": "203.0.113.9", "Accept-Encoding": "gzip"})
         missing = client.get("/v1/spots/NO-SUCH-MODEL")
         odd = client.get("/v1/spots/%22x%0A%22")
@@ -160,7 +181,8 @@ def test_the_access_log_has_one_line_per_request_with_the_address_the_rule_decid
         with socket.create_connection(("127.0.0.1", port)) as sock:  # a raw quote, as no client library sends
             sock.sendall(b'GET /v1/task-types?q="1" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
             raw_status = _read_all(sock, 10).split(b" ", 2)[1]
-        lines = _log_lines(log, 4, skip_health=True)
+    asked = ('"GET /v1/spots HTTP', '"GET /v1/spots/NO-SUCH-MODEL ', '"GET /v1/spots/%22x', '"GET /v1/task-types?q=')
+    lines = _log_lines(direct.log, lambda line: any(request in line for request in asked), 4)
     assert len(lines) == 4
     stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
     sent = int(forged.headers["content-length"])  # compressed, as sent
@@ -172,13 +194,11 @@ def test_the_access_log_has_one_line_per_request_with_the_address_the_rule_decid
     assert f'"GET /v1/task-types?q=\\"1\\" HTTP/1.1" {raw_status.decode()}' in lines[3], lines[3]
 
 
-def test_the_access_log_names_the_client_behind_a_trusted_proxy(built_warehouse, tmp_path):
-    log = tmp_path / "access.log"
-    with served(built_warehouse, tmp_path / "data", access_log=str(log), trusted_proxies="127.0.0.1") as client:
-        before = len(_log_lines(log, 1))
+def test_the_access_log_names_the_client_behind_a_trusted_proxy(behind_proxy):
+    with behind_proxy.client() as client:
         client.get("/v1/task-types", headers={"X-Forwarded-For": "203.0.113.9"})
         client.get("/health", headers={"X-Forwarded-For": "198.51.100.4"})
-        lines = _log_lines(log, before + 2)[before:]
+    lines = _log_lines(behind_proxy.log, lambda line: "203.0.113.9" in line or "198.51.100.4" in line, 2)
     assert [line.split(" ")[1] for line in lines] == ["203.0.113.9", "198.51.100.4"]
 
 
@@ -187,8 +207,8 @@ def test_uvicorns_own_access_log_is_off():
     assert SERVER_OPTIONS["access_log"] is False
 
 
-def test_guessed_keys_are_limited_per_address_through_the_real_server(built_warehouse, tmp_path):
-    with served(built_warehouse, tmp_path / "data", failed_auths_per_hour="3") as client:
+def test_guessed_keys_are_limited_per_address_through_the_real_server(direct):
+    with direct.client() as client:
         guesses = [client.get("/v1/task-types", headers={"X-API-Key": f"ipo_guess{i}"}) for i in range(5)]
         without_key = client.get("/v1/task-types")
     assert [r.status_code for r in guesses] == [401, 401, 401, 429, 429]
@@ -196,8 +216,8 @@ def test_guessed_keys_are_limited_per_address_through_the_real_server(built_ware
     assert without_key.status_code == 200  # the address's free tier is its own count
 
 
-def test_only_successful_key_creations_count_through_the_real_server(built_warehouse, tmp_path):
-    with served(built_warehouse, tmp_path / "data", key_creations_per_hour="2") as client:
+def test_only_successful_key_creations_count_through_the_real_server(direct):
+    with direct.client() as client:
         refused = [client.post("/v1/keys", json={"name": "x" * 100}).status_code for _ in range(10)]
         refused.append(client.post("/v1/keys", content=b"name=a", headers={"Content-Type": "text/plain"}).status_code)
         made = [client.post("/v1/keys", json={"name": f"ada {i}"}).status_code for i in range(3)]
@@ -225,34 +245,28 @@ def _response(sock: socket.socket, buffered: bytearray) -> tuple[bytes, bytes]:
     return head, content
 
 
-def test_an_answer_and_a_304_keep_the_connection_and_pipelined_requests_are_answered_in_order(
-        built_warehouse, tmp_path):
-    process, base = start_server(built_warehouse, tmp_path / "data")
-    host, port = base.removeprefix("http://").split(":")
+def test_an_answer_and_a_304_keep_the_connection_and_pipelined_requests_are_answered_in_order(direct):
+    host, port = direct.base.removeprefix("http://").split(":")
     ask = b"GET /v1/forwards/SONNET-4 HTTP/1.1\r\nHost: x\r\n"
-    try:
-        with socket.create_connection((host, int(port)), timeout=10) as sock:
-            buffered = bytearray()
-            sock.sendall(ask + b"\r\n")
-            head, content = _response(sock, buffered)
-            assert head.startswith(b"HTTP/1.1 200 "), head
-            assert json.loads(content)["data"]["ticker"] == "SONNET-4"
-            assert re.search(rb"(?im)^date: ", head) and not re.search(rb"(?im)^server:", head)
-            etag = re.search(rb"(?im)^etag: (\S+)", head).group(1)
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        buffered = bytearray()
+        sock.sendall(ask + b"\r\n")
+        head, content = _response(sock, buffered)
+        assert head.startswith(b"HTTP/1.1 200 "), head
+        assert json.loads(content)["data"]["ticker"] == "SONNET-4"
+        assert re.search(rb"(?im)^date: ", head) and not re.search(rb"(?im)^server:", head)
+        etag = re.search(rb"(?im)^etag: (\S+)", head).group(1)
 
-            # A 304 gives no length (RFC 9110 §8.6) and keeps the connection for the next request;
-            # pipelined requests are answered in order.
-            sock.sendall(ask + b"If-None-Match: " + etag + b"\r\n\r\n" + ask + b"\r\n")
-            not_modified, nothing = _response(sock, buffered)
-            again, content_again = _response(sock, buffered)
-            assert not_modified.startswith(b"HTTP/1.1 304 ") and nothing == b""
-            assert b"content-length" not in not_modified.lower()
-            assert again.startswith(b"HTTP/1.1 200 ")
-            assert json.loads(content_again)["data"] == json.loads(content)["data"]
-            sock.sendall(b"GET /v1/greeks HTTP/1.1\r\nHost: x\r\n\r\n")  # a long answer (80 KB) on the same connection
-            spots_head, spots = _response(sock, buffered)
-            assert spots_head.startswith(b"HTTP/1.1 200 ") and len(spots) > 64 * 1024
-            assert len(json.loads(spots)["data"]) == len(TICKERS)
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
+        # A 304 gives no length (RFC 9110 §8.6) and keeps the connection for the next request;
+        # pipelined requests are answered in order.
+        sock.sendall(ask + b"If-None-Match: " + etag + b"\r\n\r\n" + ask + b"\r\n")
+        not_modified, nothing = _response(sock, buffered)
+        again, content_again = _response(sock, buffered)
+        assert not_modified.startswith(b"HTTP/1.1 304 ") and nothing == b""
+        assert b"content-length" not in not_modified.lower()
+        assert again.startswith(b"HTTP/1.1 200 ")
+        assert json.loads(content_again)["data"] == json.loads(content)["data"]
+        sock.sendall(b"GET /v1/greeks HTTP/1.1\r\nHost: x\r\n\r\n")  # a long answer (80 KB) on the same connection
+        spots_head, spots = _response(sock, buffered)
+        assert spots_head.startswith(b"HTTP/1.1 200 ") and len(spots) > 64 * 1024
+        assert len(json.loads(spots)["data"]) == len(TICKERS)
