@@ -8,7 +8,12 @@ empty neither hides a change across it nor turns unknown-to-known into a change.
 Kinds (contract §7):
 
 - `new_model`: the first point of a ticker's sync series (field `output`, before NaN).
-- `price_cut` / `price_increase`: the sync `input` or `output` price moved, one event per field.
+- `price_cut` / `price_increase`: the sync `input` or `output` price moved, one event per field:
+  one origin's own price (a maker's list, or the price a source states), never a median of hosts.
+- `hosts_changed`: a series priced at the median of its hosts' quotes (`pipelines.open_weight`)
+  moved, in any field or mode. A median moves as hosts join or leave the set the oracle sees as
+  well as when one changes its quote, so it is no one's own price change: it is left out of the
+  default listing (`of_kind`), and asked for by name.
 - `batch_change`: the batch `input` or `output` price moved (either way), and the first point of a
   batch series (field `output`, before NaN).
 - `cache_change`: `cache_read` moved, in either mode, between two known values.
@@ -29,7 +34,8 @@ which may precede the first point of its series. A price or cache change undone 
 left, is flagged `reverted` on both events: a source's slip or a short promotion, not a lasting
 repricing.
 
-Changes smaller than a relative `RELATIVE_TOLERANCE` are float noise, not events.
+Changes smaller than a relative `PRICE_PRECISION` are below the precision prices are stated
+with, not events.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.listings import BATCH, CARRIED_FORWARD, PUBLISHED, SYNC, prices_agree
+from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 
 PRICE_CUT = "price_cut"
 PRICE_INCREASE = "price_increase"
@@ -50,8 +57,11 @@ DEPRECATED = "deprecated"
 ALIAS_MOVED = "alias_moved"
 SCHEDULED = "scheduled"
 UNCONFIRMED = "unconfirmed"
+HOSTS_CHANGED = "hosts_changed"
+# Kinds that record a change in what the oracle sees, not in anyone's price: out of the default listing.
+VIEW_CHANGES = (HOSTS_CHANGED,)
 EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE, DEPRECATED, ALIAS_MOVED, SCHEDULED,
-               UNCONFIRMED)
+               UNCONFIRMED, HOSTS_CHANGED)
 
 EVENT_COLUMNS = ["event_id", "ticker", "mode", "kind", "field", "before", "after", "pct_change",
                  "effective_date", "observed_on", "source", "source_version", "source_url", "provenance", "reverted",
@@ -60,7 +70,9 @@ REVERT_DAYS = 31
 CHANGE_KINDS = (PRICE_CUT, PRICE_INCREASE, BATCH_CHANGE, CACHE_CHANGE)
 
 SORT_KEYS = ["effective_date", "ticker", "mode", "field"]
-RELATIVE_TOLERANCE = 1e-9
+# No maker reprices by a hundredth of a percent; such a move is a price read back from another unit
+# (0.4 $/M stated per token and read as 0.39998).
+PRICE_PRECISION = 1e-4
 PRICE_FIELDS = ("input", "output")
 CACHE_FIELD = "cache_read"
 STATUS_FIELD = "status"
@@ -79,10 +91,10 @@ def pct_change(before, after):
 
 
 def changed(before, after):
-    """True where both values are known and differ by more than float noise."""
+    """True where both values are known and differ by more than the precision of a price."""
     before = np.asarray(before, dtype="float64")
     after = np.asarray(after, dtype="float64")
-    return ~prices_agree(before, after, RELATIVE_TOLERANCE) & ~np.isnan(before) & ~np.isnan(after)
+    return ~prices_agree(before, after, PRICE_PRECISION) & ~np.isnan(before) & ~np.isnan(after)
 
 
 def _empty() -> pd.DataFrame:
@@ -126,21 +138,18 @@ def last_known_before(points: pd.DataFrame, field: str) -> pd.Series:
 
 def _change_events(points: pd.DataFrame) -> list[pd.DataFrame]:
     frames = []
+    median = (points["source"] == HOST_MEDIAN_SOURCE).to_numpy()  # a point priced at its hosts' median
     is_sync = (points["mode"] == SYNC).to_numpy()
     is_batch = (points["mode"] == BATCH).to_numpy()
-    for field in PRICE_FIELDS:
+    for field in (*PRICE_FIELDS, CACHE_FIELD):
         before = last_known_before(points, field).to_numpy()
         after = points[field].to_numpy("float64")
         moved = changed(before, after)
-        sync = moved & is_sync
-        kinds = np.where(after[sync] < before[sync], PRICE_CUT, PRICE_INCREASE)
-        frames.append(_rows(points[sync], kinds, field, before[sync], after[sync]))
-        batch = moved & is_batch
-        frames.append(_rows(points[batch], BATCH_CHANGE, field, before[batch], after[batch]))
-    before = last_known_before(points, CACHE_FIELD).to_numpy()
-    after = points[CACHE_FIELD].to_numpy("float64")
-    moved = changed(before, after)
-    frames.append(_rows(points[moved], CACHE_CHANGE, CACHE_FIELD, before[moved], after[moved]))
+        kinds = np.select([median, field == CACHE_FIELD, is_sync, is_batch],
+                          [HOSTS_CHANGED, CACHE_CHANGE, np.where(after < before, PRICE_CUT, PRICE_INCREASE),
+                           BATCH_CHANGE], default="")
+        moved &= kinds != ""
+        frames.append(_rows(points[moved], kinds[moved], field, before[moved], after[moved]))
     return frames
 
 
@@ -273,9 +282,15 @@ def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
     return events[EVENT_COLUMNS]
 
 
+def of_kind(kinds: pd.Series, kind: str | None) -> np.ndarray:
+    """Which events a listing, stream or webhook asking for `kind` gets: that kind alone, or with
+    none named every kind but the changes in what the oracle sees (`VIEW_CHANGES`)."""
+    return (kinds == kind).to_numpy() if kind is not None else ~kinds.isin(VIEW_CHANGES).to_numpy()
+
+
 def recent_events(events: pd.DataFrame, since: date | None, ticker: str | None = None,
                   kind: str | None = None, limit: int | None = None) -> pd.DataFrame:
-    """Events on or after `since` (None: all), for one ticker (any case) and kind, newest first.
+    """Events on or after `since` (None: all), for one ticker (any case) and kind (`of_kind`), newest first.
 
     Within a day the order stays ticker, mode, field. Raises ValueError for an unknown kind or a
     negative limit, so a caller can answer with the list of valid kinds.
@@ -289,8 +304,7 @@ def recent_events(events: pd.DataFrame, since: date | None, ticker: str | None =
         keep &= (events["effective_date"] >= since).to_numpy()
     if ticker is not None:
         keep &= (events["ticker"].str.upper() == ticker.strip().upper()).to_numpy()
-    if kind is not None:
-        keep &= (events["kind"] == kind).to_numpy()
+    keep &= of_kind(events["kind"], kind)
     selected = events[keep].sort_values(SORT_KEYS[1:], kind="stable")
     selected = selected.sort_values("effective_date", ascending=False, kind="stable")
     if limit is not None:

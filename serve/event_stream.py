@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Callable
 import msgspec
 import pandas as pd
 
-from pipelines.events import new_events, with_original_names
+from pipelines.events import new_events, of_kind, with_original_names
 from serve.problems import Problem
 from serve.respond import records
 from serve.settings import Settings
@@ -162,9 +162,7 @@ def _chosen(events: pd.DataFrame, ticker: str | None, mode: str | None, kind: st
         keep &= events["ticker"] == ticker
     if mode is not None:
         keep &= events["mode"] == mode
-    if kind is not None:
-        keep &= events["kind"] == kind
-    return events[keep]
+    return events[keep.to_numpy() & of_kind(events["kind"], kind)]
 
 
 def messages(snapshot: LoadedSnapshot, events: pd.DataFrame) -> list[bytes]:

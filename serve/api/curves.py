@@ -19,7 +19,7 @@ from litestar import Response
 from litestar.params import Parameter
 
 from pipelines.backtest import METHODS, TENOR_MONTHS
-from pipelines.events import EVENT_KINDS, recent_events, with_original_names
+from pipelines.events import EVENT_KINDS, VIEW_CHANGES, recent_events, with_original_names
 from pipelines.history_points import INTERVALS, POINTS, change_points, period_ends
 from pipelines.listings import PRICE_FIELDS
 from pipelines.scorecard import headline
@@ -261,7 +261,8 @@ async def history(
      description=f"Price changes on or after `since` (default: {EVENTS_WINDOW_DAYS} days before the snapshot "
                  "date), newest first, at most `limit` (default 100). `ticker` takes any name of a model; a batch "
                  "ticker (`X.B`) selects that model's batch events. `kind` is one of "
-                 f"{', '.join(EVENT_KINDS)}. `pct_change` is a fraction (−0.125 is a 12.5% cut) and "
+                 f"{', '.join(EVENT_KINDS)}; without it, every kind but {', '.join(VIEW_CHANGES)} (a change in "
+                 "what the oracle sees, no one's own price). `pct_change` is a fraction (−0.125 is a 12.5% cut) and "
                  "`percent_change` the same in percent; beside our names each event carries the original "
                  "oracle's: model_id, display_name, price_type (the mode), event_type, beta_before and beta_after "
                  "(the output price, on output events), pct_change_display and detected_at (the day the source "

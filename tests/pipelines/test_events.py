@@ -77,10 +77,10 @@ def events_of(*sync_points, status=None):
     ((1.0, 10.0), (1.25, 5.0), [("price_increase", "input", 1.0, 1.25, 0.25), ("price_cut", "output", 10.0, 5.0, -0.5)]),
     # equal prices: no event
     ((3.0, 15.0), (3.0, 15.0), []),
-    # float noise below a relative 1e-9: no event
-    ((3.0, 15.0), (3.0 * (1 + 1e-12), 15.0 * (1 - 1e-11)), []),
-    # a change just above the noise floor still counts
-    ((3.0, 15.0), (3.0, 15.0 + 3e-7), [("price_increase", "output", 15.0, 15.0 + 3e-7, 2e-8)]),
+    # below the precision of a price (a relative 1e-4): no event
+    ((3.0, 15.0), (3.0, 15.0 * (1 + 9e-5)), []),
+    # a change just above it still counts
+    ((3.0, 15.0), (3.0, 15.0 * (1 + 2e-4)), [("price_increase", "output", 15.0, 15.0 * (1 + 2e-4), 2e-4)]),
 ])
 def test_sync_price_changes(first, second, expected):
     events = events_of(point(d(1), *first), point(d(10), *second, provenance="current", source="model-prices"))
@@ -309,3 +309,27 @@ def test_an_alias_moved_back_within_a_month_is_flagged_reverted():
     moved = build_events(h, models(active=("A", "B")), AS_OF, spans)
     moved = moved[moved["kind"] == "alias_moved"]
     assert moved[["effective_date", "ticker", "reverted"]].values.tolist() == [[d(2), "A", True], [d(14), "B", True]]
+
+
+def test_a_median_of_hosts_that_moves_is_hosts_changed_and_left_out_of_the_default_listing():
+    """LLAMA-3.2-1B: a median of 3 hosts, then of 5 once another catalogue's hosts joined the set
+    (output 0.201 → 0.100): no one's own price moved. A maker's own cut the same day is a cut."""
+    median = "host-median"
+    events = build_events(history(
+        series("LLAMA", "sync", [point(d(1), 0.005, 0.201, source=median), point(d(10), 0.005, 0.100, source=median)]),
+        series("A", "sync", [point(d(1), 1.0, 4.0), point(d(10), 1.0, 3.0)]),
+    ), models(active=("A", "LLAMA")), AS_OF)
+    assert changes(events) == [("price_cut", "sync", "output", 4.0, 3.0, d(10)),
+                               ("hosts_changed", "sync", "output", 0.201, 0.100, d(10))]
+    listed = recent_events(events, d(2))
+    assert list(listed["kind"]) == ["price_cut"]  # the default listing: price changes only
+    assert list(recent_events(events, d(2), kind="hosts_changed")["ticker"]) == ["LLAMA"]
+
+
+def test_a_move_under_the_precision_of_a_price_is_no_event():
+    """0.4 $/M stated per token and read back as 0.39998 is no cut; 0.4 → 0.396 (1%) is."""
+    events = build_events(history(
+        series("A", "sync", [point(d(1), 1.0, 0.4), point(d(10), 1.0, 0.39998)]),
+        series("B", "sync", [point(d(1), 1.0, 0.4), point(d(10), 1.0, 0.396)]),
+    ), models(active=("A", "B")), AS_OF)
+    assert changes(events) == [("price_cut", "sync", "output", 0.4, 0.396, d(10))]
