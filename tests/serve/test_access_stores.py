@@ -148,6 +148,7 @@ def _record_many(path, key_id, count):
     store.close()
 
 
+@pytest.mark.slow  # two processes
 def test_two_processes_on_one_file_count_every_use(tmp_path):
     path = tmp_path / "keys.sqlite3"
     store = SqliteKeyStore(path)

@@ -33,6 +33,7 @@ class Remember(logging.Handler):
         self.lines.append(self.format(record))
 
 
+@pytest.mark.slow  # an app of its own, with the settings under test
 def test_an_unexpected_failure_is_a_plain_500_and_the_trace_goes_to_the_log(make_client, monkeypatch):
     def broken(*_):
         raise RuntimeError(f"secret detail in {ROOT}/serve/api/market.py")
@@ -53,6 +54,7 @@ def test_an_unexpected_failure_is_a_plain_500_and_the_trace_goes_to_the_log(make
     assert any("secret detail" in line and "Traceback" in line for line in log.lines)  # the operator sees it
 
 
+@pytest.mark.slow  # an app of its own, with the settings under test
 def test_an_oversize_body_is_refused_before_it_is_read(make_client):
     with make_client(max_body_bytes=1024) as client:
         response = client.post("/v1/price", content=b'{"model": "' + b"x" * 4096 + b'"}',
@@ -60,12 +62,14 @@ def test_an_oversize_body_is_refused_before_it_is_read(make_client):
     assert response.status_code == 413 and response.json()["code"] == "payload_too_large"
 
 
+@pytest.mark.slow  # an app of its own, with the settings under test
 def test_cors_is_off_unless_configured(make_client):
     with make_client() as client:
         answer = client.get("/v1/spots/O3", headers={"Origin": "https://budget.example"})
     assert answer.status_code == 200 and "access-control-allow-origin" not in answer.headers
 
 
+@pytest.mark.slow  # an app of its own, with the settings under test
 def test_cors_allows_reads_with_a_key_but_never_credentials(make_client):
     with make_client(cors_origins="*") as client:
         preflight = client.options("/v1/price", headers={
@@ -80,6 +84,7 @@ def test_cors_allows_reads_with_a_key_but_never_credentials(make_client):
         assert "ratelimit-remaining" in answer.headers["access-control-expose-headers"].lower()
 
 
+@pytest.mark.slow  # an app of its own, with the settings under test
 def test_cors_can_be_narrowed_to_named_origins(make_client):
     with make_client(cors_origins="https://budget.example") as client:
         allowed = client.get("/v1/spots/O3", headers={"Origin": "https://budget.example"})
