@@ -288,6 +288,16 @@ def of_kind(kinds: pd.Series, kind: str | None) -> np.ndarray:
     return (kinds == kind).to_numpy() if kind is not None else ~kinds.isin(VIEW_CHANGES).to_numpy()
 
 
+def chosen(events: pd.DataFrame, ticker: str | None = None, mode: str | None = None,
+           kind: str | None = None) -> pd.DataFrame:
+    """The events a stream or a webhook with these filters gets (`of_kind` for the kind)."""
+    keep = of_kind(events["kind"], kind)
+    for column, value in (("ticker", ticker), ("mode", mode)):
+        if value is not None:
+            keep = keep & (events[column] == value).to_numpy()  # not in place: pandas' arrays may be read-only
+    return events[keep]
+
+
 def recent_events(events: pd.DataFrame, since: date | None, ticker: str | None = None,
                   kind: str | None = None, limit: int | None = None) -> pd.DataFrame:
     """Events on or after `since` (None: all), for one ticker (any case) and kind (`of_kind`), newest first.

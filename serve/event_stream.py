@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Callable
 import msgspec
 import pandas as pd
 
-from pipelines.events import new_events, of_kind, with_original_names
+from pipelines.events import chosen, new_events, with_original_names
 from serve.problems import Problem
 from serve.respond import records
 from serve.settings import Settings
@@ -156,15 +156,6 @@ def held_while_streaming(stream: AsyncIterator[bytes], slot: Slot) -> AsyncItera
     return body
 
 
-def _chosen(events: pd.DataFrame, ticker: str | None, mode: str | None, kind: str | None) -> pd.DataFrame:
-    keep = pd.Series(True, index=events.index)
-    if ticker is not None:
-        keep &= events["ticker"] == ticker
-    if mode is not None:
-        keep &= events["mode"] == mode
-    return events[keep.to_numpy() & of_kind(events["kind"], kind)]
-
-
 def messages(snapshot: LoadedSnapshot, events: pd.DataFrame) -> list[bytes]:
     """One SSE message per event: its id, the type `price_event` and the event as `/v1/events` gives it."""
     rows = records(with_original_names(events, snapshot.table("spots")))
@@ -190,7 +181,7 @@ async def _caught_up(served: LoadedSnapshot, last_event_id: str, ticker, mode, k
     if before is None:
         return [b"event: reset\ndata: {\"reason\": \"the snapshot of Last-Event-ID is no longer kept; "
                 b"read /v1/events for what you missed\"}\n\n"]
-    return messages(served, _chosen(new_events(served.table("events"), before), ticker, mode, kind))
+    return messages(served, chosen(new_events(served.table("events"), before), ticker, mode, kind))
 
 
 async def event_stream(state: SnapshotState, served: LoadedSnapshot, last_event_id: str | None,
@@ -208,7 +199,7 @@ async def event_stream(state: SnapshotState, served: LoadedSnapshot, last_event_
         await asyncio.sleep(max(0.0, min(poll, next_beat - now, ends_at - now)))
         current = state.current()
         if current is not None and current.snapshot_id != served.snapshot_id:
-            fresh = _chosen(new_events(current.table("events"), served.table("events")), ticker, mode, kind)
+            fresh = chosen(new_events(current.table("events"), served.table("events")), ticker, mode, kind)
             served = current
             for message in messages(current, fresh):
                 yield message

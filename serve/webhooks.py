@@ -31,7 +31,7 @@ from pathlib import Path
 
 import msgspec
 
-from pipelines.events import new_events, of_kind, with_original_names
+from pipelines.events import chosen, new_events, with_original_names
 from serve.respond import records
 from serve.settings import Settings
 from serve.state import LoadedSnapshot, SnapshotState
@@ -214,12 +214,9 @@ class Dispatcher:
             served = current
 
     def _send_later(self, hook: Webhook, snapshot: LoadedSnapshot, fresh) -> None:
-        chosen = fresh[of_kind(fresh["kind"], hook.kind)]
-        for column, value in (("ticker", hook.ticker), ("mode", hook.mode)):
-            if value is not None:
-                chosen = chosen[chosen[column] == value]
-        if len(chosen):
-            task = asyncio.create_task(self._deliver(hook, snapshot, chosen))
+        picked = chosen(fresh, hook.ticker, hook.mode, hook.kind)
+        if len(picked):
+            task = asyncio.create_task(self._deliver(hook, snapshot, picked))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
 

@@ -26,8 +26,8 @@ from warehouse.snapshot import SnapshotDamaged, SnapshotStore
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / ".cache" / "test-snapshots"
-# What a build reads: the code of the three folders below serve/, the session's own build
-# functions and universe, and the project's declared dependencies.
+# What a build reads: the code a refresh runs (pipelines, assets, warehouse and its seed data), the
+# session's own build functions and universe, and the project's declared dependencies.
 INPUTS = ["pipelines", "assets", "warehouse", "tests/conftest.py", "tests/small_universe.py",
           "tests/fixtures/small_universe.json", "pyproject.toml"]
 MAX_AGE_HOURS = 12
