@@ -58,7 +58,11 @@ def _in_force(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def archive_agreement(observations: pd.DataFrame) -> pd.DataFrame:
     """Each archived price compared with the maker's price in force that day (where there is one)."""
-    origin, archived = _in_force(observations)
+    return _agreement_of(*_in_force(observations))
+
+
+def _agreement_of(origin: pd.DataFrame, archived: pd.DataFrame) -> pd.DataFrame:
+    """`archive_agreement` of the statements `_in_force` picks."""
     origin = origin.sort_values(["effective_date", "authority"], kind="stable")
     origin = origin.drop_duplicates(["ticker", "effective_date"], keep="last")
     left = archived[["ticker", "effective_date", "input", "output"]].assign(
@@ -75,9 +79,9 @@ def archive_agreement(observations: pd.DataFrame) -> pd.DataFrame:
 def archive_tracks_maker(observations: pd.DataFrame) -> set[str]:
     """Tickers whose history the archive may carry back: the ticker's own comparisons decide
     where it has enough of them, else its maker's."""
-    comparisons = archive_agreement(observations)
+    origin, archived = _in_force(observations)  # once: the backtest asks at every anchor
+    comparisons = _agreement_of(origin, archived)
     makers, tickers = _agreement(comparisons, "maker"), _agreement(comparisons, "ticker")
-    origin, archived = _in_force(observations)
     maker_of = origin.drop_duplicates("ticker").set_index("ticker")["provider"].to_dict()
     tracked = set()
     for ticker in archived["ticker"].unique():
