@@ -174,7 +174,7 @@ def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules,
     lineage = lineage_params(sync_points)
     baseline = np.array([lineage.get(f, BASELINE_DEFAULT) for f in base["family"]]).reshape(-1, 2)
     spot = base["spot"].to_numpy(float)
-    parts = []  # (tenor, months, method, the distribution's columns)
+    parts = []  # (tenor, method, the distribution's columns)
     for tenor, months in TENOR_MONTHS.items():
         p = chance_at(by_month, months).reshape(-1)
         mean, q = np.empty(len(p)), np.empty((len(p), 3))
@@ -185,38 +185,38 @@ def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules,
         mu, s = -baseline[:, 0] * months, baseline[:, 1] * np.sqrt(months)
         drift = spot * np.exp(mu)
         parts += [
-            (tenor, months, "oracle", dict(forecast=spot * mean, median=spot * q[:, 1], p05=spot * q[:, 0],
-                                           p95=spot * q[:, 2], p_change=p, change_law=law_of)),
-            (tenor, months, "flat", dict(forecast=spot, median=spot, p05=spot, p95=spot, p_change=0.0)),
-            (tenor, months, "single_exp", dict(forecast=drift, median=drift, p05=drift * np.exp(-Z90 * s),
-                                               p95=drift * np.exp(Z90 * s), p_change=1.0, mu=mu, s=s)),
+            (tenor, "oracle", dict(forecast=spot * mean, median=spot * q[:, 1], p05=spot * q[:, 0],
+                                   p95=spot * q[:, 2], p_change=p, change_law=law_of)),
+            (tenor, "flat", dict(forecast=spot, median=spot, p05=spot, p95=spot, p_change=0.0)),
+            (tenor, "single_exp", dict(forecast=drift, median=drift, p05=drift * np.exp(-Z90 * s),
+                                       p95=drift * np.exp(Z90 * s), p_change=1.0, mu=mu, s=s)),
         ]
     return _stacked(base, anchor, parts, fitted.base_rates), fitted.laws
 
 
-def _stacked(base: pd.DataFrame, anchor: date, parts: list[tuple[str, int, str, dict]],
+def _stacked(base: pd.DataFrame, anchor: date, parts: list[tuple[str, str, dict]],
              base_rates: dict[float, float]) -> pd.DataFrame:
     """One frame of every (tenor, method) part of `forecasts_at`, each a copy of `base`'s rows
     with its own columns (a column a part lacks is missing there): built once, since a frame per
     part cost more than the forecasts in it."""
     n = len(base)
+    months = [float(TENOR_MONTHS[tenor]) for tenor, _, _ in parts]
     frame = base[["ticker", "family", "tier", "fixed_name", "spot"]].iloc[np.tile(np.arange(n), len(parts))]
     frame = frame.reset_index(drop=True).assign(
         anchor=anchor,
-        tenor=pd.array(np.repeat([t for t, _, _, _ in parts], n), dtype="str"),
-        months=np.repeat([float(m) for _, m, _, _ in parts], n),
-        method=pd.array(np.repeat([m for _, _, m, _ in parts], n), dtype="str"),
-        p_base=np.repeat([base_rates.get(float(m), np.nan) for _, m, _, _ in parts], n))
+        tenor=pd.array(np.repeat([tenor for tenor, _, _ in parts], n), dtype="str"),
+        months=np.repeat(months, n),
+        method=pd.array(np.repeat([method for _, method, _ in parts], n), dtype="str"),
+        p_base=np.repeat([base_rates.get(m, np.nan) for m in months], n))
     for column in ("forecast", "median", "p05", "p95", "p_change", "mu", "s"):
-        frame[column] = _joined([values.get(column, np.nan) for _, _, _, values in parts], n, float)
-    frame["change_law"] = _joined([values.get("change_law") for _, _, _, values in parts], n, object)
+        frame[column] = _joined([values.get(column, np.nan) for _, _, values in parts], n, float)
+    frame["change_law"] = _joined([values.get("change_law") for _, _, values in parts], n, object)
     return frame
 
 
 def _joined(values: list, n: int, dtype) -> np.ndarray:
     """Each part's column (an array of `n`, or one value for all), one after another."""
-    return np.concatenate([np.broadcast_to(np.asarray(v, dtype=dtype), (n,)) for v in values]) if values \
-        else np.empty(0, dtype=dtype)
+    return np.concatenate([np.broadcast_to(np.asarray(v, dtype=dtype), (n,)) for v in values])
 
 
 def score(forecasts: pd.DataFrame, laws: dict[str, ChangeLaw], history: pd.DataFrame, revisions: Histories,

@@ -49,11 +49,17 @@ PART_ROWS = 500_000
 
 
 def _in_force(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The makers' sync statements in force, and the archive's (`_archived`)."""
     known = known[~known["superseded"]]
     # A host median is no maker's price: it neither confirms nor refutes the archive's.
     origin = known[known["is_origin"] & (known["mode"] == SYNC) & ~host_priced(known)]
-    archived = known[(known["provider"] == ARCHIVE_HOST) & (known["mode"] == SYNC)]
-    return origin, archived
+    return origin, _archived(known)
+
+
+def _archived(known: pd.DataFrame) -> pd.DataFrame:
+    """The archive's sync statements in force: apart from `_in_force`'s makers, whose host
+    medians cost a pass over every statement that a reader of the archive alone need not make."""
+    return known[~known["superseded"] & (known["provider"] == ARCHIVE_HOST) & (known["mode"] == SYNC)]
 
 
 def archive_agreement(observations: pd.DataFrame) -> pd.DataFrame:
@@ -128,7 +134,7 @@ def steering_points(observations: pd.DataFrame, as_of: date, backfill: set[str])
     known = observations[observations["effective_date"] <= as_of]
     origin = known[known["is_origin"] & ~known["superseded"]]
     origin = origin[~regional_variants(origin) & (~host_priced(origin) | (origin["source"] == HOST_MEDIAN_SOURCE))]
-    _, archived = _in_force(known)
+    archived = _archived(known)
     # OpenRouter's price of an open-weight model is one host's, no evidence of the hosts' median.
     archived = archived[is_among(archived["ticker"], backfill) & ~host_priced(archived).to_numpy()]
     # The minimum taken over datetimes, then back to dates: dates as objects group slowly.
