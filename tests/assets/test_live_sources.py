@@ -100,11 +100,13 @@ def payloads(genai=None, litellm=None, openrouter=None, model_prices=None) -> di
     return routes
 
 
-def genai_with(model_id: str, **prices) -> list:
+def genai_with(*edits: tuple[str, dict]) -> list:
+    """genai-prices' fixture with each (model id, prices) edit applied."""
     data = _load("genai_prices_data.json")
-    for model in data[0]["models"]:
-        if model["id"] == model_id:
-            model["prices"].update(prices)
+    for model_id, prices in edits:
+        for model in data[0]["models"]:
+            if model["id"] == model_id:
+                model["prices"].update(prices)
     return data
 
 
@@ -154,22 +156,17 @@ def warehouse(day_one, tmp_path) -> Path:
     return copy_of(day_one, tmp_path)
 
 
-@pytest.fixture(scope="module")
-def day_two_cut(day_one, live_env, tmp_path_factory) -> Path:
-    """Day two, on which genai-prices cuts HAIKU-4.5's input 1.0 → 0.8 (read only)."""
-    root = copy_of(day_one, tmp_path_factory.mktemp("cut"))
-    assert run(root, DAY2, payloads(genai=genai_with("claude-haiku-4-5", input_mtok=0.8)))
-    return root
-
-
-TENFOLD = "claude-opus-4-1", 750  # output, against 75
+CUT = "claude-haiku-4-5", {"input_mtok": 0.8}  # input, against 1.0
+TENFOLD = "claude-opus-4-1", {"output_mtok": 750}  # output, against 75
 
 
 @pytest.fixture(scope="module")
-def day_two_tenfold(day_one, live_env, tmp_path_factory) -> Path:
-    """Day two, on which genai-prices alone prints OPUS-4.1's output ten times over (read only)."""
-    root = copy_of(day_one, tmp_path_factory.mktemp("tenfold"))
-    assert run(root, DAY2, payloads(genai=genai_with(TENFOLD[0], output_mtok=TENFOLD[1])))
+def day_two(day_one, live_env, tmp_path_factory) -> Path:
+    """Day two, on which genai-prices cuts HAIKU-4.5's input 1.0 → 0.8 and, alone, prints
+    OPUS-4.1's output ten times over: a cut published and a print held, each with its own
+    outcome (read only)."""
+    root = copy_of(day_one, tmp_path_factory.mktemp("day-two"))
+    assert run(root, DAY2, payloads(genai=genai_with(CUT, TENFOLD)))
     return root
 
 
@@ -217,8 +214,8 @@ def test_day_one_reads_every_upstream_and_keeps_what_it_read(day_one, live_env):
                                                                                             rel=1e-12)
 
 
-def test_a_price_cut_between_two_fetches_is_an_event_on_the_day_it_was_seen(day_two_cut, live_env):
-    warehouse = day_two_cut
+def test_a_price_cut_between_two_fetches_is_an_event_on_the_day_it_was_seen(day_two, live_env):
+    warehouse = day_two
     events = table(warehouse, "events")
     cut = events[(events["ticker"] == HAIKU) & (events["kind"] == "price_cut")
                  & (events["effective_date"] == pd.Timestamp(DAY2).date())]
@@ -239,8 +236,8 @@ def test_a_price_cut_between_two_fetches_is_an_event_on_the_day_it_was_seen(day_
         assert point["source_url"] == f"{live_env}/genai/data.json"
 
 
-def test_replay_rebuilds_an_identical_snapshot_from_the_kept_copies(day_two_cut, live_env, tmp_path):
-    warehouse = copy_of(day_two_cut, tmp_path)
+def test_replay_rebuilds_an_identical_snapshot_from_the_kept_copies(day_two, live_env, tmp_path):
+    warehouse = copy_of(day_two, tmp_path)
     first = SnapshotStore(warehouse).current()
     Upstreams.routes = {}  # the upstreams are gone: a replay fetches nothing
     assert run(warehouse, DAY2, replay=True)
@@ -268,13 +265,13 @@ FETCH_FAULTS = [
 
 def _faulty(fault) -> dict:
     """Day 2's routes with genai-prices' answer replaced by `fault` (a cut nobody will read)."""
-    routes = payloads(genai=genai_with("claude-haiku-4-5", input_mtok=0.8))
+    routes = payloads(genai=genai_with(CUT))
     good = routes["/genai/data.json"]
     routes["/genai/data.json"] = good[: len(good) // 2] if fault == "truncated" else fault
     return routes
 
 
-def fetch_only(warehouse: Path, day: str, live: LiveSources, *sources: str):
+def fetch_only(warehouse: Path | str, day: str, live: LiveSources, *sources: str):
     """The fetch assets alone (of `sources`, else every one), as the UI materialises them."""
     chosen = [FETCH_ASSETS[source] for source in sources] or list(FETCH_ASSETS.values())
     return materialize(chosen, instance=DagsterInstance.ephemeral(), resources={
@@ -294,9 +291,25 @@ def test_a_failed_fetch_is_recorded_with_why_and_the_last_good_copy(warehouse, l
         assert RawStore(warehouse).body(record) == Upstreams.routes["/genai/data.json"]
 
 
-def test_a_failed_fetch_falls_back_to_the_last_good_copy(warehouse, live_env):
-    reason = "server error 500"
-    assert run(warehouse, DAY2, _faulty(500))  # the other sources go on
+@pytest.fixture(scope="module")
+def day_two_faults(day_one, live_env, tmp_path_factory) -> Path:
+    """Day two with two faults of two sources, each with its own outcome: genai-prices answers
+    500 (its cut is read by nobody), and LiteLLM lists 2 of its 5 priced entries (read only)."""
+    root = copy_of(day_one, tmp_path_factory.mktemp("faults"))
+    fewer = _load("litellm_model_prices.json")
+    for key in DROPPED:
+        del fewer[key]
+    routes = payloads(litellm=fewer)
+    routes["/genai/data.json"] = _faulty(500)["/genai/data.json"]
+    assert run(root, DAY2, routes)  # the other sources go on
+    return root
+
+
+DROPPED = ("claude-sonnet-4-5", "gpt-4o", "deepseek/deepseek-chat")  # 2 of its 5 priced entries stay
+
+
+def test_a_failed_fetch_falls_back_to_the_last_good_copy(day_two_faults, live_env):
+    warehouse, reason = day_two_faults, "server error 500"
     record = RawStore(warehouse).on_day("genai-prices", DAY2)[-1]
     assert record.outcome == FAILED and reason in record.reason and record.fallback
     assert spot(warehouse, HAIKU)["input_sync"] == 1.0  # day 1's copy, not the cut nobody read
@@ -305,8 +318,8 @@ def test_a_failed_fetch_falls_back_to_the_last_good_copy(warehouse, live_env):
     assert "genai-prices" in descriptor["status_reason"] and reason in descriptor["status_reason"]
 
 
-def test_a_tenfold_print_from_one_source_is_held(day_two_tenfold, live_env):
-    warehouse = day_two_tenfold
+def test_a_tenfold_print_from_one_source_is_held(day_two, live_env):
+    warehouse = day_two
     assert spot(warehouse, OPUS)["beta_sync"] == 75.0  # not published
     events = table(warehouse, "events")
     held = events[(events["ticker"] == OPUS) & (events["kind"] == "unconfirmed")]
@@ -320,10 +333,9 @@ def test_a_tenfold_print_from_one_source_is_held(day_two_tenfold, live_env):
     assert [(e["ticker"], e["after"]) for e in listed] == [(OPUS, 750.0)]
 
 
-def test_a_held_print_the_next_fetch_repeats_is_confirmed_on_the_day_it_was_first_seen(day_two_tenfold, live_env,
-                                                                                        tmp_path):
-    warehouse = copy_of(day_two_tenfold, tmp_path)
-    assert run(warehouse, DAY3, payloads(genai=genai_with(TENFOLD[0], output_mtok=TENFOLD[1])))
+def test_a_held_print_the_next_fetch_repeats_is_confirmed_on_the_day_it_was_first_seen(day_two, live_env, tmp_path):
+    warehouse = copy_of(day_two, tmp_path)
+    assert run(warehouse, DAY3, payloads(genai=genai_with(CUT, TENFOLD)))
     assert spot(warehouse, OPUS)["beta_sync"] == 750.0
     events = table(warehouse, "events")
     rise = events[(events["ticker"] == OPUS) & (events["kind"] == "price_increase")]
@@ -331,16 +343,17 @@ def test_a_held_print_the_next_fetch_repeats_is_confirmed_on_the_day_it_was_firs
     assert not (events["kind"] == "unconfirmed").any()
 
 
-def test_a_source_that_drops_half_its_models_is_a_broken_fetch(warehouse, day_one, live_env):
-    halved = _load("genai_prices_data.json")
-    halved[0]["models"] = halved[0]["models"][:2]
-    assert run(warehouse, DAY2, payloads(genai=halved))
-    record = RawStore(warehouse).on_day("genai-prices", DAY2)[-1]
+def test_a_source_that_drops_half_its_models_is_a_broken_fetch(day_two_faults, day_one, live_env):
+    warehouse = day_two_faults
+    record = RawStore(warehouse).on_day("litellm", DAY2)[-1]
     assert record.outcome == FAILED and "not a mass retirement" in record.reason and record.models == 2
     status = table(warehouse, "models").set_index("ticker")["status"]
     assert status.equals(table(day_one, "models").set_index("ticker")["status"])  # none retired by the drop
-    assert spot(warehouse, OPUS)["beta_sync"] == 75.0
-    assert "genai-prices" in served(warehouse)["status_reason"]
+    for model_id in DROPPED:
+        observations = table(day_one, "price_observations")
+        ticker = observations.loc[observations["provider_model_id"] == model_id, "ticker"].iloc[0]
+        assert spot(warehouse, ticker)["beta_sync"] == spot(day_one, ticker)["beta_sync"]
+    assert "litellm" in served(warehouse)["status_reason"]
 
 
 def test_every_source_down_publishes_nothing(warehouse, live_env):
@@ -416,16 +429,19 @@ def test_a_failed_endpoint_list_keeps_its_hosts_last_good_offers_and_a_model_one
 
 
 def test_raw_copies_live_on_the_same_storage_as_the_snapshots_an_fsspec_url(live_env):
+    """The fetch assets alone, into a warehouse named by a URL (a whole refresh into one is
+    tests/warehouse/test_warehouse_fsspec.py)."""
     url = f"memory://oracle-{uuid.uuid4().hex}/snapshots"
+    Upstreams.routes = payloads()
     try:
-        assert run(url, DAY1, payloads())
+        assert fetch_only(url, DAY1, LiveSources(**FAST)).success
         raw = RawStore(url)
         for source in UPSTREAMS:
             record = raw.last_good(source)
             assert record.as_of == DAY1 and hashlib.sha256(raw.body(record)).hexdigest() == record.sha256
         genai = raw.last_good("genai-prices")
         assert Storage(url).exists(Storage(url).join("raw", "genai-prices", "blobs", f"{genai.sha256}.json"))
-        assert len(SnapshotStore(url).read_table("source_fetches")) == 5
+        assert len(raw.records(OPENROUTER_ENDPOINTS)) == 1
     finally:
         storage = Storage(url)
         storage.remove(storage.root)

@@ -6,7 +6,6 @@ write error while publishing, and the refresh process killed (SIGKILL) while pub
 """
 
 import errno
-import functools
 import json
 import os
 import shutil
@@ -29,7 +28,7 @@ from serve.state import SnapshotState
 from tests.assets.test_publish_failures import _run
 from tests.conftest import AS_OF
 from tests.serve.conftest import api_settings
-from tests.small_universe import FLOORS, SmallUniverse, kept_rows
+from tests.small_universe import SmallUniverse, kept_rows
 from warehouse.runs import last_run
 from warehouse.seed_files import PRICE_ARCHIVE, SEED_DIR, read_price_archive
 from warehouse.snapshot import SnapshotStore
@@ -94,9 +93,11 @@ def _before(root: Path) -> tuple[bytes, bytes]:
 
 
 def _recovers(root: Path) -> None:
+    """The next good run publishes a new snapshot, records itself ok, and the API says so too."""
     previous = SnapshotStore(root).current().snapshot_id
     assert _run(root).success
     assert SnapshotStore(root).current().snapshot_id != previous
+    assert last_run(root).status == "ok"
     descriptor, _ = _served(root)
     assert descriptor["status"] == "ok", descriptor
 
@@ -107,22 +108,41 @@ def _recovers(root: Path) -> None:
     (lambda path: path.write_bytes(b"\x1f\x8b not really gzip"), "price_archive failed"),
 ])
 def test_a_missing_or_corrupt_source_file(warehouse_copy, tmp_path, damage, reason):
-    """The next good run after a source failed is test_publish_failures.py's last test."""
+    """The next good run after a failure: `_recovers`."""
     before = _before(warehouse_copy)
     result = _run(warehouse_copy, sources=ArchiveFrom(seed_dir=_damaged_seed(tmp_path, damage)))
     assert not result.success
     _assert_previous_snapshot_serves(warehouse_copy, before, reason)
 
 
-def test_an_asset_that_raises_mid_run_and_what_it_staged_is_gone_by_the_end_of_the_next_run(warehouse_copy):
-    before = _before(warehouse_copy)
-    result = _run(warehouse_copy, sources=FailingRules())
-    assert not result.success
-    _assert_previous_snapshot_serves(warehouse_copy, before, "models failed: model_rules.csv could not be read")
-    failed = last_run(warehouse_copy)
+@pytest.fixture(scope="module")
+def raised_mid_run(built_warehouse, tmp_path_factory):
+    """A copy of the session's warehouse on which a run failed in the middle (read only), with
+    what it served before and the run record the failure left."""
+    root = tmp_path_factory.mktemp("raised-mid-run") / "warehouse"
+    shutil.copytree(built_warehouse, root)
+    before = _before(root)
+    assert not _run(root, sources=FailingRules()).success
+    return root, before, last_run(root)
+
+
+MID_RUN_FAILURE = pytest.mark.xdist_group("raised_mid_run")  # one worker, one failed run for both
+
+
+@MID_RUN_FAILURE
+def test_an_asset_that_raises_mid_run_fails_the_run(raised_mid_run):
+    root, before, failed = raised_mid_run
+    _assert_previous_snapshot_serves(root, before, "models failed: model_rules.csv could not be read")
     assert failed.status == "failed"
-    _recovers(warehouse_copy)
-    assert failed.run_id not in _staged(warehouse_copy) and _staged(warehouse_copy) == []
+    assert _staged(root) == [failed.run_id]  # what it staged stays until the next run
+
+
+@MID_RUN_FAILURE
+def test_the_run_after_an_asset_raised_recovers_and_what_the_failed_run_staged_is_gone(raised_mid_run, tmp_path):
+    root = tmp_path / "warehouse"
+    shutil.copytree(raised_mid_run[0], root)
+    _recovers(root)
+    assert _staged(root) == []
 
 
 def test_a_write_error_while_publishing(warehouse_copy, monkeypatch):
@@ -251,14 +271,22 @@ def test_the_run_after_one_killed_before_publishing_removes_what_it_left(killed_
     assert _staged(root) == []
 
 
-def test_refresh_clean_removes_leftovers_no_running_refresh_owns(warehouse_copy, capsys, monkeypatch):
+def test_refresh_clean_removes_leftovers_no_running_refresh_owns_before_it_refreshes(warehouse_copy, capsys,
+                                                                                      monkeypatch):
+    """The command's cleaning, then its refresh; what a refresh does with a dead run's leftovers is
+    the test above, so the refresh here only says what it found when it started."""
     import assets.refresh
 
-    small = functools.partial(assets.refresh.refresh, sources=SmallUniverse(), floors=FLOORS)
-    monkeypatch.setattr(assets.refresh, "refresh", small)  # the command refreshes the small universe
+    found: list[list[str]] = []
+
+    def refresh(warehouse, as_of, **options):
+        found.append(_staged(Path(warehouse)))
+        return True
+
+    monkeypatch.setattr(assets.refresh, "refresh", refresh)
     for run in ("old-run-1", "old-run-2"):
         (warehouse_copy / ".staging" / run).mkdir(parents=True)
         (warehouse_copy / ".staging" / run / "spots.parquet").write_bytes(b"x" * 1000)
     assert main(["refresh", "--clean", "--warehouse", str(warehouse_copy), "--as-of", AS_OF]) == 0
     assert "Removed 2 staging folders no running refresh owns: old-run-1, old-run-2" in capsys.readouterr().out
-    assert _staged(warehouse_copy) == []
+    assert found == [[]] and _staged(warehouse_copy) == []
