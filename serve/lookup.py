@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import pandas as pd
 
@@ -17,9 +19,16 @@ FORWARD = re.compile(r"^(?P<base>.+)-(?P<months>\d{1,2})M$", re.IGNORECASE)
 
 
 class UnknownModel(LookupError):
-    def __init__(self, name: str, suggestions: list[str]):
+    """A name no model goes by; its `suggestions` are looked for only when read (a caller that
+    tries another reading of the name never pays for them)."""
+
+    def __init__(self, name: str, suggest: Callable[[str], list[str]]):
         super().__init__(name)
-        self.name, self.suggestions = name, suggestions
+        self.name, self._suggest = name, suggest
+
+    @cached_property
+    def suggestions(self) -> list[str]:
+        return self._suggest(self.name)
 
 
 @dataclass(frozen=True)
@@ -49,7 +58,7 @@ class ModelLookup:
         if forward and match:
             inner = self.resolve(match["base"], batch=batch, forward=False)
             return Resolved(inner.ticker, inner.mode, int(match["months"]))
-        raise UnknownModel(name, self.suggest(name))
+        raise UnknownModel(name, self.suggest)
 
     def suggest(self, name: str, limit: int = 5) -> list[str]:
         candidates = difflib.get_close_matches(name.upper(), self.tickers, n=limit, cutoff=0.5)
