@@ -43,7 +43,7 @@ from pipelines.forecast import (
     mixture_mean,
     mixture_quantiles,
 )
-from pipelines.history import archive_tracks_maker, steering_points
+from pipelines.history import archive_tracks_on, steering_points_on
 from pipelines.listings import SYNC
 from pipelines.membership import is_among
 from pipelines.months import DAYS_PER_MONTH
@@ -88,19 +88,23 @@ def scored_days(as_of: date, start: date = START) -> list[date]:
     return sorted(day for day in targets if day <= as_of)
 
 
-# What an anchor's points are made of (`steering_points`, `archive_tracks_maker`): every anchor
-# filters the observations, and copying the other sixteen columns each time cost more than the rest.
+# What an anchor's points are made of (`steering_points_on`, `archive_tracks_on`).
 ANCHOR_COLUMNS = ["ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date", "input", "output",
                   "source", "provenance", "authority", "superseded"]
+KNOWN_POINT_COLUMNS = ["ticker", "mode", "date", "output", "source", "provenance"]
 
 
 def known_points(observations: pd.DataFrame, anchor: date) -> pd.DataFrame:
     """The history's observed points as they could be built on `anchor` from what was known then."""
-    known = observations[observations["effective_date"] <= anchor]
+    return known_points_on(observations, [anchor])[0]
+
+
+def known_points_on(observations: pd.DataFrame, anchors: list[date]) -> list[pd.DataFrame]:
+    """`known_points` of each anchor, all at once."""
+    observations = observations[ANCHOR_COLUMNS]
+    steered = steering_points_on(observations, anchors, archive_tracks_on(observations, anchors))
     # Output, source and provenance are as stated: carrying the other fields would change none of them.
-    points = steering_points(known, anchor, archive_tracks_maker(known)).reset_index(drop=True)
-    return points.rename(columns={"effective_date": "date"})[["ticker", "mode", "date", "output", "source",
-                                                              "provenance"]]
+    return [points.rename(columns={"effective_date": "date"})[KNOWN_POINT_COLUMNS] for points in steered]
 
 
 def groups_at(models: pd.DataFrame, spots: pd.Series, rules: Rules) -> pd.DataFrame:
@@ -159,7 +163,12 @@ def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules,
     and the change laws fitted then. Columns: the identifying ones, spot, forecast (the mean),
     median, p05, p95, p_change and p_base, and what scoring needs of each distribution
     (`change_law` for the oracle; `mu`, `s` for single_exp: ln(β/spot) ~ N(mu, s²))."""
-    points = known_points(observations, anchor)
+    return forecasts_from(known_points(observations, anchor), models, rules, anchor)
+
+
+def forecasts_from(points: pd.DataFrame, models: pd.DataFrame, rules: Rules,
+                   anchor: date) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
+    """`forecasts_at` from the anchor's `known_points`."""
     spots = spots_at(points)
     groups = groups_at(models, spots, rules)
     histories = Histories(change_points(points, anchor), models, rules)
@@ -304,17 +313,18 @@ def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, observed: 
     """`run_backtest` an anchor at a time: each anchor's scored predictions, in order, so that
     only one anchor's are held. The anchors are independent of each other: `map_anchors` (an
     ordered map, such as the built-in one) may compute them anywhere, in any order."""
-    scored_at = AnchorScorer(observations[ANCHOR_COLUMNS], models, rules, _realised(history),
-                             Histories(change_points(observed, as_of), models, rules), as_of)
-    yield from map_anchors(scored_at, anchor_dates(start, as_of))
+    anchors = anchor_dates(start, as_of)
+    scored_at = AnchorScorer(dict(zip(anchors, known_points_on(observations, anchors), strict=True)), models, rules,
+                             _realised(history), Histories(change_points(observed, as_of), models, rules), as_of)
+    yield from map_anchors(scored_at, anchors)
 
 
 @dataclass(frozen=True)
 class AnchorScorer:
-    """One anchor's scored predictions (`forecasts_at`, then `score`): what it reads, kept together
-    so that it can be handed to another process whole."""
+    """One anchor's scored predictions (`forecasts_from`, then `score`): what it reads, kept
+    together so that it can be handed to another process whole."""
 
-    observations: pd.DataFrame
+    points: dict[date, pd.DataFrame]  # by anchor, its `known_points`
     models: pd.DataFrame
     rules: Rules
     realised: pd.Series
@@ -322,5 +332,5 @@ class AnchorScorer:
     as_of: date
 
     def __call__(self, anchor: date) -> pd.DataFrame:
-        forecasts, laws = forecasts_at(self.observations, self.models, self.rules, anchor)
+        forecasts, laws = forecasts_from(self.points[anchor], self.models, self.rules, anchor)
         return _score(forecasts, laws, self.realised, self.revisions, self.as_of)

@@ -13,6 +13,7 @@ masquerades as a price change. A day with no new observation repeats the last on
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
@@ -22,7 +23,7 @@ from pipelines.ingest_archive import HOST as ARCHIVE_HOST
 from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, prices_agree
 from pipelines.membership import is_among
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
-from pipelines.open_weight import host_priced
+from pipelines.open_weight import host_priced, host_priced_since
 
 POINT_COLUMNS = [*PRICE_FIELDS, "tiers", "peak", "source", "source_version", "source_url", "provenance"]
 
@@ -57,13 +58,13 @@ def _in_force(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _archived(known: pd.DataFrame) -> pd.DataFrame:
-    """The archive's sync statements in force: apart from `_in_force`'s makers, whose host
-    medians cost a pass over every statement that a reader of the archive alone need not make."""
+    """The archive's sync statements in force."""
     return known[~known["superseded"] & (known["provider"] == ARCHIVE_HOST) & (known["mode"] == SYNC)]
 
 
 def archive_agreement(observations: pd.DataFrame) -> pd.DataFrame:
-    """Each archived price compared with the maker's price in force that day (where there is one)."""
+    """Each archived price compared with the maker's price in force that day (where there is one):
+    its ticker, the maker, whether they agree, and the archived price's day."""
     return _agreement_of(*_in_force(observations))
 
 
@@ -79,44 +80,105 @@ def _agreement_of(origin: pd.DataFrame, archived: pd.DataFrame) -> pd.DataFrame:
     paired = paired[paired["provider"].notna()]
     agree = np.isclose(paired["input"], paired["input_maker"], rtol=AGREEMENT_TOLERANCE) & np.isclose(
         paired["output"], paired["output_maker"], rtol=AGREEMENT_TOLERANCE)
-    return pd.DataFrame({"ticker": paired["ticker"], "maker": paired["provider"], "agree": agree})
+    return pd.DataFrame({"ticker": paired["ticker"], "maker": paired["provider"], "agree": agree,
+                         "day": paired["effective_date"]})
 
 
 def archive_tracks_maker(observations: pd.DataFrame) -> set[str]:
     """Tickers whose history the archive may carry back: the ticker's own comparisons decide
-    where it has enough of them, else its maker's."""
-    origin, archived = _in_force(observations)  # once: the backtest asks at every anchor
+    where it has enough of them (`MIN_COMPARISONS`), else its maker's (and then none of its own
+    may disagree)."""
+    return archive_tracks_on(observations, [date.max])[0]
+
+
+def archive_tracks_on(observations: pd.DataFrame, days: list[date]) -> list[set[str]]:
+    """`archive_tracks_maker` of the observations dated on or before each of `days`, all at once
+    (the backtest asks at every anchor). The comparisons of a day are the whole's made on or
+    before it: an archived price is compared with the maker's price in force on its own day.
+    Except that a ticker priced at its hosts' median by then has no maker's price to compare."""
+    known = observations[~observations["superseded"]]
+    archived = _archived(known)
+    tickers, archived_code = np.unique(archived["ticker"].to_numpy(dtype=object), return_inverse=True)
+    code_of = {ticker: code for code, ticker in enumerate(tickers)}
+    # Each ticker's first day at its hosts' median (NaT: never).
+    median_from = pd.Series(host_priced_since(known).to_numpy(), index=known["ticker"].to_numpy()).groupby(
+        level=0).min()
+
+    def coded(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each row's ticker code (−1: no archived price), day, and first host median's day."""
+        names = frame["ticker"].to_numpy(dtype=object)
+        return (np.array([code_of.get(t, -1) for t in names], dtype=np.int64), _days(frame).to_numpy(),
+                median_from.reindex(names).to_numpy())
+
+    origin = known[known["is_origin"] & (known["mode"] == SYNC)]
     comparisons = _agreement_of(origin, archived)
-    makers, tickers = _agreement(comparisons, "maker"), _agreement(comparisons, "ticker")
-    maker_of = origin.drop_duplicates("ticker").set_index("ticker")["provider"].to_dict()
-    tracked = set()
-    for ticker in archived["ticker"].unique():
-        own = tickers.get(ticker)
-        if own is not None and own["size"] >= MIN_COMPARISONS:
-            ok = own["trusted"]
-        else:
-            maker = makers.get(maker_of.get(ticker))
-            ok = maker is not None and maker["trusted"] and (own is None or own["all"])
-        if ok:
-            tracked.add(ticker)
+    makers, maker_code = np.unique(comparisons["maker"].to_numpy(dtype=object), return_inverse=True)
+    maker_count = max(len(makers), 1)  # so that a ticker's maker can be looked up when none compared
+    by_maker = {maker: code for code, maker in enumerate(makers)}
+    compared, compared_day, compared_median = coded(comparisons.rename(columns={"day": "effective_date"}))
+    agree = comparisons["agree"].to_numpy(dtype=float)
+    origin_code, origin_day, origin_median = coded(origin)
+    origin_maker = np.array([by_maker.get(m, -1) for m in origin["provider"].to_numpy(dtype=object)], dtype=np.int64)
+    archived_from = _days(archived).groupby(archived_code).min().reindex(range(len(tickers))).to_numpy()
+
+    tracked = []
+    for day in (np.datetime64(d, "D") for d in days):
+        # Comparisons made by then, of tickers not yet priced at their hosts' median.
+        made = (compared_day <= day) & ~(compared_median <= day)
+        own = _stats(compared[made], agree[made], len(tickers))
+        maker = _stats(maker_code[made], agree[made], maker_count)
+        # Each ticker's maker: that of its first statement in force by then (in the statements' order).
+        stated = np.flatnonzero((origin_day <= day) & ~(origin_median <= day) & (origin_code >= 0))
+        seen, first = np.unique(origin_code[stated], return_index=True)
+        maker_of = np.full(len(tickers), -1)
+        maker_of[seen] = origin_maker[stated[first]]
+        known_maker = maker_of >= 0
+        of_maker = np.where(known_maker, maker_of, 0)
+        maker_trusted = known_maker & maker.trusted[of_maker]
+        decided_alone = own.size >= MIN_COMPARISONS
+        ok = np.where(decided_alone, own.trusted, maker_trusted & ((own.size == 0) | own.all))
+        tracked.append(set(tickers[ok & (archived_from <= day)]))
     return tracked
 
 
-def _agreement(comparisons: pd.DataFrame, by: str) -> dict[str, dict]:
-    """Per value of `by`: the comparisons made (`size`), whether all agree (`all`), and whether
-    there are enough of them and enough agree for the archive to be trusted (`trusted`)."""
-    stats = comparisons.groupby(by)["agree"].agg(["size", "mean", "all"])
-    stats["trusted"] = (stats["size"] >= MIN_COMPARISONS) & (stats["mean"] >= AGREEMENT_FLOOR)
-    return stats.to_dict("index")
+@dataclass(frozen=True)
+class _Stats:
+    """Per code: the comparisons made (`size`), whether all agree (`all`), and whether there are
+    enough of them and enough agree for the archive to be trusted (`trusted`)."""
+
+    size: np.ndarray
+    all: np.ndarray
+    trusted: np.ndarray
+
+
+def _stats(codes: np.ndarray, agree: np.ndarray, n: int) -> _Stats:
+    size = np.bincount(codes, minlength=n)
+    agreed = np.bincount(codes, weights=agree, minlength=n)
+    share = agreed / np.maximum(size, 1)
+    return _Stats(size, agreed == size, (size >= MIN_COMPARISONS) & (share >= AGREEMENT_FLOOR))
+
+
+def _days(frame: pd.DataFrame) -> pd.Series:
+    """The rows' effective dates as days (dates as objects compare slowly)."""
+    return pd.Series(pd.to_datetime(frame["effective_date"]).to_numpy().astype("datetime64[D]"), index=frame.index)
 
 
 def regional_variants(origin: pd.DataFrame) -> pd.Series:
     """Statements of a cross-region id (`apac.amazon.nova-pro-v1:0`) where the same source states
     the in-region id of the model: a cross-region route carries a surcharge, so it is another
     offer, not a change of the model's price (NOVA-* showed a 5% "increase" and a cut two days later)."""
-    regional = origin["provider_model_id"].str.match(REGIONAL_PREFIX)
-    base_stated = (~regional).groupby([origin["ticker"], origin["source"]]).transform("any")
-    return regional & base_stated
+    return _regional_since(origin).notna()
+
+
+def _regional_since(origin: pd.DataFrame) -> pd.Series:
+    """Per statement of a cross-region id: the first day its source states the model's in-region
+    id (from then on it is a `regional_variants`); NaT for the other statements."""
+    regional = origin["provider_model_id"].str.match(REGIONAL_PREFIX).to_numpy(dtype=bool)
+    days = pd.Series(pd.to_datetime(origin["effective_date"]).to_numpy(), index=origin.index)
+    base = days[~regional].groupby([origin["ticker"][~regional], origin["source"][~regional]]).min()
+    keys = pd.MultiIndex.from_arrays([origin["ticker"], origin["source"]])
+    since = base.reindex(keys).to_numpy() if len(base) else np.full(len(origin), np.datetime64("NaT", "ns"))
+    return pd.Series(np.where(regional, since, np.datetime64("NaT", "ns")), index=origin.index)
 
 
 def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) -> pd.DataFrame:
@@ -131,21 +193,51 @@ def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) 
 def steering_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) -> pd.DataFrame:
     """`history_points` as stated, nothing carried: the same rows, input and output prices,
     sources and provenance, for a reader of those alone (the backtest, at every anchor)."""
-    known = observations[observations["effective_date"] <= as_of]
-    origin = known[known["is_origin"] & ~known["superseded"]]
-    origin = origin[~regional_variants(origin) & (~host_priced(origin) | (origin["source"] == HOST_MEDIAN_SOURCE))]
-    archived = _archived(known)
-    # OpenRouter's price of an open-weight model is one host's, no evidence of the hosts' median.
-    archived = archived[is_among(archived["ticker"], backfill) & ~host_priced(archived).to_numpy()]
-    # The minimum taken over datetimes, then back to dates: dates as objects group slowly.
-    first_origin = pd.to_datetime(origin["effective_date"]).groupby([origin["ticker"], origin["mode"]]).min()
-    first_origin = first_origin.dt.date.rename("first_origin")
-    archived = archived.join(first_origin, on=["ticker", "mode"])
-    archived = archived[archived["effective_date"] < archived["first_origin"]].drop(columns="first_origin")
+    return steering_points_on(observations, [as_of], [backfill])[0]
+
+
+def steering_points_on(observations: pd.DataFrame, days: list[date], backfills: list[set[str]]) -> list[pd.DataFrame]:
+    """`steering_points` of each day with its backfill, all from one sort (the backtest asks at
+    every anchor). On a day, the series is steered by the makers' statements in force then, but
+    for a cross-region id beside its in-region one (`regional_variants`) and, for a model priced
+    at its hosts' median, anything but the median; before a series' first such statement, by the
+    archive's, where it tracks the maker (`backfill`) and is not one host's price of an
+    open-weight model (OpenRouter's: no evidence of the hosts' median). One point per series and
+    day: the most authoritative."""
+    statements = observations[~observations["superseded"]]
+    origin = statements[statements["is_origin"]]
+    archived = _archived(statements)
     points = pd.concat([origin, archived], ignore_index=True)
-    points = points.sort_values(["ticker", "mode", "effective_date", "authority"],
-                                ascending=[True, True, True, False], kind="stable")
-    return points.drop_duplicates(["ticker", "mode", "effective_date"], keep="first")
+    # Each row's day from which it no longer steers (NaT: never): for a maker's statement, the
+    # day its id became a regional variant or its model's median began (unless it is the median).
+    is_median = (origin["source"] == HOST_MEDIAN_SOURCE).to_numpy()
+    origin_until = np.fmin(_regional_since(origin).to_numpy(),
+                           np.where(is_median, np.datetime64("NaT", "ns"), host_priced_since(origin).to_numpy()))
+    until = np.r_[origin_until, host_priced_since(archived).to_numpy()]
+    from_archive = np.r_[np.zeros(len(origin), dtype=bool), np.ones(len(archived), dtype=bool)]
+    order = points.sort_values(["ticker", "mode", "effective_date", "authority"], ascending=[True, True, True, False],
+                               kind="stable").index.to_numpy()
+    sorted_points = points.take(order)
+    day = pd.to_datetime(sorted_points["effective_date"]).to_numpy().astype("datetime64[D]")
+    until, from_archive = until[order].astype("datetime64[D]"), from_archive[order]
+    series = sorted_points.groupby(["ticker", "mode"], sort=False).ngroup().to_numpy()
+    ticker = sorted_points["ticker"]
+    steered = []
+    for as_of, backfill in zip(days, backfills, strict=True):
+        end = np.datetime64(as_of, "D")
+        in_force = (day <= end) & ~(until <= end)
+        maker = in_force & ~from_archive
+        # Each series' first maker's statement in force: the archive steers only before it.
+        first = np.full(series.max(initial=-1) + 1, np.datetime64("NaT", "D"))
+        seen, at = np.unique(series[maker], return_index=True)  # sorted by day within a series
+        first[seen] = day[maker][at]
+        carried = in_force & from_archive & is_among(ticker, backfill) & (day < first[series])
+        kept = np.flatnonzero(maker | carried)
+        # The most authoritative point of each series and day: the first in the sort.
+        first_of_day = np.ones(len(kept), dtype=bool)
+        first_of_day[1:] = (series[kept][1:] != series[kept][:-1]) | (day[kept][1:] != day[kept][:-1])
+        steered.append(sorted_points.iloc[kept[first_of_day]].reset_index(drop=True))
+    return steered
 
 
 def carry_unstated(points: pd.DataFrame, keys: tuple[str, ...] = ("ticker", "mode")) -> pd.DataFrame:

@@ -246,3 +246,12 @@ def host_priced(observations: pd.DataFrame) -> pd.Series:
     whose series is the median's alone (a maker's free offer of it is no price by the token)."""
     tickers = set(observations.loc[observations["source"] == SOURCE, "ticker"])
     return observations["ticker"].isin(tickers)
+
+
+def host_priced_since(observations: pd.DataFrame) -> pd.Series:
+    """Per observation: the first day its ticker is priced at its hosts' median (`host_priced` of
+    the observations dated on or before a day holds from then on); NaT for a ticker never so."""
+    median = observations[observations["source"] == SOURCE]
+    first = pd.Series(pd.to_datetime(median["effective_date"]).to_numpy(), index=median["ticker"].to_numpy())
+    return pd.Series(first.groupby(level=0).min().reindex(observations["ticker"].to_numpy()).to_numpy(),
+                     index=observations.index)

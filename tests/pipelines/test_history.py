@@ -161,6 +161,10 @@ def test_a_cross_region_id_never_steers_the_makers_series_when_the_in_region_id_
         "source": ["model-prices"] * 4,
         "provider_model_id": ["amazon.nova-pro-v1:0", "apac.amazon.nova-pro-v1:0", "eu.amazon.nova-pro-v1:0",
                               "us.amazon.other-v1:0"],
+        "effective_date": [date(2025, 3, 1), date(2025, 1, 1), date(2025, 3, 1), date(2025, 1, 1)],
     })
     # NOVA-PRO's apac. and eu. routes carry a surcharge; a model stated only cross-region keeps it.
     assert regional_variants(origin).tolist() == [False, True, True, False]
+    # Before the in-region id is stated, the apac. route is the model's only price.
+    before = origin[origin["effective_date"] < date(2025, 3, 1)]
+    assert regional_variants(before).tolist() == [False, False]
