@@ -107,9 +107,12 @@ def _whole_suite(config) -> bool:
 
 def pytest_configure(config):
     """In the run's first process: the shared folder, and under xdist the snapshots' builds
-    started on a thread at once, the small universe's first (and then the full data's, for the
-    whole suite), while the workers start, collect and run the tests that read no snapshot. The
-    thread holds each lock until its build ends, so a worker waits for it rather than build again."""
+    started on a thread at once, while the workers start, collect and run the tests that read no
+    snapshot. The thread holds each lock until its build ends, so a worker waits for it rather than
+    build again. For the whole suite the full data's is built first: `--dist loadgroup` hands out
+    the largest groups first, and the full data's tests are one group (`pytest_collection_modifyitems`),
+    so one worker starts on them at once, while the next groups need no snapshot (the live
+    sources', the faults') and leave time for the small universe's."""
     global _background_build
     if hasattr(config, "workerinput"):
         return
@@ -117,7 +120,7 @@ def pytest_configure(config):
     os.environ[SHARED] = str(folder)
     if not config.getoption("numprocesses", None):
         return
-    builds = [("small-universe", _small_universe)] + ([("full-data", _full_data)] if _whole_suite(config) else [])
+    builds = ([("full-data", _full_data)] if _whole_suite(config) else []) + [("small-universe", _small_universe)]
     locks = [_locked(folder, name) for name, _ in builds]
     for lock in locks:
         lock.acquire()
