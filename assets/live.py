@@ -16,7 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from dagster import AssetExecutionContext, AssetsDefinition, DataVersion, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetExecutionContext,
+    AssetsDefinition,
+    DataVersion,
+    Failure,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from assets.live_read import Parse, open_weight_ids, parsers, read_endpoints, read_upstream
 from assets.live_settings import LiveSources
@@ -90,6 +98,14 @@ class SourceState:
 
     def describe(self) -> str:
         return f"{self.source} fell back to {self.used or 'the bundled data'}: {self.reason}"
+
+
+def refuse_if_every_source_failed(states: list[SourceState]) -> None:
+    """A run whose every live source failed would be the bundled data alone, dressed as a fresh
+    read: it publishes nothing, and says why."""
+    if states and all(state.state == FALLBACK for state in states):
+        raise Failure("every live source failed, so nothing is published: "
+                      + "; ".join(state.describe() for state in states))
 
 
 def _endpoints_state(raw: RawStore, day: str) -> SourceState:

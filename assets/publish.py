@@ -14,7 +14,7 @@ from dagster import (
     failure_hook,
 )
 
-from assets.live import FALLBACK, SourceState, active_sources, source_states
+from assets.live import SourceState, active_sources, refuse_if_every_source_failed, source_states
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
 from pipelines.changes import Changes, what_changed
@@ -63,12 +63,9 @@ def stage_index_record(store: SnapshotStore, run_id: str, at: datetime) -> dict:
 
 
 def live_extra(states: list[SourceState]) -> dict:
-    """The manifest's record of the live sources: each one's state, and why any fell back.
-    Refuses to publish when every live source failed: the day would be the bundled data alone,
-    dressed as a fresh read."""
-    if states and all(state.state == FALLBACK for state in states):
-        raise Failure("every live source failed, so nothing is published: "
-                      + "; ".join(state.describe() for state in states))
+    """The manifest's record of the live sources: each one's state, and why any fell back
+    (`refuse_if_every_source_failed` first: a run without `source_fetches` reaches here)."""
+    refuse_if_every_source_failed(states)
     return {state.source: {"state": state.state, "reason": state.reason, "used": state.used} for state in states}
 
 

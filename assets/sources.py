@@ -5,7 +5,7 @@ from datetime import date
 
 from dagster import AssetExecutionContext, asset
 
-from assets.live import FETCH_ASSETS, daily_copies
+from assets.live import FETCH_ASSETS, active_sources, daily_copies, refuse_if_every_source_failed, source_states
 from assets.live_read import parsers
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
@@ -27,10 +27,13 @@ GROUP = "sources"
 
 
 @asset(group_name=GROUP, kinds={"parquet"}, deps=list(FETCH_ASSETS.values()))
-def source_fetches(context: AssetExecutionContext, settings: RefreshSettings, warehouse: WarehouseResource):
+def source_fetches(context: AssetExecutionContext, settings: RefreshSettings, warehouse: WarehouseResource,
+                   live: LiveSources):
     """Every live fetch up to the snapshot day: address, time, status, bytes, content hash, models
-    counted and, for a failed one, why and which copy was used instead."""
+    counted and, for a failed one, why and which copy was used instead. When every live source
+    failed on the day, it fails the run before any source is read: nothing would be published."""
     raw, day = warehouse.raw(), settings.as_of_date().isoformat()
+    refuse_if_every_source_failed(source_states(active_sources(live, settings, raw), raw, day))
     records = [r for source in (*UPSTREAMS, OPENROUTER_ENDPOINTS) for r in raw.records(source)
                if r.as_of and r.as_of <= day]
     context.add_output_metadata({"fetches": len(records), "failed": sum(r.outcome != "ok" for r in records)})
@@ -52,7 +55,8 @@ def _read_live(context: AssetExecutionContext, source: str, sources: PriceSource
 
 
 @asset(group_name=GROUP, kinds={"parquet"},
-       deps=[FETCH_ASSETS[GENAI_PRICES], "genai_prices_package", "release_history_files", "curated_tables"])
+       deps=[FETCH_ASSETS[GENAI_PRICES], "source_fetches", "genai_prices_package", "release_history_files",
+             "curated_tables"])
 def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
                  live: LiveSources, warehouse: WarehouseResource):
     """The genai-prices catalogue: every provider's current prices, dated changes and batch variants;
@@ -72,7 +76,7 @@ def genai_prices(context: AssetExecutionContext, sources: PriceSources, settings
 
 
 @asset(group_name=GROUP, kinds={"parquet"},
-       deps=[FETCH_ASSETS[MODEL_PRICES], "model_prices_package", "release_history_files"])
+       deps=[FETCH_ASSETS[MODEL_PRICES], "source_fetches", "model_prices_package", "release_history_files"])
 def model_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
                  live: LiveSources, warehouse: WarehouseResource):
     """The model-prices timeline: dated lab prices with a source URL and basis per entry; each price
@@ -98,7 +102,7 @@ def price_archive(context: AssetExecutionContext, sources: PriceSources):
     return listings_frame(archive_listings(archive, meta["source_version"]))
 
 
-@asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[OPENROUTER]])
+@asset(group_name=GROUP, kinds={"parquet"}, deps=[FETCH_ASSETS[OPENROUTER], "source_fetches"])
 def openrouter_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
                       live: LiveSources, warehouse: WarehouseResource):
     """OpenRouter's public models API and its open-weight models' endpoint lists, read live: its
@@ -111,7 +115,7 @@ def openrouter_prices(context: AssetExecutionContext, sources: PriceSources, set
 
 
 @asset(group_name=GROUP, kinds={"parquet"},
-       deps=[FETCH_ASSETS[LITELLM], "litellm_prices_file", "release_history_files"])
+       deps=[FETCH_ASSETS[LITELLM], "source_fetches", "litellm_prices_file", "release_history_files"])
 def litellm_prices(context: AssetExecutionContext, sources: PriceSources, settings: RefreshSettings,
                    live: LiveSources, warehouse: WarehouseResource):
     """LiteLLM's price map (shipped seed file; its releases' price changes since 2023, sampled at most

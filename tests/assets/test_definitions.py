@@ -21,11 +21,13 @@ BUNDLED = {"genai_prices_package", "model_prices_package", "price_archive_file",
            "release_history_files", "curated_tables"}
 TABLE_GRAPH = {
     "source_fetches": FETCHES,
-    "genai_prices": {"fetch_genai_prices", "genai_prices_package", "release_history_files", "curated_tables"},
-    "model_prices": {"fetch_model_prices", "model_prices_package", "release_history_files"},
+    # Each live source's reader waits for every fetch (`source_fetches`), which stops the run when all failed.
+    "genai_prices": {"fetch_genai_prices", "source_fetches", "genai_prices_package", "release_history_files",
+                     "curated_tables"},
+    "model_prices": {"fetch_model_prices", "source_fetches", "model_prices_package", "release_history_files"},
     "price_archive": {"price_archive_file"},
-    "litellm_prices": {"fetch_litellm", "litellm_prices_file", "release_history_files"},
-    "openrouter_prices": {"fetch_openrouter"},
+    "litellm_prices": {"fetch_litellm", "source_fetches", "litellm_prices_file", "release_history_files"},
+    "openrouter_prices": {"fetch_openrouter", "source_fetches"},
     "price_observations": {*SOURCES, "curated_tables"},
     "model_aliases": {*SOURCES, "curated_tables"},
     "models": {"price_observations", "model_aliases", "genai_prices", "model_prices", "providers", "curated_tables"},
