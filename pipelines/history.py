@@ -23,7 +23,7 @@ from pipelines.ingest_archive import HOST as ARCHIVE_HOST
 from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, prices_agree
 from pipelines.membership import is_among
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
-from pipelines.open_weight import host_priced, host_priced_since
+from pipelines.open_weight import host_median_from, host_priced, host_priced_since
 
 POINT_COLUMNS = [*PRICE_FIELDS, "tiers", "peak", "source", "source_version", "source_url", "provenance"]
 
@@ -64,7 +64,7 @@ def _archived(known: pd.DataFrame) -> pd.DataFrame:
 
 def archive_agreement(observations: pd.DataFrame) -> pd.DataFrame:
     """Each archived price compared with the maker's price in force that day (where there is one):
-    its ticker, the maker, whether they agree, and the archived price's day."""
+    its ticker, the maker, whether they agree, and the archived price's effective date."""
     return _agreement_of(*_in_force(observations))
 
 
@@ -81,7 +81,7 @@ def _agreement_of(origin: pd.DataFrame, archived: pd.DataFrame) -> pd.DataFrame:
     agree = np.isclose(paired["input"], paired["input_maker"], rtol=AGREEMENT_TOLERANCE) & np.isclose(
         paired["output"], paired["output_maker"], rtol=AGREEMENT_TOLERANCE)
     return pd.DataFrame({"ticker": paired["ticker"], "maker": paired["provider"], "agree": agree,
-                         "day": paired["effective_date"]})
+                         "effective_date": paired["effective_date"]})
 
 
 def archive_tracks_maker(observations: pd.DataFrame) -> set[str]:
@@ -100,9 +100,7 @@ def archive_tracks_on(observations: pd.DataFrame, days: list[date]) -> list[set[
     archived = _archived(known)
     tickers, archived_code = np.unique(archived["ticker"].to_numpy(dtype=object), return_inverse=True)
     code_of = {ticker: code for code, ticker in enumerate(tickers)}
-    # Each ticker's first day at its hosts' median (NaT: never).
-    median_from = pd.Series(host_priced_since(known).to_numpy(), index=known["ticker"].to_numpy()).groupby(
-        level=0).min()
+    median_from = host_median_from(known)
 
     def coded(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each row's ticker code (−1: no archived price), day, and first host median's day."""
@@ -115,11 +113,11 @@ def archive_tracks_on(observations: pd.DataFrame, days: list[date]) -> list[set[
     makers, maker_code = np.unique(comparisons["maker"].to_numpy(dtype=object), return_inverse=True)
     maker_count = max(len(makers), 1)  # so that a ticker's maker can be looked up when none compared
     by_maker = {maker: code for code, maker in enumerate(makers)}
-    compared, compared_day, compared_median = coded(comparisons.rename(columns={"day": "effective_date"}))
+    compared, compared_day, compared_median = coded(comparisons)
     agree = comparisons["agree"].to_numpy(dtype=float)
     origin_code, origin_day, origin_median = coded(origin)
     origin_maker = np.array([by_maker.get(m, -1) for m in origin["provider"].to_numpy(dtype=object)], dtype=np.int64)
-    archived_from = _days(archived).groupby(archived_code).min().reindex(range(len(tickers))).to_numpy()
+    archived_from = _days(archived).groupby(archived_code).min().to_numpy()  # by code: each has some
 
     tracked = []
     for day in (np.datetime64(d, "D") for d in days):
@@ -174,7 +172,7 @@ def _regional_since(origin: pd.DataFrame) -> pd.Series:
     """Per statement of a cross-region id: the first day its source states the model's in-region
     id (from then on it is a `regional_variants`); NaT for the other statements."""
     regional = origin["provider_model_id"].str.match(REGIONAL_PREFIX).to_numpy(dtype=bool)
-    days = pd.Series(pd.to_datetime(origin["effective_date"]).to_numpy(), index=origin.index)
+    days = _days(origin)
     base = days[~regional].groupby([origin["ticker"][~regional], origin["source"][~regional]]).min()
     keys = pd.MultiIndex.from_arrays([origin["ticker"], origin["source"]])
     since = base.reindex(keys).to_numpy() if len(base) else np.full(len(origin), np.datetime64("NaT", "ns"))
@@ -218,7 +216,7 @@ def steering_points_on(observations: pd.DataFrame, days: list[date], backfills: 
     order = points.sort_values(["ticker", "mode", "effective_date", "authority"], ascending=[True, True, True, False],
                                kind="stable").index.to_numpy()
     sorted_points = points.take(order)
-    day = pd.to_datetime(sorted_points["effective_date"]).to_numpy().astype("datetime64[D]")
+    day = _days(sorted_points).to_numpy()
     until, from_archive = until[order].astype("datetime64[D]"), from_archive[order]
     series = sorted_points.groupby(["ticker", "mode"], sort=False).ngroup().to_numpy()
     ticker = sorted_points["ticker"]
@@ -330,8 +328,7 @@ def daily_history_parts(points: pd.DataFrame, as_of: date, part_rows: int = PART
 
 def price_history_points(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
     """The points of the published history: the archive carries a series back where it tracks the maker."""
-    known = observations[observations["effective_date"] <= as_of]
-    return history_points(observations, as_of, archive_tracks_maker(known))
+    return history_points(observations, as_of, archive_tracks_on(observations, [as_of])[0])
 
 
 def build_price_history(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:

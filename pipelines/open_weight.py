@@ -248,10 +248,15 @@ def host_priced(observations: pd.DataFrame) -> pd.Series:
     return observations["ticker"].isin(tickers)
 
 
-def host_priced_since(observations: pd.DataFrame) -> pd.Series:
-    """Per observation: the first day its ticker is priced at its hosts' median (`host_priced` of
-    the observations dated on or before a day holds from then on); NaT for a ticker never so."""
+def host_median_from(observations: pd.DataFrame) -> pd.Series:
+    """By ticker: the first day it is priced at its hosts' median (`host_priced` of the
+    observations dated on or before a day holds from then on); only tickers that ever are."""
     median = observations[observations["source"] == SOURCE]
     first = pd.Series(pd.to_datetime(median["effective_date"]).to_numpy(), index=median["ticker"].to_numpy())
-    return pd.Series(first.groupby(level=0).min().reindex(observations["ticker"].to_numpy()).to_numpy(),
+    return first.groupby(level=0).min()
+
+
+def host_priced_since(observations: pd.DataFrame) -> pd.Series:
+    """Per observation: `host_median_from` of its ticker; NaT for a ticker never so priced."""
+    return pd.Series(host_median_from(observations).reindex(observations["ticker"].to_numpy()).to_numpy(),
                      index=observations.index)

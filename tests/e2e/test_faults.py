@@ -115,15 +115,24 @@ def test_a_missing_or_corrupt_source_file(warehouse_copy, tmp_path, damage, reas
     _assert_previous_snapshot_serves(warehouse_copy, before, reason)
 
 
-@pytest.fixture(scope="module")
-def raised_mid_run(built_warehouse, tmp_path_factory):
-    """A copy of the session's warehouse on which a run failed in the middle (read only), with
-    what it served before and the run record the failure left."""
-    root = tmp_path_factory.mktemp("raised-mid-run") / "warehouse"
+def _broken_copy(built_warehouse: Path, folder: Path, breaking) -> tuple[Path, tuple[bytes, bytes],
+                                                                         warehouse.runs.RunStatus]:
+    """A copy of the session's warehouse in `folder`, broken by `breaking(root)` (a run that fails
+    or is killed): the copy, what it served before, and the run record the breaking left."""
+    root = folder / "warehouse"
     shutil.copytree(built_warehouse, root)
     before = _before(root)
-    assert not _run(root, sources=FailingRules()).success
+    breaking(root)
     return root, before, last_run(root)
+
+
+@pytest.fixture(scope="module")
+def raised_mid_run(built_warehouse, tmp_path_factory):
+    """A copy on which a run failed in the middle (read only): `_broken_copy`."""
+    def fail(root: Path) -> None:
+        assert not _run(root, sources=FailingRules()).success
+
+    return _broken_copy(built_warehouse, tmp_path_factory.mktemp("raised-mid-run"), fail)
 
 
 MID_RUN_FAILURE = pytest.mark.xdist_group("raised_mid_run")  # one worker, one failed run for both
@@ -175,23 +184,21 @@ KILLED_IN_PUBLISH = textwrap.dedent("""
 """)
 
 
-def _killed(root: Path, script: str) -> warehouse.runs.RunStatus:
-    """Run a refresh script that kills itself with SIGKILL; the run record it left."""
-    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    done = subprocess.run([sys.executable, "-c", script.format(root=str(ROOT), warehouse=str(root), as_of=AS_OF)],
-                          cwd=ROOT, env=env, capture_output=True, timeout=600)
-    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
-    return last_run(root)
+def _killed(script: str):
+    """What breaks a copy by running a refresh script on it that kills itself with SIGKILL."""
+    def run(root: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+        done = subprocess.run([sys.executable, "-c", script.format(root=str(ROOT), warehouse=str(root), as_of=AS_OF)],
+                              cwd=ROOT, env=env, capture_output=True, timeout=600)
+        assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+
+    return run
 
 
 @pytest.fixture(scope="module")
 def killed_in_publish(built_warehouse, tmp_path_factory):
-    """A copy of the session's warehouse on which a refresh was killed while publishing (read
-    only), with what it served before and the run record the refresh left."""
-    root = tmp_path_factory.mktemp("killed-in-publish") / "warehouse"
-    shutil.copytree(built_warehouse, root)
-    before = _before(root)
-    return root, before, _killed(root, KILLED_IN_PUBLISH)
+    """A copy on which a refresh was killed while publishing (read only): `_broken_copy`."""
+    return _broken_copy(built_warehouse, tmp_path_factory.mktemp("killed-in-publish"), _killed(KILLED_IN_PUBLISH))
 
 
 IN_PUBLISH = pytest.mark.xdist_group("killed_in_publish")  # one worker, one killed warehouse for both
@@ -244,10 +251,7 @@ def _staged(root: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def killed_mid_run(built_warehouse, tmp_path_factory):
     """As `killed_in_publish`, for a refresh killed before publishing, with some tables staged."""
-    root = tmp_path_factory.mktemp("killed-mid-run") / "warehouse"
-    shutil.copytree(built_warehouse, root)
-    before = _before(root)
-    return root, before, _killed(root, KILLED_MID_RUN)
+    return _broken_copy(built_warehouse, tmp_path_factory.mktemp("killed-mid-run"), _killed(KILLED_MID_RUN))
 
 
 MID_RUN = pytest.mark.xdist_group("killed_mid_run")
