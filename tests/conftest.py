@@ -15,20 +15,23 @@ with the same inputs reads it instead of building again (tests/build_cache.py). 
 into a snapshot (`warehouse_copy` gives a private copy to break).
 """
 
+from __future__ import annotations
+
 import os
 import shutil
 import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from filelock import FileLock
 
-from assets.refresh import refresh
-from tests.build_cache import kept_build
-from tests.small_universe import refresh_small_universe
-from warehouse.snapshot import SnapshotStore
+# The refresh (Dagster, pandas, scipy) is imported where a snapshot is built or read, not here: the
+# xdist controller loads this file too, and its workers start only once it has (2 s saved).
+if TYPE_CHECKING:
+    from warehouse.snapshot import SnapshotStore
 
 AS_OF = "2026-11-22"
 
@@ -77,6 +80,8 @@ def _build_once(folder: Path, name: str, build: Callable[[Path], None]) -> Path:
     holding the lock."""
     said = folder / f"{name}.path"
     if not said.exists():
+        from tests.build_cache import kept_build
+
         said.write_text(str(kept_build(name, build)))
     return Path(said.read_text())
 
@@ -89,10 +94,14 @@ def shared_build(name: str, build: Callable[[Path], None]) -> Path:
 
 
 def _small_universe(root: Path) -> None:
+    from tests.small_universe import refresh_small_universe
+
     refresh_small_universe(root, AS_OF)
 
 
 def _full_data(root: Path) -> None:
+    from assets.refresh import refresh
+
     said: list[str] = []  # what `oracle refresh` prints, kept off the run's own output
     assert refresh(str(root), AS_OF, write=said.append), "\n".join(said)
 
@@ -158,11 +167,15 @@ def full_warehouse() -> Path:
 
 @pytest.fixture(scope="session")
 def full_store(full_warehouse) -> SnapshotStore:
+    from warehouse.snapshot import SnapshotStore
+
     return SnapshotStore(full_warehouse)
 
 
 @pytest.fixture(scope="session")
 def store(built_warehouse) -> SnapshotStore:
+    from warehouse.snapshot import SnapshotStore
+
     return SnapshotStore(built_warehouse)
 
 
