@@ -150,12 +150,11 @@ def tagged(etag: str, encoding: str | None) -> str:
 
 def matches(if_none_match: str, etag: str) -> bool:
     """Whether If-None-Match names this answer, in any of its encodings (weak comparison)."""
+    if not if_none_match:  # most requests send none
+        return False
     known = {etag, *(tagged(etag, encoding) for encoding in ("gzip", "br"))}
-    for tag in if_none_match.split(","):
-        tag = tag.strip()
-        if tag == "*" or tag.removeprefix("W/") in known:
-            return True
-    return False
+    return any(tag == "*" or tag.removeprefix("W/") in known
+               for tag in (part.strip() for part in if_none_match.split(",")))
 
 
 @dataclass(frozen=True, slots=True)
