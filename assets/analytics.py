@@ -36,7 +36,7 @@ def spots(price_history: TableFile, models, price_observations, settings: Refres
     the evidence for it (which sources agree)."""
     as_of = settings.as_of_date()
     today = spot_rows(price_history, as_of)
-    evidence = spot_evidence(compared(price_observations, today, as_of), models["ticker"])
+    evidence = spot_evidence(compared(price_observations, today, as_of), models["ticker"], as_of)
     return build_spots(today, models, as_of, evidence)
 
 

@@ -15,6 +15,7 @@ from pipelines.history import price_history_parts
 from pipelines.identity import Resolver
 from pipelines.ingest_litellm import litellm_metadata
 from pipelines.ingest_model_prices import removed_models
+from pipelines.listings import known_by
 from pipelines.model_metadata import enrich_models, lifecycle_notices
 from pipelines.observations import build_observations, rejections
 from pipelines.open_weight import families_from
@@ -35,13 +36,15 @@ GROUP = "registry"
 })
 def price_observations(genai_prices, model_prices, price_archive, litellm_prices, openrouter_prices,
                        sources: PriceSources, settings: RefreshSettings, live: LiveSources):
-    """Identities reconciled with the sources' own alias knowledge, then every price keyed by ticker;
-    a live source's unconfirmed big move held (`pipelines.guard`)."""
+    """The statements published by the run's day (`pipelines.listings.known_by`), their identities
+    reconciled with the sources' own alias knowledge, then every price keyed by ticker; a live
+    source's unconfirmed big move held (`pipelines.guard`)."""
     providers, _ = sources.genai_prices()
     resolver = Resolver(maker_table(sources.seed_table("makers")), matcher=genai_matcher(providers))
     overrides = ticker_overrides(sources.seed_table("model_overrides"))
     curated = curated_aliases(sources.seed_table("model_aliases"))
-    listings = all_listings(genai_prices, model_prices, price_archive, litellm_prices, openrouter_prices)
+    listings = known_by(all_listings(genai_prices, model_prices, price_archive, litellm_prices, openrouter_prices),
+                        settings.as_of_date())
     observations, aliases = build_observations(
         listings, resolver, overrides, curated, sources.seed_table("published_tickers"),
         rejections(sources.seed_table("rejected_statements")), families_from(sources.seed_table("open_weight")),

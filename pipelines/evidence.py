@@ -69,20 +69,23 @@ def compared(observations: pd.DataFrame, price_history: pd.DataFrame, as_of: dat
     return latest_statements(observations, as_of).merge(chosen, on=["ticker", "mode"], how="inner")
 
 
-def spot_evidence(pairs: pd.DataFrame, tickers: pd.Series) -> pd.DataFrame:
-    """The evidence columns of each ticker's sync spot (`EVIDENCE_COLUMNS`), one row per ticker."""
+def spot_evidence(pairs: pd.DataFrame, tickers: pd.Series, as_of: date) -> pd.DataFrame:
+    """The evidence columns of each ticker's sync spot (`EVIDENCE_COLUMNS`), one row per ticker.
+    A statement read from a release published after `as_of` (a build of an earlier day) confirms
+    its price on the day it was first known, never on a later one."""
     # A rejected or held statement is not evidence either way (it stays in the disputes).
     not_evidence = pairs["note"].fillna("").str.startswith((REJECTED_NOTE_PREFIX, UNCONFIRMED))
     sync = pairs[(pairs["mode"] == SYNC) & ~not_evidence]
     agrees = _agree(sync["input"], sync["chosen_input"]) & _agree(sync["output"], sync["chosen_output"])
-    published = sync["source_released"].fillna(sync["effective_date"])
+    read = sync["source_released"].fillna(sync["effective_date"])
+    published = read.where(pd.to_datetime(read) <= pd.Timestamp(as_of), sync["known_from"])
     # One pass over plain values: a frame per ticker costs more than the work on it.
     agreeing: dict[str, list[str]] = {}
     disagreeing: dict[str, list[str]] = {}
     confirmed: dict[str, date] = {}
     for ticker, source, agree, day in zip(sync["ticker"], sync["source"], agrees, published, strict=True):
         (agreeing if agree else disagreeing).setdefault(ticker, []).append(source)
-        if agree:
+        if agree and pd.notna(day):
             confirmed[ticker] = max(confirmed.get(ticker, day), day)
     rows = []
     for ticker in tickers:

@@ -98,10 +98,12 @@ def is_token_priced(price: ModelPrice) -> bool:
 
 def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: ModelPrice,
              provenance: str, dating: ReleaseDating, note: str | None = None,
-             stated: set[str] | None = None, fields: tuple | None = None, peak: str | None = None) -> Listing:
+             stated: set[str] | None = None, fields: tuple | None = None, peak: str | None = None,
+             known_from: date | None = None) -> Listing:
     """`stated`: the only price fields the statement makes (the rest left empty), where not all.
     `fields`: `price_fields(price)`, where the caller has read them already; `peak`: the hours'
-    rates (`PeakPricing.to_json`), where the price depends on the hour."""
+    rates (`PeakPricing.to_json`), where the price depends on the hour; `known_from`: the first
+    release that published the price, where the release history says (else the release read)."""
     rates, tiers = fields if fields is not None else price_fields(price)
     if stated is not None:
         rates = {name: value if name in stated else None for name, value in rates.items()}
@@ -114,6 +116,7 @@ def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: 
         source=SOURCE,
         source_version=dating.version,
         source_released=dating.released,
+        known_from=known_from,
         provenance=provenance,
         source_url=(provider.pricing_urls or [None])[0],
         display_name=model.name,
@@ -146,7 +149,10 @@ def dated_listings(provider: Provider, model: ModelInfo, dating: ReleaseDating) 
             day, note = first_change - timedelta(days=1), f"in force before {first_change}"
         else:
             day, note = constraint.start_date, None
-        out.append(_listing(provider, model, SYNC, day, conditional.prices, PUBLISHED, dating, note))
+        fields = price_fields(conditional.prices)
+        known = dating.first_published(provider.id, model.id, fields[0]["input"], fields[0]["output"], day)
+        out.append(_listing(provider, model, SYNC, day, conditional.prices, PUBLISHED, dating, note, fields=fields,
+                            known_from=known))
     return out
 
 
@@ -252,7 +258,10 @@ def current_listings(provider: Provider, model: ModelInfo, as_of: date, dating: 
         day, note = as_of, "no release in the release history lists this price: dated on the snapshot day"
     else:
         day, note = since, None
-    out = [_listing(provider, model, SYNC, day, standard, CURRENT, dating, note, fields=fields, peak=peak)]
+    # Known from the first release that listed the price (after `as_of` for a build of an earlier
+    # day: not known yet, and left out then, `pipelines.listings.known_by`).
+    out = [_listing(provider, model, SYNC, day, standard, CURRENT, dating, note, fields=fields, peak=peak,
+                    known_from=since)]
     variant = batch_variant(model, at)
     start = getattr(variant.constraint, "start_date", None) if variant else None
     batch = _batch_listing(provider, model, max(day, start or day), at, CURRENT, dating)

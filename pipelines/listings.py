@@ -85,6 +85,10 @@ class Listing:
     # The day the source published the statement: a package release's upload date, an archive
     # capture's date. Not the day the price took effect (`effective_date`).
     source_released: date | None = None
+    # The first day anyone could have read the statement, where that is earlier than
+    # `source_released`: a catalogue's price first published by an older release than the one
+    # read (`pipelines.release_dating`). None: `source_released`.
+    known_from: date | None = None
     display_name: str | None = None
     context_window: int | None = None
     deprecated: bool | None = None
@@ -102,11 +106,21 @@ def listings_frame(rows: list[Listing]) -> pd.DataFrame:
     frame["context_window"] = frame["context_window"].astype("Int64")
     frame["deprecated"] = frame["deprecated"].astype("boolean")
     frame["source_released"] = frame["source_released"].astype("object")
+    frame["known_from"] = frame["known_from"].astype("object")
     for col in PRICE_FIELDS:
         frame[col] = frame[col].astype("float64")
     return frame.sort_values(
         ["provider", "source_model_id", "mode", "effective_date", "provenance"], kind="stable"
     ).reset_index(drop=True)
+
+
+def known_by(listings: pd.DataFrame, day: date) -> pd.DataFrame:
+    """The listings anyone could have read on `day`: first published on or before it
+    (`known_from`, else `source_released`). A build for a past day sees what was known then: a
+    model first published later does not exist yet, and a later restatement does not reach back.
+    A listing with neither date is kept."""
+    known = pd.to_datetime(listings["known_from"].fillna(listings["source_released"]), errors="coerce")
+    return listings[known.isna() | (known <= pd.Timestamp(day))].reset_index(drop=True)
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ PRICE_COLUMNS = [*PRICE_FIELDS, "tiers", "peak"]
 ORIGIN_SOURCES = (GENAI_SOURCE, MODEL_PRICES_SOURCE)
 OBSERVATION_COLUMNS = [
     "ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date", *PRICE_COLUMNS,
-    "source", "source_version", "source_url", "provenance", "source_released",
+    "source", "source_version", "source_url", "provenance", "source_released", "known_from",
     "authority", "superseded", "superseded_by", "note",
 ]
 

@@ -37,6 +37,9 @@ class ReleaseDating:
     version: str
     released: date | None = None
     since: dict[tuple[str, str], tuple[float, float, date]] = field(default_factory=dict)
+    # Every run of the history: (provider_id, model_id) → ((input, output, first release date,
+    # last release date), ...) in release order.
+    runs: dict[tuple[str, str], tuple[tuple[float, float, date, date], ...]] = field(default_factory=dict)
 
     def asserted_since(self, provider_id: str, model_id: str, input_price: float | None,
                        output_price: float | None) -> date | None:
@@ -46,6 +49,22 @@ class ReleaseDating:
             return None
         run_input, run_output, day = run
         return day if same_price(run_input, input_price) and same_price(run_output, output_price) else None
+
+    def first_published(self, provider_id: str, model_id: str, input_price: float | None,
+                        output_price: float | None, day: date) -> date | None:
+        """The first day the catalogue published a price dated `day`: the first release of the
+        run listing exactly that price on `day`, else of the first such run after it, else of the
+        last one before it (a price in force before a change, last listed before the change's
+        date). None when no release of the history lists the price."""
+        if input_price is None or output_price is None:
+            return None
+        runs = [(first, last) for run_input, run_output, first, last in self.runs.get((provider_id, model_id), ())
+                if same_price(run_input, input_price) and same_price(run_output, output_price)]
+        covering = [first for first, last in runs if first <= day <= last]
+        after = [first for first, _ in runs if first > day]
+        before = [first for first, last in runs if last < day]
+        chosen = covering or after or before[-1:]
+        return chosen[0] if chosen else None
 
 
 def release_dating(spans: pd.DataFrame, releases: list[tuple[str, date]], version: str) -> ReleaseDating:
@@ -58,8 +77,11 @@ def release_dating(spans: pd.DataFrame, releases: list[tuple[str, date]], versio
     spans = spans.assign(_first=spans["first_version"].map(position), _last=spans["last_version"].map(position))
     spans = spans.sort_values([*RUN_KEY, "_first"], kind="stable")
     since: dict[tuple[str, str], tuple[float, float, date]] = {}
+    runs: dict[tuple[str, str], tuple[tuple[float, float, date, date], ...]] = {}
     for key, rows in spans.groupby(RUN_KEY, sort=False):
         rows = rows.reset_index(drop=True)
+        runs[key] = tuple(zip(rows["input"], rows["output"], rows["first_released"], rows["last_released"],
+                              strict=True))
         end = len(rows) - 1
         if rows.at[end, "last_version"] != version:
             continue  # the release in use does not list the model
@@ -67,7 +89,7 @@ def release_dating(spans: pd.DataFrame, releases: list[tuple[str, date]], versio
         while start > 0 and _continues(rows.loc[start - 1], rows.loc[start]):
             start -= 1
         since[key] = (rows.at[end, "input"], rows.at[end, "output"], rows.at[start, "first_released"])
-    return ReleaseDating(version, released, since)
+    return ReleaseDating(version, released, since, runs)
 
 
 def _continues(before: pd.Series, after: pd.Series) -> bool:

@@ -40,6 +40,9 @@ SOURCE_LISTING = pa.schema(
         *_PRICES,
         *_PROVENANCE,
         pa.field("source_released", pa.date32()),
+        # The first day the statement could be read, where earlier than source_released (a price
+        # an older release first published); null: source_released.
+        pa.field("known_from", pa.date32()),
         pa.field("note", pa.string()),
     ]
 )
@@ -55,6 +58,7 @@ PRICE_OBSERVATIONS = pa.schema(
         *_PRICES,
         *_PROVENANCE,
         pa.field("source_released", pa.date32()),
+        pa.field("known_from", pa.date32()),  # as in SOURCE_LISTING
         pa.field("authority", pa.int8(), nullable=False),
         pa.field("superseded", pa.bool_(), nullable=False),
         pa.field("superseded_by", pa.string()),

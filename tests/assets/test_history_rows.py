@@ -47,7 +47,7 @@ def test_spots_and_evidence_from_the_days_rows(history, tables):
     whole, observations, models = tables["price_history"], tables["price_observations"], tables["models"]
     today = spot_rows(history, TODAY)
     pd.testing.assert_frame_equal(compared(observations, today, TODAY), compared(observations, whole, TODAY))
-    evidence = spot_evidence(compared(observations, whole, TODAY), models["ticker"])
+    evidence = spot_evidence(compared(observations, whole, TODAY), models["ticker"], TODAY)
     pd.testing.assert_frame_equal(build_spots(today, models, TODAY, evidence),
                                   build_spots(whole, models, TODAY, evidence))
 

@@ -63,3 +63,20 @@ def test_two_snapshots_agree_on_every_event_they_both_cover(earlier, store):
     announced = [w[w["effective_date"] > later_as_of] for w in (window, later)]
     assert len(announced[0]) == 21 and set(announced[0]["kind"]) == {"scheduled"}
     assert _key(announced[0]) == _key(announced[1])
+
+
+def _known_from(store: SnapshotStore) -> pd.Series:
+    """When each statement could first be read; none for the host medians, which the oracle
+    works out from the hosts' statements it read."""
+    observations = store.read_table("price_observations")
+    return pd.to_datetime(observations["known_from"].fillna(observations["source_released"]))
+
+
+def test_a_build_of_an_earlier_day_reads_only_what_was_published_by_then(earlier, store):
+    """The later snapshot reads statements published after the earlier day (LiteLLM's map of
+    2026-11-20); the earlier one none of them, and no model that only they name."""
+    assert (_known_from(store) > pd.Timestamp(EARLIER)).any()
+    assert (_known_from(earlier).dropna() <= pd.Timestamp(EARLIER)).all()
+    later_only = set(store.read_table("price_observations").assign(_known=_known_from(store))
+                     .groupby("ticker")["_known"].min().loc[lambda known: known > pd.Timestamp(EARLIER)].index)
+    assert not later_only & set(earlier.read_table("models")["ticker"])

@@ -51,7 +51,7 @@ HISTORY = pd.DataFrame([
 
 def test_spot_evidence_grades_each_price_by_its_sources():
     pairs = compared(OBSERVATIONS, HISTORY, AS_OF)
-    out = spot_evidence(pairs, pd.Series(["DEEPSEEK-V3", "KIMI", "O3", "NO-STATEMENT"])).set_index("ticker")
+    out = spot_evidence(pairs, pd.Series(["DEEPSEEK-V3", "KIMI", "O3", "NO-STATEMENT"]), AS_OF).set_index("ticker")
     assert out.loc["DEEPSEEK-V3"].tolist() == [[MP], [GENAI, LITELLM], date(2026, 10, 26), "disputed"]
     assert out.loc["O3"].tolist() == [[GENAI, LITELLM, MP], [], date(2026, 11, 20), "confirmed"]
     assert out.loc["KIMI"].tolist() == [[GENAI], [], date(2026, 11, 10), "single_source"]
@@ -83,3 +83,16 @@ def test_a_rejected_statement_is_a_dispute_with_its_own_reason():
     rejected = out[out["rule"] == "rejected"].iloc[0]
     assert (rejected["field"], rejected["value"], rejected["reason"]) == (
         "output", 17.5, "rejected: output 17.5 is the video-output rate")
+
+
+def test_a_build_of_an_earlier_day_confirms_a_price_on_the_day_it_was_first_known_never_later():
+    """KIMI's catalogue price, read from the release of 2026-11-10, was first published on
+    2026-04-02: a build of 2026-06-01 says it was confirmed then, not on a day still to come."""
+    earlier = date(2026, 6, 1)
+    observations = OBSERVATIONS.copy()
+    observations["known_from"] = [date(2026, 4, 2) if ticker == "KIMI" and source == GENAI else None
+                                  for ticker, source in zip(observations["ticker"], observations["source"],
+                                                            strict=True)]
+    history = HISTORY.assign(date=earlier)
+    out = spot_evidence(compared(observations, history, earlier), pd.Series(["KIMI"]), earlier).set_index("ticker")
+    assert out.loc["KIMI", "last_confirmed"] == date(2026, 4, 2)

@@ -31,7 +31,7 @@ def models(store) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def evidence(store, history, models) -> pd.DataFrame:
-    return spot_evidence(compared(store.read_table("price_observations"), history, AS_OF), models["ticker"])
+    return spot_evidence(compared(store.read_table("price_observations"), history, AS_OF), models["ticker"], AS_OF)
 
 
 @pytest.fixture(scope="module")
