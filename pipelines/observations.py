@@ -57,6 +57,7 @@ CROSS_CHECK_SOURCES = (LITELLM_SOURCE,)
 REJECTED_NOTE_PREFIX = "rejected"
 CROSS_CHECK_NOTE = "cross-check only: an undated map, asserted as of its release; it votes but never sets a price"
 PRICE_COLUMNS = [*PRICE_FIELDS, "tiers", "peak"]
+REJECTED_FILE = "rejected_statements.csv"  # what a rejected statement is superseded by
 ORIGIN_SOURCES = (GENAI_SOURCE, MODEL_PRICES_SOURCE)
 OBSERVATION_COLUMNS = [
     "ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date", *PRICE_COLUMNS,
@@ -242,7 +243,7 @@ def reject(frame: pd.DataFrame, rejected: list[Rejection]) -> pd.DataFrame:
         # The price compared only on the statements named: a call on every row was slow.
         hit[hit] = [same_price(stated, r.value) for stated in frame[r.field].to_numpy()[hit]]
         frame.loc[hit, "superseded"] = True
-        frame.loc[hit, "superseded_by"] = "rejected_statements.csv"
+        frame.loc[hit, "superseded_by"] = REJECTED_FILE
         frame.loc[hit, "note"] = _noted(pd.Series(f"{REJECTED_NOTE_PREFIX}: {r.field} {r.value:g} is {r.reason}",
                                                   index=frame.index[hit]), frame.loc[hit, "note"])
     return frame

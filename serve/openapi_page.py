@@ -63,7 +63,8 @@ BODY_EXAMPLES = {
     "/v1/webhooks": {"url": "https://example.com/oracle-events", "ticker": "SONNET-4", "kind": "price_cut"},
 }
 PARAMETER_EXAMPLES = {"ticker": "SONNET-4", "table": "spots", "mode": "sync", "since": "2025-06-01",
-                      "from": "2025-06-01", "to": "2025-06-30", "limit": 20, "offset": 0, "provider": "anthropic",
+                      "from": "2025-06-01", "to": "2025-06-30", "as_known": "2025-06-30", "limit": 20, "offset": 0,
+                      "provider": "anthropic",
                       "tier": "frontier", "status": "active", "modality": "text", "q": "sonnet",
                       "fields": "beta_sync,input_sync", "kind": "price_cut", "type": "unified", "date": "2025-08-01",
                       "format": "csv", "taskCategory": "coding", "horizonMonths": 3, "paths": 2000, "seed": 1,

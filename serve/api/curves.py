@@ -20,6 +20,7 @@ from litestar.params import Parameter
 
 from pipelines.backtest import METHODS, TENOR_MONTHS
 from pipelines.events import EVENT_KINDS, VIEW_CHANGES, recent_events, with_original_names
+from pipelines.history import history_as_known
 from pipelines.history_points import INTERVALS, POINTS, change_points, period_ends
 from pipelines.listings import PRICE_FIELDS
 from pipelines.scorecard import headline
@@ -213,13 +214,24 @@ def _price_points(rows: pd.DataFrame) -> list[dict[str, Any]]:
             for row in records(rows, columns)]
 
 
+def _known_series(snapshot: LoadedSnapshot, ticker: str, mode: str, day: date) -> pd.DataFrame:
+    """One series of the history as known on `day` (`pipelines.history.history_as_known`), from
+    the model's own statements: each series is built from its ticker's alone."""
+    observations = snapshot.table("price_observations")
+    history = history_as_known(observations[observations["ticker"] == ticker], day)
+    return history[history["mode"] == mode].sort_values("date", kind="stable").reset_index(drop=True)
+
+
 @get("/v1/history/{ticker:path}", summary="Daily price history of one model, with provenance", tags=["curves"],
      description="One point a day from `from` (default: the series' first day) to `to` (default: the snapshot "
                  "date), both inclusive. `beta` is the output price. Each point carries its source, version, URL "
                  "and provenance (`published`, `archived`, `first_observed`, `current`, or `carried_forward` "
                  "for a day that repeats the last observation). `mode` as for forwards. `points=changes` keeps "
                  "only the days a price changed (and the first); `interval=week` or `month` keeps the last day "
-                 "of each week or month (the price then in force).")
+                 "of each week or month (the price then in force). `as_known=D` gives the history as it could "
+                 "be known on D: built from the statements published by D (a price published later, even one "
+                 "dated earlier, does not reach it), ending on D; without it, today's best knowledge of every "
+                 "day.")
 async def history(
     reply: Reply,
     ticker: str,
@@ -228,17 +240,28 @@ async def history(
     mode: ModeParam = None,
     points: Annotated[str, enum_param("daily (every day) or changes (the days a price changed)", POINTS)] = "daily",
     interval: Annotated[str, enum_param("day, week or month: the last day of each", INTERVALS)] = "day",
+    as_known: Annotated[date | None, Parameter(description="the history as known on this day, YYYY-MM-DD (on or "
+                                                           "before the snapshot date); it ends there")] = None,
 ) -> Response[HistoryResponse]:
     snapshot = reply.snapshot
-    end = to or _as_of(snapshot)
+    if as_known is not None and as_known > _as_of(snapshot):
+        raise invalid("as_known", f"{as_known.isoformat()} is after the snapshot date {snapshot.as_of}: nothing "
+                                  "is known of it yet")
+    end = to or as_known or _as_of(snapshot)
+    if as_known is not None and end > as_known:
+        raise invalid("to", f"{end.isoformat()} is after as_known ({as_known.isoformat()}): a history known on a "
+                            "day ends on it")
     _ordered(("from", from_), ("to", end))
     one_of("points", points, POINTS)
     one_of("interval", interval, INTERVALS)
     if points == "changes" and interval != "day":
         raise invalid("interval", "change points are already sparse: send points=changes or an interval, not both")
     model, chosen = _model_and_mode(snapshot, ticker, mode)
-    table = snapshot.table("price_history")
-    rows = table.iloc[_series_positions(snapshot).get((model["ticker"], chosen), np.empty(0, dtype=int))]
+    if as_known is None:
+        table = snapshot.table("price_history")
+        rows = table.iloc[_series_positions(snapshot).get((model["ticker"], chosen), np.empty(0, dtype=int))]
+    else:
+        rows = _known_series(snapshot, model["ticker"], chosen, as_known)
     dates = rows["date"]
     keep = (dates <= end) if from_ is None else (dates >= from_) & (dates <= end)
     rows = rows[keep.to_numpy(dtype=bool)]
