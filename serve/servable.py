@@ -57,8 +57,8 @@ class Servable:
 # out on purpose: serve/api/index.py answers a 503 naming the refresh for a snapshot published
 # before the index kept them, and the rest of the API serves on. Any other table is only exported.
 TABLES_READ = frozenset({
-    "spots", "models", "greeks", "providers", "price_history", "price_disputes", "scheduled_changes",
-    "processes", "change_laws", "forward_curves", "ici", "ici_history", "events", "backtest",
+    "spots", "models", "greeks", "providers", "price_history", "price_observations", "price_disputes",
+    "scheduled_changes", "processes", "change_laws", "forward_curves", "ici", "ici_history", "events", "backtest",
     "backtest_summary", "backtest_families", "accuracy", "backtest_reliability",
 })
 OPTIONAL_TABLES_READ = frozenset({"ici_constituents", "ici_published", "ici_revisions"})
