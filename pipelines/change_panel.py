@@ -230,10 +230,9 @@ class Histories:
         first = self._first[at]
         n_changes = self._moves.count(at, None, d)
         past = self._moves.upto(at, d)
-        keys = self._moves.keys
-        # With no change anywhere yet (an early anchor), every ticker's last change is its first point.
-        last_change = np.where(n_changes > 0, keys[np.maximum(past - 1, 0)] - at * _SPAN, first) if len(keys) \
-            else first
+        last_change = first  # with no change anywhere yet (an early anchor), each ticker's first point
+        if len(self._moves.keys):
+            last_change = np.where(n_changes > 0, self._moves.keys[np.maximum(past - 1, 0)] - at * _SPAN, first)
         price = self._price_at(at, d)
         recent = d - RECENT_DAYS
         provider, family = self._provider[at], self._family[at]

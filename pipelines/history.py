@@ -20,9 +20,8 @@ import numpy as np
 import pandas as pd
 
 from pipelines.ingest_archive import HOST as ARCHIVE_HOST
-from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, known_by, prices_agree
+from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, prices_agree
 from pipelines.membership import is_among
-from pipelines.observations import REJECTED_FILE, mark_superseded
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 from pipelines.open_weight import host_median_from, host_priced, host_priced_since
 
@@ -334,17 +333,6 @@ def price_history_points(observations: pd.DataFrame, as_of: date) -> pd.DataFram
 
 def build_price_history(observations: pd.DataFrame, as_of: date) -> pd.DataFrame:
     return daily_history(price_history_points(observations, as_of), as_of)
-
-
-def history_as_known(observations: pd.DataFrame, day: date) -> pd.DataFrame:
-    """The daily history up to `day` as it could be built on `day`: from the statements published
-    by then (`known_by`), each day's statements ranked again among those alone (a statement that
-    won its day only since a later one was published did not lose it yet). Rejected statements
-    and cross-checks stay aside, as they were."""
-    known = known_by(observations, day)
-    aside = known["superseded"] & (known["superseded_by"].isna() | (known["superseded_by"] == REJECTED_FILE))
-    ranked = mark_superseded(known[~aside].assign(superseded=False, superseded_by=None))
-    return build_price_history(pd.concat([ranked, known[aside]], ignore_index=True), day)
 
 
 def price_history_parts(observations: pd.DataFrame, as_of: date, part_rows: int = PART_ROWS) -> Iterator[pd.DataFrame]:

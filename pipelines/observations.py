@@ -39,6 +39,7 @@ from pipelines.listings import (
     PRICE_FIELDS,
     PUBLISHED,
     SYNC,
+    known_by,
     listings_frame,
     same_price,
 )
@@ -247,6 +248,17 @@ def reject(frame: pd.DataFrame, rejected: list[Rejection]) -> pd.DataFrame:
         frame.loc[hit, "note"] = _noted(pd.Series(f"{REJECTED_NOTE_PREFIX}: {r.field} {r.value:g} is {r.reason}",
                                                   index=frame.index[hit]), frame.loc[hit, "note"])
     return frame
+
+
+def as_known_on(observations: pd.DataFrame, day: date) -> pd.DataFrame:
+    """The observations as they could be adjudicated on `day`: those published by then
+    (`known_by`), each day's statements ranked again among them alone (one that lost its day only
+    to a statement published later had not lost it yet). Rejected statements and cross-checks
+    stay aside, as they were."""
+    known = known_by(observations, day)
+    aside = known["superseded"] & (known["superseded_by"].isna() | (known["superseded_by"] == REJECTED_FILE))
+    ranked = mark_superseded(known[~aside].assign(superseded=False, superseded_by=None))
+    return pd.concat([ranked, known[aside]], ignore_index=True)
 
 
 def adjudicate(frame: pd.DataFrame, rejected: list[Rejection] = ()) -> pd.DataFrame:

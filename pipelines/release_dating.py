@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import groupby
 
 import pandas as pd
 
@@ -37,8 +38,8 @@ class ReleaseDating:
     version: str
     released: date | None = None
     since: dict[tuple[str, str], tuple[float, float, date]] = field(default_factory=dict)
-    # Every run of the history: (provider_id, model_id) → ((input, output, first release date,
-    # last release date), ...) in release order.
+    # Every run of the history, folded as `since`'s: (provider_id, model_id) → ((input, output,
+    # first release date, last release date), ...) in release order.
     runs: dict[tuple[str, str], tuple[tuple[float, float, date, date], ...]] = field(default_factory=dict)
 
     def asserted_since(self, provider_id: str, model_id: str, input_price: float | None,
@@ -78,21 +79,27 @@ def release_dating(spans: pd.DataFrame, releases: list[tuple[str, date]], versio
     spans = spans.sort_values([*RUN_KEY, "_first"], kind="stable")
     since: dict[tuple[str, str], tuple[float, float, date]] = {}
     runs: dict[tuple[str, str], tuple[tuple[float, float, date, date], ...]] = {}
-    for key, rows in spans.groupby(RUN_KEY, sort=False):
-        rows = rows.reset_index(drop=True)
-        runs[key] = tuple(zip(rows["input"], rows["output"], rows["first_released"], rows["last_released"],
-                              strict=True))
-        end = len(rows) - 1
-        if rows.at[end, "last_version"] != version:
-            continue  # the release in use does not list the model
-        start = end
-        while start > 0 and _continues(rows.loc[start - 1], rows.loc[start]):
-            start -= 1
-        since[key] = (rows.at[end, "input"], rows.at[end, "output"], rows.at[start, "first_released"])
+    records = spans.to_dict("records")  # once: a frame per model costs more than the work on it
+    for key, rows in groupby(records, key=lambda span: (span["provider_id"], span["model_id"])):
+        folded = _folded(list(rows))
+        runs[key] = tuple(run[:4] for run in folded)
+        if folded[-1][4] == version:  # the release in use lists the model
+            since[key] = folded[-1][:3]
     return ReleaseDating(version, released, since, runs)
 
 
-def _continues(before: pd.Series, after: pd.Series) -> bool:
+def _folded(spans: list[dict]) -> list[tuple[float, float, date, date, str]]:
+    """One model's spans in release order as runs: a span that `_continues` the one before joins
+    its run. Each run is (input, output as its last span lists them, first release date, last
+    release date, last version)."""
+    runs: list[tuple[float, float, date, date, str]] = []
+    for i, span in enumerate(spans):
+        first = runs.pop()[2] if i and _continues(spans[i - 1], span) else span["first_released"]
+        runs.append((span["input"], span["output"], first, span["last_released"], span["last_version"]))
+    return runs
+
+
+def _continues(before: dict, after: dict) -> bool:
     """The later span follows the earlier with no release between and the same input and output."""
     return (after["_first"] == before["_last"] + 1
             and same_price(before["input"], after["input"]) and same_price(before["output"], after["output"]))

@@ -20,9 +20,10 @@ from litestar.params import Parameter
 
 from pipelines.backtest import METHODS, TENOR_MONTHS
 from pipelines.events import EVENT_KINDS, VIEW_CHANGES, recent_events, with_original_names
-from pipelines.history import history_as_known
+from pipelines.history import build_price_history
 from pipelines.history_points import INTERVALS, POINTS, change_points, period_ends
 from pipelines.listings import PRICE_FIELDS
+from pipelines.observations import as_known_on
 from pipelines.scorecard import headline
 from serve.deps import Reply
 from serve.forward_curves import FORWARD_POINT, ForwardCurve, forward_curve_answer
@@ -215,10 +216,10 @@ def _price_points(rows: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _known_series(snapshot: LoadedSnapshot, ticker: str, mode: str, day: date) -> pd.DataFrame:
-    """One series of the history as known on `day` (`pipelines.history.history_as_known`), from
-    the model's own statements: each series is built from its ticker's alone."""
+    """One series of the history as it could be built on `day`, from the model's statements as
+    known then (`pipelines.observations.as_known_on`): each series is built from its ticker's alone."""
     observations = snapshot.table("price_observations")
-    history = history_as_known(observations[observations["ticker"] == ticker], day)
+    history = build_price_history(as_known_on(observations[observations["ticker"] == ticker], day), day)
     return history[history["mode"] == mode].sort_values("date", kind="stable").reset_index(drop=True)
 
 
