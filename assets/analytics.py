@@ -117,7 +117,7 @@ def events(price_history: TableFile, models, model_aliases, scheduled_changes, p
     month flagged `reverted`."""
     held = [f for f in (unconfirmed_moves(price_observations, live.max_move), vanished(price_observations)) if len(f)]
     return build_events(observed_rows(price_history), models, settings.as_of_date(), model_aliases,
-                        scheduled_changes, pd.concat(held, ignore_index=True) if held else None)
+                        scheduled_changes, pd.concat(held, ignore_index=True) if held else None, price_observations)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -10,6 +10,13 @@ Kinds (contract §7):
 - `new_model`: the first point of a ticker's sync series (field `output`, before NaN).
 - `price_cut` / `price_increase`: the sync `input` or `output` price moved, one event per field:
   one origin's own price (a maker's list, or the price a source states), never a median of hosts.
+- `restated`: a sync `input` or `output` move that is no one's own price change, because the
+  statement showing it is an undated listing (a catalogue's `current` or `archived` price, not a
+  live read) and either another source's statement took the series over, or the new value was
+  stated for the model's maker, by any source, on or before the point before (the listing in
+  between was the slip, this one its correction). A statement its source dates (`published`), a
+  dataset's own first sighting (`first_observed`) and a live read a day after the one before are
+  what their source says happened then. Out of the default listing, as `hosts_changed` is.
 - `hosts_changed`: a series priced at the median of its hosts' quotes (`pipelines.open_weight`)
   moved, in any field or mode. A median moves as hosts join or leave the set the oracle sees as
   well as when one changes its quote, so it is no one's own price change: it is left out of the
@@ -45,7 +52,8 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from pipelines.listings import BATCH, CARRIED_FORWARD, PUBLISHED, SYNC, prices_agree
+from pipelines.listings import ARCHIVED, BATCH, CARRIED_FORWARD, CURRENT, PUBLISHED, SYNC, prices_agree
+from pipelines.live import is_live
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 
 PRICE_CUT = "price_cut"
@@ -58,10 +66,11 @@ ALIAS_MOVED = "alias_moved"
 SCHEDULED = "scheduled"
 UNCONFIRMED = "unconfirmed"
 HOSTS_CHANGED = "hosts_changed"
+RESTATED = "restated"
 # Kinds that record a change in what the oracle sees, not in anyone's price: out of the default listing.
-VIEW_CHANGES = (HOSTS_CHANGED,)
+VIEW_CHANGES = (HOSTS_CHANGED, RESTATED)
 EVENT_KINDS = (PRICE_CUT, PRICE_INCREASE, NEW_MODEL, BATCH_CHANGE, CACHE_CHANGE, DEPRECATED, ALIAS_MOVED, SCHEDULED,
-               UNCONFIRMED, HOSTS_CHANGED)
+               UNCONFIRMED, HOSTS_CHANGED, RESTATED)
 
 EVENT_COLUMNS = ["event_id", "ticker", "mode", "kind", "field", "before", "after", "pct_change",
                  "effective_date", "observed_on", "source", "source_version", "source_url", "provenance", "reverted",
@@ -136,17 +145,57 @@ def last_known_before(points: pd.DataFrame, field: str) -> pd.Series:
     return known.groupby(series_keys).shift()
 
 
-def _change_events(points: pd.DataFrame) -> list[pd.DataFrame]:
+def _before(points: pd.DataFrame, column: str, field: str) -> pd.Series:
+    """For each point, `column` of the last earlier point of its series that knew `field`."""
+    series_keys = [points[key] for key in _SERIES]
+    known = points[column].where(points[field].notna())
+    return known.groupby(series_keys).ffill().groupby(series_keys).shift()
+
+
+def _stated_by_maker(observations: pd.DataFrame | None) -> dict[tuple, list[tuple]]:
+    """(ticker, mode, field) → [(effective date, value)] of every maker's own statement."""
+    if observations is None or observations.empty:
+        return {}
+    origin = observations[observations["is_origin"].astype(bool)]
+    stated: dict[tuple, list[tuple]] = {}
+    for field in PRICE_FIELDS:
+        rows = origin[origin[field].notna()]
+        for key, day, value in zip(zip(rows["ticker"], rows["mode"]), rows["effective_date"], rows[field],
+                                   strict=True):
+            stated.setdefault((*key, field), []).append((day, float(value)))
+    return stated
+
+
+def _restated(points: pd.DataFrame, field: str, moved: np.ndarray, stated: dict[tuple, list[tuple]]) -> np.ndarray:
+    """Where a sync move of `field` is `restated` (see the module's docstring), among `moved`."""
+    undated = (points["provenance"].isin([CURRENT, ARCHIVED]) & ~is_live(points["source_version"])).to_numpy()
+    candidates = np.flatnonzero(moved & undated & (points["mode"] == SYNC).to_numpy())
+    if not len(candidates):
+        return np.zeros(len(points), dtype=bool)
+    source_before = _before(points, "source", field).to_numpy(object)
+    day_before = _before(points, "date", field).to_numpy(object)
+    restated = np.zeros(len(points), dtype=bool)
+    for row in candidates:
+        after = float(points[field].iat[row])
+        restated[row] = source_before[row] != points["source"].iat[row] or any(
+            day <= day_before[row] and prices_agree(value, after, PRICE_PRECISION)
+            for day, value in stated.get((points["ticker"].iat[row], SYNC, field), ()))
+    return restated
+
+
+def _change_events(points: pd.DataFrame, observations: pd.DataFrame | None) -> list[pd.DataFrame]:
     frames = []
     median = (points["source"] == HOST_MEDIAN_SOURCE).to_numpy()  # a point priced at its hosts' median
     is_sync = (points["mode"] == SYNC).to_numpy()
     is_batch = (points["mode"] == BATCH).to_numpy()
+    stated = _stated_by_maker(observations)
     for field in (*PRICE_FIELDS, CACHE_FIELD):
         before = last_known_before(points, field).to_numpy()
         after = points[field].to_numpy("float64")
         moved = changed(before, after)
-        kinds = np.select([median, field == CACHE_FIELD, is_sync, is_batch],
-                          [HOSTS_CHANGED, CACHE_CHANGE, np.where(after < before, PRICE_CUT, PRICE_INCREASE),
+        restated = _restated(points, field, moved & ~median, stated) if field in PRICE_FIELDS else moved & False
+        kinds = np.select([median, field == CACHE_FIELD, restated, is_sync, is_batch],
+                          [HOSTS_CHANGED, CACHE_CHANGE, RESTATED, np.where(after < before, PRICE_CUT, PRICE_INCREASE),
                            BATCH_CHANGE], default="")
         moved &= kinds != ""
         frames.append(_rows(points[moved], kinds[moved], field, before[moved], after[moved]))
@@ -252,19 +301,20 @@ def _unconfirmed(moves: pd.DataFrame | None) -> list[pd.DataFrame]:
 
 def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
                  model_aliases: pd.DataFrame | None = None, scheduled: pd.DataFrame | None = None,
-                 unconfirmed: pd.DataFrame | None = None) -> pd.DataFrame:
+                 unconfirmed: pd.DataFrame | None = None, observations: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every price event in the history up to `as_of`, and every change announced after it,
     sorted by date, ticker, mode and field.
 
     `price_history` is the daily history table (one row per ticker, mode and day); `models` gives
     each ticker's status, `first_seen` and `deprecated_on`; `model_aliases` the pointers' spans;
     `scheduled` the `scheduled_changes` table; `unconfirmed` the held moves
-    (`pipelines.guard.unconfirmed_moves`).
+    (`pipelines.guard.unconfirmed_moves`); `observations` the statements known, which tell a
+    restated listing from a price change (`restated`).
     """
     points = observed_points(price_history, as_of)
     if points.empty:
         return _empty()
-    frames = [*_first_points(points, models), *_change_events(points), *_deprecations(points, models, as_of),
+    frames = [*_first_points(points, models), *_change_events(points, observations), *_deprecations(points, models, as_of),
               *_alias_moves(model_aliases, as_of), *_scheduled(scheduled), *_unconfirmed(unconfirmed)]
     frames = [frame for frame in frames if not frame.empty]
     if not frames:

@@ -83,7 +83,8 @@ def events_of(*sync_points, status=None):
     ((3.0, 15.0), (3.0, 15.0 * (1 + 2e-4)), [("price_increase", "output", 15.0, 15.0 * (1 + 2e-4), 2e-4)]),
 ])
 def test_sync_price_changes(first, second, expected):
-    events = events_of(point(d(1), *first), point(d(10), *second, provenance="current", source="model-prices"))
+    # The same source's own listing moving to a price not stated before (another source taking over is `restated`).
+    events = events_of(point(d(1), *first), point(d(10), *second, provenance="current"))
     changed = events[events["kind"] != "new_model"]
     got = list(zip(changed["kind"], changed["field"], changed["before"], changed["after"], changed["pct_change"]))
     assert len(got) == len(expected)
@@ -91,7 +92,7 @@ def test_sync_price_changes(first, second, expected):
         assert row[:4] == want[:4]
         assert row[4] == pytest.approx(want[4], rel=1e-6)
     assert (changed["effective_date"] == d(10)).all()
-    assert (changed["provenance"] == "current").all() and (changed["source"] == "model-prices").all()
+    assert (changed["provenance"] == "current").all() and (changed["source"] == "genai-prices").all()
     assert (changed["mode"] == "sync").all()
 
 
@@ -333,3 +334,38 @@ def test_a_move_under_the_precision_of_a_price_is_no_event():
         series("B", "sync", [point(d(1), 1.0, 0.4), point(d(10), 1.0, 0.396)]),
     ), models(active=("A", "B")), AS_OF)
     assert changes(events) == [("price_cut", "sync", "output", 0.4, 0.396, d(10))]
+
+
+def _maker_statements(ticker, *stated):
+    """The maker's own statements the observations hold: (day, input, output) each."""
+    return pd.DataFrame([dict(ticker=ticker, mode="sync", is_origin=True, effective_date=day, input=i, output=o)
+                         for day, i, o in stated])
+
+
+def test_a_catalogue_correcting_its_own_undated_listing_is_restated_not_a_price_change():
+    """MISTRAL-SMALL-3.2: the maker's price 0.1/0.3 since day 1; an older catalogue release listed
+    0.075/0.2 (day 5), the newer one 0.1/0.3 again, with no dated change (day 20). The same
+    shape dated by its source (`published`) is the maker's own increase."""
+    stated = _maker_statements("A", (d(1), 0.1, 0.3), (d(5), 0.075, 0.2), (d(20), 0.1, 0.3))
+    undated = history(series("A", "sync", [point(d(1), 0.1, 0.3, provenance="first_observed"),
+                                           point(d(5), 0.075, 0.2, provenance="archived"),
+                                           point(d(20), 0.1, 0.3, provenance="current")]))
+    events = build_events(undated, models(), AS_OF, observations=stated)
+    assert changes(events)[-2:] == [("restated", "sync", "input", 0.075, 0.1, d(20)),
+                                    ("restated", "sync", "output", 0.2, 0.3, d(20))]
+    assert "restated" not in set(recent_events(events, d(2))["kind"])  # out of the default listing
+    dated = history(series("A", "sync", [point(d(5), 0.075, 0.2), point(d(20), 0.1, 0.3)]))
+    assert {kind for kind, *_ in changes(build_events(dated, models(), AS_OF, observations=stated))} == \
+        {"price_increase"}
+
+
+def test_another_source_taking_a_series_over_at_another_price_is_restated():
+    """GLM-5: one dataset's 0/0, then a catalogue's undated 1/3.2: what changed is which statement
+    the oracle reads. A new price no one stated before, from the same source, stays a change."""
+    frame = history(series("A", "sync", [point(d(1), 0.0, 0.0, provenance="first_observed", source="model-prices"),
+                                         point(d(10), 1.0, 3.2, provenance="current")]),
+                    series("B", "sync", [point(d(1), 1.0, 4.0, provenance="archived"),
+                                         point(d(10), 1.0, 3.0, provenance="current")]))
+    events = build_events(frame, models(active=("A", "B")), AS_OF, observations=_maker_statements("B", (d(1), 1.0, 4.0)))
+    assert [(t, k, f) for t, k, f in zip(events["ticker"], events["kind"], events["field"], strict=True)
+            if k != "new_model"] == [("A", "restated", "input"), ("A", "restated", "output"), ("B", "price_cut", "output")]
