@@ -26,9 +26,10 @@ def test_no_curve_rises_without_a_rise_in_its_family_or_a_scheduled_one(store):
     curves, events, models, scheduled, _ = _published(store)
     families = models.set_index("ticker")["family"]
     # Published rises, those soon undone included: a maker's increase, or a median of hosts that
-    # rose, which the forecast's family evidence still reads from the history.
+    # rose or a restated listing that rose, which the forecast's family evidence still reads from
+    # the history.
     rises = events[(events["kind"] == "price_increase")
-                   | ((events["kind"] == "hosts_changed") & (events["after"] > events["before"]))]
+                   | (events["kind"].isin(["hosts_changed", "restated"]) & (events["after"] > events["before"]))]
     risen = set(families.reindex(rises["ticker"]).dropna())
     announced_rise = set(scheduled.loc[(scheduled["field"] == "output") & (scheduled["after"] > scheduled["before"]),
                                        "ticker"])
