@@ -138,48 +138,44 @@ def observed_points(price_history: pd.DataFrame, as_of: date) -> pd.DataFrame:
     return points.sort_values([*_SERIES, "date"], kind="stable").reset_index(drop=True)
 
 
-def last_known_before(points: pd.DataFrame, field: str) -> pd.Series:
-    """For each point, the last known value of `field` at an earlier point of its series."""
+def _row_known_before(points: pd.DataFrame, field: str) -> np.ndarray:
+    """For each point, the row of the last earlier point of its series that knew `field` (−1:
+    none): where the value before, and the source and day that stated it, are read."""
     series_keys = [points[key] for key in _SERIES]
-    known = points[field].astype("float64").groupby(series_keys).ffill()
-    return known.groupby(series_keys).shift()
-
-
-def _before(points: pd.DataFrame, column: str, field: str) -> pd.Series:
-    """For each point, `column` of the last earlier point of its series that knew `field`."""
-    series_keys = [points[key] for key in _SERIES]
-    known = points[column].where(points[field].notna())
-    return known.groupby(series_keys).ffill().groupby(series_keys).shift()
+    rows = pd.Series(np.arange(len(points), dtype="float64"), index=points.index).where(points[field].notna())
+    return rows.groupby(series_keys).ffill().groupby(series_keys).shift().fillna(-1).to_numpy("int64")
 
 
 def _stated_by_maker(observations: pd.DataFrame | None) -> dict[tuple, list[tuple]]:
-    """(ticker, mode, field) → [(effective date, value)] of every maker's own statement."""
+    """(ticker, field) → [(effective date, value)] of every maker's own sync statement."""
     if observations is None or observations.empty:
         return {}
-    origin = observations[observations["is_origin"].astype(bool)]
+    origin = observations[observations["is_origin"].astype(bool) & (observations["mode"] == SYNC)]
     stated: dict[tuple, list[tuple]] = {}
     for field in PRICE_FIELDS:
         rows = origin[origin[field].notna()]
-        for key, day, value in zip(zip(rows["ticker"], rows["mode"]), rows["effective_date"], rows[field],
-                                   strict=True):
-            stated.setdefault((*key, field), []).append((day, float(value)))
+        for ticker, day, value in zip(rows["ticker"], rows["effective_date"], rows[field], strict=True):
+            stated.setdefault((ticker, field), []).append((day, float(value)))
     return stated
 
 
-def _restated(points: pd.DataFrame, field: str, moved: np.ndarray, stated: dict[tuple, list[tuple]]) -> np.ndarray:
-    """Where a sync move of `field` is `restated` (see the module's docstring), among `moved`."""
+def _restated(points: pd.DataFrame, field: str, moved: np.ndarray, before_row: np.ndarray,
+              observations: pd.DataFrame | None) -> np.ndarray:
+    """Where a sync move of `field` is `restated` (see the module's docstring), among `moved`;
+    `before_row` as `_row_known_before` gives it."""
     undated = (points["provenance"].isin([CURRENT, ARCHIVED]) & ~is_live(points["source_version"])).to_numpy()
     candidates = np.flatnonzero(moved & undated & (points["mode"] == SYNC).to_numpy())
-    if not len(candidates):
-        return np.zeros(len(points), dtype=bool)
-    source_before = _before(points, "source", field).to_numpy(object)
-    day_before = _before(points, "date", field).to_numpy(object)
     restated = np.zeros(len(points), dtype=bool)
+    if not len(candidates):
+        return restated
+    stated = _stated_by_maker(observations)  # only when some move could be one
+    sources, days = points["source"].to_numpy(object), points["date"].to_numpy(object)
+    tickers, values = points["ticker"].to_numpy(object), points[field].to_numpy("float64")
     for row in candidates:
-        after = float(points[field].iat[row])
-        restated[row] = source_before[row] != points["source"].iat[row] or any(
-            day <= day_before[row] and prices_agree(value, after, PRICE_PRECISION)
-            for day, value in stated.get((points["ticker"].iat[row], SYNC, field), ()))
+        before = before_row[row]
+        restated[row] = sources[before] != sources[row] or any(
+            day <= days[before] and prices_agree(value, values[row], PRICE_PRECISION)
+            for day, value in stated.get((tickers[row], field), ()))
     return restated
 
 
@@ -188,12 +184,13 @@ def _change_events(points: pd.DataFrame, observations: pd.DataFrame | None) -> l
     median = (points["source"] == HOST_MEDIAN_SOURCE).to_numpy()  # a point priced at its hosts' median
     is_sync = (points["mode"] == SYNC).to_numpy()
     is_batch = (points["mode"] == BATCH).to_numpy()
-    stated = _stated_by_maker(observations)
     for field in (*PRICE_FIELDS, CACHE_FIELD):
-        before = last_known_before(points, field).to_numpy()
+        before_row = _row_known_before(points, field)
         after = points[field].to_numpy("float64")
+        before = np.where(before_row >= 0, after[np.maximum(before_row, 0)], np.nan)
         moved = changed(before, after)
-        restated = _restated(points, field, moved & ~median, stated) if field in PRICE_FIELDS else moved & False
+        restated = _restated(points, field, moved & ~median, before_row, observations) \
+            if field in PRICE_FIELDS else np.zeros(len(points), dtype=bool)
         kinds = np.select([median, field == CACHE_FIELD, restated, is_sync, is_batch],
                           [HOSTS_CHANGED, CACHE_CHANGE, RESTATED, np.where(after < before, PRICE_CUT, PRICE_INCREASE),
                            BATCH_CHANGE], default="")
