@@ -11,7 +11,7 @@ from assets.resources import PriceSources, RefreshSettings
 from assets.worker_processes import ordered_map, spare_cores
 from pipelines.backtest import backtest_parts
 from pipelines.change_panel import Histories, change_points
-from pipelines.events import build_events
+from pipelines.events import build_events, own_price_moves
 from pipelines.evidence import compared, spot_evidence
 from pipelines.forecast import FittedLaw, build_change_laws, build_processes
 from pipelines.forwards import build_forward_curves
@@ -46,11 +46,13 @@ def scheduled_changes(price_observations, spots, settings: RefreshSettings):
     return build_scheduled_changes(price_observations, spots, settings.as_of_date())
 
 
-def _histories(price_history: TableFile, models: pd.DataFrame, sources: PriceSources,
+def _histories(price_history: TableFile, models: pd.DataFrame, events: pd.DataFrame, sources: PriceSources,
                settings: RefreshSettings) -> Histories:
-    """Every model's observed sync price changes to the snapshot date (`pipelines.change_panel`)."""
+    """Every model's observed sync price changes to the snapshot date (`pipelines.change_panel`),
+    only the events' own price changes counted as changes."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
-    return Histories(change_points(observed_rows(price_history), settings.as_of_date()), models, rules)
+    return Histories(change_points(observed_rows(price_history), settings.as_of_date(), own_price_moves(events)),
+                     models, rules)
 
 
 def _priced_modes(spots: pd.DataFrame) -> pd.DataFrame:
@@ -65,19 +67,19 @@ def _priced_modes(spots: pd.DataFrame) -> pd.DataFrame:
     "change_laws": AssetOut(kinds={"parquet"}, description="Each change law: the ratios new/old of a change and "
                                                            "their weights."),
 })
-def processes(price_history: TableFile, models, spots, sources: PriceSources, settings: RefreshSettings):
+def processes(price_history: TableFile, models, spots, events, sources: PriceSources, settings: RefreshSettings):
     """The forecast law fitted on the history to the snapshot date (`pipelines.forecast`)."""
-    histories = _histories(price_history, models, sources, settings)
+    histories = _histories(price_history, models, events, sources, settings)
     fitted = FittedLaw.fit(histories, settings.as_of_date())
     return (build_processes(histories, fitted, _priced_modes(spots), settings.as_of_date()),
             build_change_laws(fitted))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def greeks(spots, processes, change_laws, price_history: TableFile, models, sources: PriceSources,
+def greeks(spots, processes, change_laws, price_history: TableFile, models, events, sources: PriceSources,
            settings: RefreshSettings):
     """The Greek sheet: spot record and a summary of the forecast law per ticker (contract §4)."""
-    histories = _histories(price_history, models, sources, settings)
+    histories = _histories(price_history, models, events, sources, settings)
     return build_greeks(spots, process_fields(processes, change_laws, histories, settings.as_of_date()))
 
 
@@ -121,14 +123,15 @@ def events(price_history: TableFile, models, model_aliases, scheduled_changes, p
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def backtest(price_observations, price_history: TableFile, models, sources: PriceSources, settings: RefreshSettings):
+def backtest(price_observations, price_history: TableFile, models, events, sources: PriceSources,
+             settings: RefreshSettings):
     """Every walk-forward prediction of the oracle and both baselines, scored (written an anchor at a time)."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
     as_of = settings.as_of_date()
     workers = spare_cores() if len(price_observations) >= SHARED_BACKTEST_OBSERVATIONS else 0
     return TableParts(backtest_parts(price_observations, backtest_rows(price_history, as_of),
                                      observed_rows(price_history), models, rules, as_of,
-                                     map_anchors=partial(ordered_map, workers=workers)))
+                                     map_anchors=partial(ordered_map, workers=workers), own=own_price_moves(events)))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

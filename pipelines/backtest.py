@@ -17,8 +17,9 @@ the mean (`forecast`) relative to the spot and in log ratio, the absolute percen
 median, the CRPS of the distribution (in units of the spot), the randomised PIT (the share of a
 uniform draw inside [F(y−), F(y)] that lands in [0.05, 0.95]: an atom counts fractionally, and a
 calibrated 90% band covers 90%), and `p_change` beside the base rate of change the history showed
-at the anchor. A case whose window holds a revision (a move with a switch of source, or a move
-undone within 62 days: `change_panel`) is kept but flagged, and left out of every score.
+at the anchor. A case whose window holds a revision (a move with a switch of source, a move
+that is no one's own price changing, or a move undone within 62 days: `change_panel`) is kept
+but flagged, and left out of every score.
 """
 
 from __future__ import annotations
@@ -157,21 +158,21 @@ def _single_exp(days: np.ndarray, prices: np.ndarray) -> tuple[float, float]:
     return theta, sigma
 
 
-def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules,
-                 anchor: date) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
+def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules, anchor: date,
+                 own: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
     """Every method's forecast of each model's sync β made on `anchor`, from what was known then,
     and the change laws fitted then. Columns: the identifying ones, spot, forecast (the mean),
     median, p05, p95, p_change and p_base, and what scoring needs of each distribution
     (`change_law` for the oracle; `mu`, `s` for single_exp: ln(β/spot) ~ N(mu, s²))."""
-    return forecasts_from(known_points(observations, anchor), models, rules, anchor)
+    return forecasts_from(known_points(observations, anchor), models, rules, anchor, own)
 
 
-def forecasts_from(points: pd.DataFrame, models: pd.DataFrame, rules: Rules,
-                   anchor: date) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
-    """`forecasts_at` from the anchor's `known_points`."""
+def forecasts_from(points: pd.DataFrame, models: pd.DataFrame, rules: Rules, anchor: date,
+                   own: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
+    """`forecasts_at` from the anchor's `known_points`; `own` as `change_points` reads it."""
     spots = spots_at(points)
     groups = groups_at(models, spots, rules)
-    histories = Histories(change_points(points, anchor), models, rules)
+    histories = Histories(change_points(points, anchor, own), models, rules)
     fitted = FittedLaw.fit(histories, anchor)
     known = [t for t in histories.tickers if spots.get(t, 0) > 0]
     base = groups.set_index("ticker").loc[known].reset_index()
@@ -300,22 +301,25 @@ def lognormal_crps(mu: np.ndarray, s: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def run_backtest(observations: pd.DataFrame, history: pd.DataFrame, observed: pd.DataFrame, models: pd.DataFrame,
-                 rules: Rules, as_of: date, start: date = START) -> pd.DataFrame:
+                 rules: Rules, as_of: date, start: date = START, own: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every scored prediction of every method at every anchor (`history` as `score` reads it;
-    `observed`, the history's observed rows, for the revisions)."""
-    return pd.concat(backtest_parts(observations, history, observed, models, rules, as_of, start), ignore_index=True)
+    `observed`, the history's observed rows, for the revisions; `own` as `change_points` reads it)."""
+    return pd.concat(backtest_parts(observations, history, observed, models, rules, as_of, start, own=own),
+                     ignore_index=True)
 
 
 def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, observed: pd.DataFrame, models: pd.DataFrame,
                    rules: Rules, as_of: date, start: date = START,
                    map_anchors: Callable[[Callable[[date], pd.DataFrame], list[date]], Iterable[pd.DataFrame]] = map,
-                   ) -> Iterator[pd.DataFrame]:
+                   own: pd.DataFrame | None = None) -> Iterator[pd.DataFrame]:
     """`run_backtest` an anchor at a time: each anchor's scored predictions, in order, so that
     only one anchor's are held. The anchors are independent of each other: `map_anchors` (an
-    ordered map, such as the built-in one) may compute them anywhere, in any order."""
+    ordered map, such as the built-in one) may compute them anywhere, in any order. `own`: the
+    moves that are someone's own price changing (`change_points`), at the anchors and after."""
     anchors = anchor_dates(start, as_of)
+    revisions = Histories(change_points(observed, as_of, own), models, rules)
     scored_at = AnchorScorer(dict(zip(anchors, known_points_on(observations, anchors), strict=True)), models, rules,
-                             _realised(history), Histories(change_points(observed, as_of), models, rules), as_of)
+                             _realised(history), revisions, as_of, own)
     yield from map_anchors(scored_at, anchors)
 
 
@@ -330,7 +334,8 @@ class AnchorScorer:
     realised: pd.Series
     revisions: Histories
     as_of: date
+    own: pd.DataFrame | None = None
 
     def __call__(self, anchor: date) -> pd.DataFrame:
-        forecasts, laws = forecasts_from(self.points[anchor], self.models, self.rules, anchor)
+        forecasts, laws = forecasts_from(self.points[anchor], self.models, self.rules, anchor, self.own)
         return _score(forecasts, laws, self.realised, self.revisions, self.as_of)

@@ -7,7 +7,8 @@ Both are read from the sync output price β of each model, observed points only 
 forward):
 
 - `change_points`: each series reduced to the points where β moved, each move marked a change,
-  a switch of source, or half of a slip (`FIRST`, `CHANGE`, `SWITCH`, `SLIP`).
+  a switch of source (or a move that is no one's own price changing: a host median, a restated
+  listing), or half of a slip (`FIRST`, `CHANGE`, `SWITCH`, `SLIP`).
 - `Histories`: those points indexed for lookups of many (model, day) pairs at once.
 - `window_panel`: for each model, each first day of a month a on or after its first price and
   each horizon h with a + h months on or before `as_of`: whether β changed in the window, the
@@ -66,11 +67,14 @@ def name_class(model_id: str) -> str:
     return FIXED
 
 
-def change_points(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
+def change_points(points: pd.DataFrame, as_of: date, own: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per ticker, its observed sync β at the first point and at every later move: columns
     ticker, date, price, ratio (to the level before; NaN at the first point and at slips) and
     kind, by ticker and date. `points` are history points (ticker, mode, date or
-    effective_date, output, source, provenance)."""
+    effective_date, output, source, provenance). With `own` (ticker, date: the moves the events
+    call a maker's or a source's own price changing, `events.own_price_moves`), every other move
+    (a host median moving, a restated listing, an alias moving) is a SWITCH: it sets the level
+    but is no change, so neither the hazard, the change law nor a family's rises learn from it."""
     points = points.rename(columns={"effective_date": "date"})
     observed = points[(points["mode"] == SYNC) & (points["output"] > 0) & (points["date"] <= as_of)
                       & (points["provenance"] != CARRIED_FORWARD)]
@@ -87,14 +91,17 @@ def change_points(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
         moved[1:] = step & (tickers[1:] == tickers[:-1])
     any_move = np.add.reduceat(moved, starts) > 0 if len(starts) else np.array([], dtype=bool)
     rows = [(tickers[a], days[a], prices[a], np.nan, FIRST) for a in starts[~any_move]]
+    own_days = None if own is None else own.groupby("ticker")["date"].agg(set).to_dict()
     for a, b in zip(starts[any_move], ends[any_move], strict=True):
-        rows += _series_points(tickers[a], days[a:b], prices[a:b], sources[a:b])
+        changes = None if own_days is None else own_days.get(tickers[a], set())
+        rows += _series_points(tickers[a], days[a:b], prices[a:b], sources[a:b], changes)
     frame = pd.DataFrame(rows, columns=CHANGE_POINT_COLUMNS)
     return frame.sort_values(["ticker", "date"], kind="stable").reset_index(drop=True)
 
 
-def _series_points(ticker: str, days, prices, sources) -> list[tuple]:
-    """`change_points` of one series that moves, its points in date order."""
+def _series_points(ticker: str, days, prices, sources, changes: set | None) -> list[tuple]:
+    """`change_points` of one series that moves, its points in date order; `changes` the days of
+    its own price changes (None: every move of one source is one)."""
     window = timedelta(days=REVISION_DAYS)
     kept: list[list] = []  # [date, price, source, kind], the levels in force
     slips: list[tuple] = []
@@ -106,7 +113,8 @@ def _series_points(ticker: str, days, prices, sources) -> list[tuple]:
             undone = kept.pop()
             slips += [(undone[0], undone[1]), (day, price)]
             continue
-        kind = FIRST if not kept else SWITCH if source != kept[-1][2] else CHANGE
+        own = source == (kept[-1][2] if kept else None) and (changes is None or day in changes)
+        kind = FIRST if not kept else CHANGE if own else SWITCH
         kept.append([day, price, source, kind])
     ratios = [np.nan] + [b[1] / a[1] for a, b in zip(kept[:-1], kept[1:], strict=True)]
     return ([(ticker, k[0], k[1], r, k[3]) for k, r in zip(kept, ratios, strict=True)]
@@ -174,7 +182,7 @@ class Histories:
         rises = log_ratio > 0
         self._provider_moves = _Events(self._provider[move_at], move_days)
         self._family_moves = _Events(self._family[move_at], move_days)
-        self._family_rises = _Events(self._family[move_at[rises]], move_days[rises])
+        self._family_rises = _Events(self._family[move_at[rises]], move_days[rises], move_at[rises])
         everyone = np.arange(len(self.tickers))
         self._provider_firsts = _Events(self._provider[everyone], self._first)
         self._family_firsts = _Events(self._family[everyone], self._first)
@@ -213,6 +221,17 @@ class Histories:
     def family_rose(self, tickers, days) -> np.ndarray:
         """Whether any model of each ticker's family (itself included) rose in price on or before each day."""
         return self._family_rises.count(self._family[self._at(tickers)], None, days_since_1970(days)) > 0
+
+    def last_family_rise(self, tickers, days) -> list[str]:
+        """The family's latest rise on or before each day, as "TICKER on YYYY-MM-DD" ("" where it
+        never rose): the evidence `family_rose` reads."""
+        at = self._at(tickers)
+        family = self._family[at]
+        position = self._family_rises.upto(family, np.broadcast_to(days_since_1970(days), at.shape)) - 1
+        keys = self._family_rises.keys[np.maximum(position, 0)] if len(self._family_rises.keys) else position
+        found = (position >= 0) & (keys // _SPAN == family)
+        return [f"{self.tickers[self._family_rises.values[p]]} on {np.datetime64(int(k % _SPAN), 'D')}" if ok else ""
+                for p, k, ok in zip(position.tolist(), np.asarray(keys).tolist(), found.tolist(), strict=True)]
 
     def changes_upto(self, tickers, days) -> np.ndarray:
         """How many price changes (revisions left out) each ticker had on or before each day."""

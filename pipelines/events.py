@@ -311,8 +311,9 @@ def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
     points = observed_points(price_history, as_of)
     if points.empty:
         return _empty()
-    frames = [*_first_points(points, models), *_change_events(points, observations), *_deprecations(points, models, as_of),
-              *_alias_moves(model_aliases, as_of), *_scheduled(scheduled), *_unconfirmed(unconfirmed)]
+    frames = [*_first_points(points, models), *_change_events(points, observations),
+              *_deprecations(points, models, as_of), *_alias_moves(model_aliases, as_of), *_scheduled(scheduled),
+              *_unconfirmed(unconfirmed)]
     frames = [frame for frame in frames if not frame.empty]
     if not frames:
         return _empty()
@@ -327,6 +328,14 @@ def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
                                                       strict=True)]
     events = events.sort_values(SORT_KEYS, kind="stable").reset_index(drop=True)
     return events[EVENT_COLUMNS]
+
+
+def own_price_moves(events: pd.DataFrame) -> pd.DataFrame:
+    """(ticker, date) of every sync output price cut or increase: the moves of the history that
+    are someone's own price changing, as the forecast reads them (`change_panel.change_points`)."""
+    own = events[events["kind"].isin([PRICE_CUT, PRICE_INCREASE]).to_numpy() & (events["mode"] == SYNC).to_numpy()
+                 & (events["field"] == "output").to_numpy()]
+    return pd.DataFrame({"ticker": own["ticker"].to_numpy(object), "date": own["effective_date"].to_numpy(object)})
 
 
 def of_kind(kinds: pd.Series, kind: str | None) -> np.ndarray:

@@ -304,7 +304,7 @@ class Process:
         return float(decay_rate(self.expected_ratio(HORIZON_MONTHS)[0]))
 
 
-PROCESS_COLUMNS = ["ticker", "mode", "months", "p_change", "change_law"]
+PROCESS_COLUMNS = ["ticker", "mode", "months", "p_change", "change_law", "rise_evidence"]
 LAW_COLUMNS = ["change_law", "ratio", "weight", "prior_weight"]
 
 
@@ -343,7 +343,8 @@ class FittedLaw:
 
 def build_processes(histories: Histories, fitted: FittedLaw, modes: pd.DataFrame, as_of: date) -> pd.DataFrame:
     """The long table of processes (PROCESS_COLUMNS): for each (ticker, mode) of `modes` whose
-    ticker has a sync history, P(a change by the end of each month 1 … 12) and its change law.
+    ticker has a sync history, P(a change by the end of each month 1 … 12), its change law, and
+    the family's latest rise behind a `family_rose` law ("TICKER on DATE"; "" where none).
     Every mode of a model follows its sync price's law: batch prices move with sync ones."""
     wanted = modes[modes["ticker"].isin(histories.index)][["ticker", "mode"]].drop_duplicates()
     tickers = wanted["ticker"].to_numpy(dtype=object)
@@ -353,6 +354,8 @@ def build_processes(histories: Histories, fitted: FittedLaw, modes: pd.DataFrame
         "ticker": np.repeat(tickers, months), "mode": np.repeat(wanted["mode"].to_numpy(dtype=object), months),
         "months": np.tile(np.arange(1, months + 1, dtype=float), len(tickers)), "p_change": by_month.reshape(-1),
         "change_law": np.repeat(fitted.groups(histories, tickers, as_of), months),
+        "rise_evidence": np.repeat(np.array(histories.last_family_rise(tickers, np.datetime64(as_of, "D")),
+                                            dtype=object), months),
     }, columns=PROCESS_COLUMNS)
     return frame.sort_values(["ticker", "mode", "months"], kind="stable").reset_index(drop=True)
 

@@ -10,7 +10,11 @@ an atom at 1 (no change, probability 1 − p_change) or a draw of the change law
 - beta_median, p05, p95: S_h times the mixture's 50%, 5% and 95% quantiles (exact: the law is
   discrete), so the band always holds the median;
 - change_mean, change_p05, change_p50, change_p95: the change law's mean ratio new/old and its
-  quantiles — what a change, if it comes, does to the price.
+  quantiles — what a change, if it comes, does to the price;
+- evidence: what can move the curve off today's price at that tenor: `announced` (a scheduled
+  price differs from the spot), `maker_increase: TICKER on DATE` (the change law is the one of a
+  family whose maker raised a price: its latest such rise), both joined by "; ", or
+  `no_rise_evidence` (the change law's mean is at most 1: the curve can only stay or fall).
 """
 
 from __future__ import annotations
@@ -20,14 +24,15 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from pipelines.forecast import ProcessTable
+from pipelines.forecast import ROSE, ProcessTable
 from pipelines.scheduled import SCHEDULED_COLUMNS, scheduled_beta
 
 TENORS = {"1M": 1, "2M": 2, "3M": 3, "6M": 6, "9M": 9, "12M": 12}
 BATCH_SUFFIX = ".B"
 FORWARD_COLUMNS = ["ticker", "mode", "ticker_forward", "tenor", "months", "spot", "scheduled", "p_change",
                    "decay_factor", "beta_forward", "beta_median", "p05", "p95", "change_mean", "change_p05",
-                   "change_p50", "change_p95"]
+                   "change_p50", "change_p95", "evidence"]
+ANNOUNCED, MAKER_INCREASE, NO_RISE_EVIDENCE = "announced", "maker_increase", "no_rise_evidence"
 
 
 def forward_ticker(ticker: str, mode: str, tenor: str) -> str:
@@ -66,14 +71,25 @@ def build_forward_curves(processes: pd.DataFrame, change_laws: pd.DataFrame, spo
         "scheduled": np.nan, "p_change": table.p_change(months).reshape(-1),
         "decay_factor": table.expected_ratio(months).reshape(-1), "beta_forward": np.nan,
         "beta_median": quantiles[:, 1], "p05": quantiles[:, 0], "p95": quantiles[:, 2],
-        **{column: each(change_rows[:, i]) for i, column in enumerate(FORWARD_COLUMNS[-4:])},
+        **{column: each(change_rows[:, i]) for i, column in enumerate(FORWARD_COLUMNS[-5:-1])},
     }, columns=FORWARD_COLUMNS)
     level = curves["spot"].to_numpy(float).copy()
     for (mode, h), at in curves.groupby(["mode", "months"]).indices.items():
         frame = curves.iloc[at].rename(columns={"spot": f"beta_{mode}"})
         level[at] = scheduled_beta(frame, scheduled, mode, as_of, h) if len(scheduled) else level[at]
     curves["scheduled"] = level
+    curves["evidence"] = _evidence(curves, table, processes)
     curves["beta_forward"] = level * curves["decay_factor"]
     for column in ("beta_median", "p05", "p95"):
         curves[column] = level * curves[column]
     return curves.sort_values(["ticker", "mode", "months"], kind="stable").reset_index(drop=True)[FORWARD_COLUMNS]
+
+
+def _evidence(curves: pd.DataFrame, table: ProcessTable, processes: pd.DataFrame) -> np.ndarray:
+    """The `evidence` of each row of `curves` (each process's tenors in TENORS order)."""
+    rises = processes.drop_duplicates(["ticker", "mode"]).set_index(["ticker", "mode"])["rise_evidence"]
+    rise = rises.reindex(pd.MultiIndex.from_arrays([table.tickers, table.modes])).to_numpy(object)
+    maker = np.where(table.law_names == ROSE, [f"{MAKER_INCREASE}: {r}" for r in rise], "")
+    announced = ~np.isclose(curves["scheduled"].to_numpy(float), curves["spot"].to_numpy(float), rtol=1e-12, atol=0)
+    parts = zip(np.where(announced, ANNOUNCED, ""), np.repeat(maker, len(TENORS)), strict=True)
+    return np.array(["; ".join(p for p in pair if p) or NO_RISE_EVIDENCE for pair in parts], dtype=object)

@@ -170,12 +170,13 @@ FORWARD_CURVES = _schema(
     months=(_F64, False), spot=(_F64, False), scheduled=(_F64, False), p_change=(_F64, False),
     decay_factor=(_F64, False), beta_forward=(_F64, False), beta_median=(_F64, False), p05=(_F64, False),
     p95=(_F64, False), change_mean=(_F64, False), change_p05=(_F64, False), change_p50=(_F64, False),
-    change_p95=(_F64, False),
+    change_p95=(_F64, False), evidence=(_STR, False),
 )
 # The forecast law (pipelines/forecast.py): per ticker and mode, P(a change by the end of each
-# month 1–12) and the change law it follows; each change law's ratios and weights.
+# month 1–12), the change law it follows and the family rise behind it; each change law's ratios
+# and weights.
 PROCESSES = _schema(ticker=(_STR, False), mode=(_STR, False), months=(_F64, False), p_change=(_F64, False),
-                    change_law=(_STR, False))
+                    change_law=(_STR, False), rise_evidence=(_STR, False))
 CHANGE_LAWS = _schema(change_law=(_STR, False), ratio=(_F64, False), weight=(_F64, False),
                       prior_weight=(_F64, False))
 
@@ -282,6 +283,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "price_disputes": PRICE_DISPUTES,
     "spots": SPOTS,
     "scheduled_changes": SCHEDULED_CHANGES,
+    "events": EVENTS,
     "processes": PROCESSES,
     "change_laws": CHANGE_LAWS,
     "greeks": GREEKS,
@@ -291,7 +293,6 @@ SCHEMAS: dict[str, pa.Schema] = {
     "ici_constituents": ICI_CONSTITUENTS,
     "ici_published": ICI_PUBLISHED,
     "ici_revisions": ICI_REVISIONS,
-    "events": EVENTS,
     "backtest": BACKTEST,
     "backtest_summary": BACKTEST_SUMMARY,
     "backtest_families": BACKTEST_FAMILIES,

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from pipelines.backtest import forecasts_at
+from pipelines.events import own_price_moves
 from pipelines.forecast import read_processes
 from pipelines.forwards import TENORS
 from pipelines.registry import Rules
@@ -103,10 +104,12 @@ def test_forward_is_the_known_level_times_the_mean_ratio_at_every_tenor(store, b
     assert curves.groupby(["ticker", "mode"]).size().eq(len(TENORS)).all()
     assert ((curves["p05"] <= curves["beta_median"]) & (curves["beta_median"] <= curves["p95"])).all()
     assert curves["p_change"].between(0, 1).all()
-    # A law without evidence of a rise never lifts a forward above its level; a family that rose
-    # lifts it (its change law's mean is above 1).
+    # A law without evidence of a rise never lifts a forward above its level; a law whose mean is
+    # above 1 (only a family whose maker raised a price can have one) lifts it.
     rose = m > 1 + 1e-12
-    assert means["family_never_rose"] <= 1 + 1e-12 < means["family_rose"]
+    assert means["family_never_rose"] <= 1 + 1e-12
+    assert set(law_of.reindex(pd.MultiIndex.from_arrays([curves.loc[rose, "ticker"], curves.loc[rose, "mode"]]))) \
+        <= {"family_rose"}
     assert (curves.loc[~rose, "beta_forward"] <= levels[~rose] * (1 + 1e-15)).all()
     assert (curves.loc[rose, "beta_forward"] > levels[rose]).all()
 
@@ -140,7 +143,7 @@ def test_greek_sheet_carries_every_contract_field(store, by_hand):
             assert row[f"prior_weight{suffix}"] == prior[by_hand.law_name[(ticker, mode)]]
             assert 0 <= row[f"prior_weight{suffix}"] <= 1
             assert row[f"exposure_months{suffix}"] > 0 and row[f"n_jumps{suffix}"] >= 0
-    assert greeks.loc["SONNET-4", "theta"] >= 0 > greeks.loc["LLAMA-3.2-1B", "theta"]  # a rose family rises
+    assert greeks.loc["SONNET-4", "theta"] >= 0  # a family that never rose never rises
     # O3's sync price changed once (2025-06-10, 40 → 8) in the history, and it has been priced since 2025.
     assert greeks.loc["O3", "n_jumps"] >= 1 and greeks.loc["O3", "exposure_months"] > 12
 
@@ -152,9 +155,10 @@ def test_the_backtest_has_no_look_ahead(store):
     observations = store.read_table("price_observations")
     models = store.read_table("models")
     rules = Rules.from_frame(read_seed_csv("model_rules"))
-    with_future, laws = forecasts_at(observations, models, rules, ANCHOR)
+    own = own_price_moves(store.read_table("events"))
+    with_future, laws = forecasts_at(observations, models, rules, ANCHOR, own)
     without_future, laws_without = forecasts_at(observations[observations["effective_date"] <= ANCHOR], models,
-                                                rules, ANCHOR)
+                                                rules, ANCHOR, own)
     assert len(with_future) > 100
     pd.testing.assert_frame_equal(with_future, without_future)
     assert laws.keys() == laws_without.keys() == {"family_rose", "family_never_rose"}
@@ -167,7 +171,7 @@ def test_the_forecasts_published_for_an_anchor_are_those_recomputed_from_its_pas
     observations = store.read_table("price_observations")
     rules = Rules.from_frame(read_seed_csv("model_rules"))
     recomputed, _ = forecasts_at(observations[observations["effective_date"] <= ANCHOR], store.read_table("models"),
-                                 rules, ANCHOR)
+                                 rules, ANCHOR, own_price_moves(store.read_table("events")))
     published = store.read_table("backtest")
     published = published[published["anchor"] == ANCHOR].set_index(["ticker", "tenor", "method"])
     assert len(published) > 100

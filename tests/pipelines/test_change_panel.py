@@ -73,6 +73,29 @@ def test_a_move_undone_after_62_days_is_two_changes():
     assert frame["kind"].tolist() == [FIRST, CHANGE, CHANGE]
 
 
+def test_only_the_moves_the_events_call_own_changes_are_changes():
+    """A median of hosts moving as a host joins, or a restated listing, is in no `own` list: it
+    sets the level, as a switch does, and no law learns a change from it."""
+    series = points(("A", date(2025, 1, 1), 10.0, "hosts"), ("A", date(2025, 2, 1), 5.0, "hosts"),  # a host joined
+                    ("A", date(2025, 3, 1), 4.0, "hosts"), ("A", date(2025, 4, 1), 8.0, "hosts"))  # its own cut, rise
+    own = pd.DataFrame({"ticker": ["A", "A", "B"], "date": [date(2025, 3, 1), date(2025, 4, 1), date(2025, 2, 1)]})
+    frame = change_points(series, date(2025, 7, 1), own)
+    assert frame["kind"].tolist() == [FIRST, SWITCH, CHANGE, CHANGE]
+    assert frame["ratio"].tolist()[1:] == [0.5, 0.8, 2.0]
+    assert change_points(series, date(2025, 7, 1), own.iloc[:0])["kind"].tolist() == [FIRST, SWITCH, SWITCH, SWITCH]
+    assert change_points(series, date(2025, 7, 1))["kind"].tolist() == [FIRST, CHANGE, CHANGE, CHANGE]  # no list
+
+
+def test_a_familys_last_rise_names_the_model_and_the_day():
+    changes = pd.DataFrame([("A", date(2025, 1, 1), 10.0, np.nan, FIRST), ("A", date(2025, 3, 1), 12.0, 1.2, CHANGE),
+                            ("A2", date(2025, 1, 1), 4.0, np.nan, FIRST), ("A2", date(2025, 5, 1), 5.0, 1.25, CHANGE),
+                            ("A2", date(2025, 6, 1), 2.0, 0.4, CHANGE), ("B", date(2025, 1, 1), 1.0, np.nan, FIRST)],
+                           columns=["ticker", "date", "price", "ratio", "kind"])
+    h = Histories(changes, MODELS, NO_RULES)
+    assert h.last_family_rise(["A", "A2", "A", "B"], days("2025-02-28", "2025-04-01", "2025-07-01", "2025-07-01")) \
+        == ["", "A on 2025-03-01", "A2 on 2025-05-01", ""]
+
+
 MODELS = pd.DataFrame([
     dict(ticker="A", provider="p", model_id="a-1", family="p/a", is_reasoning=True),
     dict(ticker="A2", provider="p", model_id="a-2", family="p/a", is_reasoning=False),

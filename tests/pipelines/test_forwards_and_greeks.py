@@ -28,13 +28,13 @@ A_BATCH = 1 - 0.8**K  # P(h) = 1 − 0.8^h
 B_SYNC = np.array([0.1, 0.16, 0.3, 0.3, 0.3, 0.4, 0.4, 0.4, 0.5, 0.5, 0.5, 0.6])
 
 
-def process(ticker, mode, by_month, law):
+def process(ticker, mode, by_month, law, rise=""):
     return pd.DataFrame({"ticker": ticker, "mode": mode, "months": K.astype(float), "p_change": by_month,
-                         "change_law": law})
+                         "change_law": law, "rise_evidence": rise})
 
 
 PROCESSES = pd.concat([
-    process("B", "sync", B_SYNC, ROSE),
+    process("B", "sync", B_SYNC, ROSE, "C on 2026-10-01"),  # its family rose: C's increase
     process("A", "sync", A_SYNC, NEVER).iloc[::-1],  # in any order: read back by month
     process("A", "batch", A_BATCH, NEVER),
     process("ZERO", "sync", A_SYNC, NEVER),  # a spot of 0: no curve
@@ -79,6 +79,17 @@ def test_build_forward_curves_keeps_positive_spots_and_orders_tenors():
     assert curve(curves, "A", "batch")["ticker_forward"].tolist() == [f"A.B-{t}" for t in order]
     assert curve(curves, "A", "sync")["ticker_forward"].tolist() == [f"A-{t}" for t in order]
     assert curve(curves, "A", "batch")["spot"].tolist() == [5.0] * 6
+
+
+def test_each_curve_says_what_evidence_moves_it():
+    curves = build_forward_curves(PROCESSES, LAWS, SPOTS, SCHEDULED, AS_OF)
+    # A sync: a falling law, and the announced price from its 3M date on.
+    assert curve(curves, "A", "sync")["evidence"].tolist() == ["no_rise_evidence"] * 2 + ["announced"] * 4
+    assert curve(curves, "A", "batch")["evidence"].tolist() == ["no_rise_evidence"] * 6
+    assert curve(curves, "B", "sync")["evidence"].tolist() == ["maker_increase: C on 2026-10-01"] * 6
+    both = SCHEDULED.assign(ticker="B", before=2.0, after=3.0)
+    assert curve(build_forward_curves(PROCESSES, LAWS, SPOTS, both, AS_OF), "B", "sync")["evidence"].tolist()[2:] \
+        == ["announced; maker_increase: C on 2026-10-01"] * 4
 
 
 def test_the_curve_of_a_falling_law_with_an_announced_price_by_hand():

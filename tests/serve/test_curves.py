@@ -86,11 +86,11 @@ def test_o3_forwards_are_the_forward_curve_rows_and_its_greeks(client, tables):
 
 # Every column of a forward curve row but the ones the curve states once (ticker, mode, spot).
 FORWARD_POINT = ["ticker_forward", "tenor", "months", "scheduled", "p_change", "decay_factor", "beta_forward",
-                 "beta_median", "p05", "p95", "change_mean", "change_p05", "change_p50", "change_p95"]
+                 "beta_median", "p05", "p95", "change_mean", "change_p05", "change_p50", "change_p95", "evidence"]
 
 
 @pytest.mark.parametrize(("ticker", "mode"), [("LLAMA-3.2-1B", "sync"), ("GEMINI-3.6-FLASH", "batch"),
-                                              ("O3", "sync")])
+                                              ("O3", "sync"), ("DEEPSEEK-V4-PRO", "sync")])
 def test_every_forward_point_is_the_law_by_hand(client, by_hand, ticker, mode):
     """Each point from the processes and change_laws rows by hand: P_h, E[R_h] = 1 + P_h·(m − 1),
     the mean S_h·E[R_h], the median and band S_h times the mixture's quantiles, and the change
@@ -110,6 +110,9 @@ def test_every_forward_point_is_the_law_by_hand(client, by_hand, ticker, mode):
         for column, q in (("p05", 0.05), ("beta_median", 0.5), ("p95", 0.95)):
             assert point[column] == pytest.approx(level * by_hand.quantile(ticker, mode, h, q), rel=1e-12), column
         assert point["p05"] <= point["beta_median"] <= point["p95"]
+        # What moves it: an announced price at this tenor, and a law that learnt from its family's rises.
+        assert ("announced" in point["evidence"]) == (level != curve["spot"])
+        assert ("maker_increase: " in point["evidence"]) == (by_hand.law_name[(ticker, mode)] == "family_rose")
         assert point["change_mean"] == pytest.approx(mean, rel=1e-12)
         for column, q in (("change_p05", 0.05), ("change_p50", 0.5), ("change_p95", 0.95)):
             assert point[column] == pytest.approx(by_hand.law_quantile(ticker, mode, q), rel=1e-12), column

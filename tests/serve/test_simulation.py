@@ -77,7 +77,7 @@ def swap_by_hand(by_hand, row, mode, task, tenor, notional, fixed=None):
             "pv01": -0.01 * float(np.sum(df * notional_i)) * 1e-6}
 
 
-@pytest.mark.parametrize("ticker", ["SONNET-4", "LLAMA-3.2-1B"])
+@pytest.mark.parametrize("ticker", ["SONNET-4", "DEEPSEEK-V4-PRO"])
 def test_swap_fair_rate_and_greeks_are_recomputed_from_the_tables(client, greeks, by_hand, ticker):
     body = client.post("/v1/swap", json={**SWAP, "model": ticker})
     assert body.status_code == 200, body.text
@@ -132,8 +132,9 @@ def test_swap_on_the_batch_price(client, greeks):
 # --- Monte Carlo ---------------------------------------------------------------------------------
 
 MC_PATHS = 100_000  # the most a request may ask for
-# Two families that never rose (their change law's mean is at most 1), three that did (one of them
-# with a price announced from 2027-01-01), one with a price announced from 2026-12-01, and a batch price.
+# Three families that never rose (their change law's mean is at most 1; LLAMA-3.2-1B's host median
+# moved up, but no maker raised a price), two that did (one of them with a price announced from
+# 2027-01-01), one with a price announced from 2026-12-01, and a batch price.
 MC_CASES = [("SONNET-4", "sync"), ("O3", "sync"), ("LLAMA-3.2-1B", "sync"), ("DEEPSEEK-V4-PRO", "sync"),
             ("GEMINI-3.6-FLASH", "sync"), ("GEMINI-4-ARGON", "sync"), ("SONNET-4", "batch")]
 
@@ -142,7 +143,8 @@ def test_the_monte_carlo_sample_holds_a_family_that_rose(by_hand):
     tickers = {ticker for ticker, _ in MC_CASES}
     assert len(tickers) >= 5
     assert {by_hand.law_name[case] for case in MC_CASES} == {"family_rose", "family_never_rose"}
-    assert {"LLAMA-3.2-1B", "DEEPSEEK-V4-PRO", "GEMINI-3.6-FLASH"} <= set(by_hand.tickers_of("family_rose"))
+    assert {"DEEPSEEK-V4-PRO", "GEMINI-3.6-FLASH"} <= set(by_hand.tickers_of("family_rose"))
+    assert by_hand.law_name[("LLAMA-3.2-1B", "sync")] == "family_never_rose"
 
 
 @pytest.mark.parametrize(("months", "tenor"), [(1, "1M"), (3, "3M"), (6, "6M")])
@@ -237,16 +239,16 @@ def test_simulate_expected_spend_is_analytic_and_the_bands_simulated(client, gre
     body = {"items": [ITEM, {"model": "GPT-4.1", "profile": {"n_in": 2000, "n_out": 500, "eta": 0.2},
                              "requests_per_month": 3000},
                       {"model": "SONNET-4", "taskType": "chat", "requests_per_month": 20000},
-                      {"model": "LLAMA-3.2-1B", "taskType": "chat", "requests_per_month": 50000}],
+                      {"model": "DEEPSEEK-V4-PRO", "taskType": "chat", "requests_per_month": 50000}],
             "horizon_months": 3, "paths": 20000, "seed": 5}
     response = client.post("/v1/simulate", json=body)
     assert response.status_code == 200, response.text
     data = response.json()["data"]
-    sonnet, llama = greeks.loc["SONNET-4"], greeks.loc["LLAMA-3.2-1B"]
+    sonnet, deepseek = greeks.loc["SONNET-4"], greeks.loc["DEEPSEEK-V4-PRO"]
     gpt = Rates.from_row(greeks.loc["GPT-4.1"].to_dict(), columns=rate_columns("sync"))
     gpt_cost = task_cost(gpt, 2000, 500, 0.2).spot_cost
     monthly = {"SONNET-4": 10_000 * spot_cost_of(sonnet, "sync", "coding") + 20_000 * spot_cost_of(sonnet, "sync", "chat"),
-               "GPT-4.1": 3000 * gpt_cost, "LLAMA-3.2-1B": 50_000 * spot_cost_of(llama, "sync", "chat")}
+               "GPT-4.1": 3000 * gpt_cost, "DEEPSEEK-V4-PRO": 50_000 * spot_cost_of(deepseek, "sync", "chat")}
     for month, tenor in zip(data["months"], ["1M", "2M", "3M"]):
         m = month["month"]
         # By hand: requests·spot_cost·E[R_m], E[R_m] = 1 + P_m·(mean − 1) (no price is announced for these).
@@ -261,13 +263,13 @@ def test_simulate_expected_spend_is_analytic_and_the_bands_simulated(client, gre
     assert data["total_expected_spend"] == pytest.approx(sum(m["expected_spend"] for m in data["months"]), rel=1e-12)
     workloads = data["workloads"]
     assert [(w["model"], w["task"]) for w in workloads] == [("SONNET-4", "coding"), ("GPT-4.1", "custom"),
-                                                           ("SONNET-4", "chat"), ("LLAMA-3.2-1B", "chat")]
+                                                           ("SONNET-4", "chat"), ("DEEPSEEK-V4-PRO", "chat")]
     assert workloads[1]["task_profile"] == {"n_in": 2000.0, "n_out": 500.0, "eta": 0.2, "n_think": 0.0}
     assert workloads[1]["spot_cost"] == pytest.approx(gpt_cost, rel=1e-12)
-    llama_spend = 50_000 * spot_cost_of(llama, "sync", "chat") * sum(
-        by_hand.expected_ratio("LLAMA-3.2-1B", "sync", m) for m in (1, 2, 3))
-    assert workloads[3]["expected_spend_total"] == pytest.approx(llama_spend, rel=1e-12)
-    assert workloads[3]["share"] == pytest.approx(llama_spend / data["total_expected_spend"], rel=1e-12)
+    deepseek_spend = 50_000 * spot_cost_of(deepseek, "sync", "chat") * sum(
+        by_hand.expected_ratio("DEEPSEEK-V4-PRO", "sync", m) for m in (1, 2, 3))
+    assert workloads[3]["expected_spend_total"] == pytest.approx(deepseek_spend, rel=1e-12)
+    assert workloads[3]["share"] == pytest.approx(deepseek_spend / data["total_expected_spend"], rel=1e-12)
     assert sum(w["share"] for w in workloads) == pytest.approx(1.0, abs=1e-12)
     assert sum(w["expected_spend_total"] for w in workloads) == pytest.approx(data["total_expected_spend"], rel=1e-12)
     assert (data["horizon_months"], data["paths"], data["seed"]) == (3, 20000, 5)
