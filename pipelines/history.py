@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 
 from pipelines.ingest_archive import HOST as ARCHIVE_HOST
-from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, prices_agree
+from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, known_on, prices_agree
 from pipelines.membership import is_among
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 from pipelines.open_weight import host_median_from, host_priced, host_priced_since
 
-POINT_COLUMNS = [*PRICE_FIELDS, "tiers", "peak", "source", "source_version", "source_url", "provenance"]
+POINT_COLUMNS = [*PRICE_FIELDS, "tiers", "peak", "source", "source_version", "source_url", "provenance", "known_on"]
 
 # Fields a point may take from the point before it when its source never states them (every
 # field but the input and output prices, which each statement gives).
@@ -291,12 +291,15 @@ def daily_history(points: pd.DataFrame, as_of: date) -> pd.DataFrame:
     Whole observations are carried forward (by position); a field an observation leaves empty has
     already been filled by `carry_unstated` where its source never states that field, and is
     otherwise empty. All series at once: each day looks up its series' latest
-    point on or before it with one sorted search, then every column is taken in one step.
+    point on or before it with one sorted search, then every column is taken in one step. Each
+    row says when its statement could first be known (`known_on`: `listings.known_on`) beside the
+    day it asserts (`observed_on`).
     """
     columns = ["ticker", "mode", "date", *POINT_COLUMNS, "observed_on"]
     if points.empty:
         return pd.DataFrame(columns=columns)
     points, day, series, starts, lengths = _series_layout(points, as_of)
+    points["known_on"] = known_on(points).astype(object)  # each day's statement's, carried with it
     end = np.datetime64(as_of, "D").astype(np.int64)
     row_series = np.repeat(np.arange(len(starts)), lengths)
     row_day = day[starts][row_series] + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))

@@ -119,8 +119,14 @@ def known_by(listings: pd.DataFrame, day: date) -> pd.DataFrame:
     (`known_from`, else `source_released`). A build for a past day sees what was known then: a
     model first published later does not exist yet, and a later restatement does not reach back.
     A listing with neither date is kept."""
-    known = pd.to_datetime(listings["known_from"].fillna(listings["source_released"]), errors="coerce")
+    known = pd.to_datetime(known_on(listings), errors="coerce")
     return listings[known.isna() | (known <= pd.Timestamp(day))].reset_index(drop=True)
+
+
+def known_on(listings: pd.DataFrame) -> pd.Series:
+    """The first day anyone could have known each listing: its `known_from` (a live read's fetch,
+    an announcement, a release's first publication), else its source's release date."""
+    return listings["known_from"].fillna(listings["source_released"])
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ import pandas as pd
 from pipelines.identity import MakerTable, split_vendor
 from pipelines.ingest_archive import HOST as ROUTER
 from pipelines.ingest_openrouter import SOURCE as LIVE_ROUTER_SOURCE
-from pipelines.listings import CURRENT, SYNC, Listing, canonical_provider
+from pipelines.listings import CURRENT, SYNC, Listing, canonical_provider, known_on
 
 SOURCE = "host-median"
 MIN_HOSTS = 3
@@ -107,6 +107,7 @@ class HostOffer:
     effective_date: date
     source: str
     source_version: str
+    first_known: date | None = None  # the first day the offer could be known (`listings.known_on`)
 
 
 def _offers(listings: pd.DataFrame, makers: MakerTable, families: Iterable[Family],
@@ -124,8 +125,8 @@ def _offers(listings: pd.DataFrame, makers: MakerTable, families: Iterable[Famil
     found: dict[tuple[str, str], list[HostOffer]] = {}
     read: dict[str, tuple[Family | None, tuple]] = {}  # each listed id's family and parts, read once
     read_columns = ["provider", "source_model_id", "input", "output", "cache_read", "effective_date", "source",
-                    "source_version"]  # records of these alone: a listing has thirty columns
-    for row in rows[read_columns].to_dict("records"):
+                    "source_version", "first_known"]  # records of these alone: a listing has thirty columns
+    for row in rows.assign(first_known=known_on(rows))[read_columns].to_dict("records"):
         listed = row["source_model_id"]
         if listed not in read:
             tagged = ":" in re.sub(r":\d+$", "", listed)  # `:free` and other offer tags
@@ -141,7 +142,7 @@ def _offers(listings: pd.DataFrame, makers: MakerTable, families: Iterable[Famil
         found.setdefault((maker, model_id), []).append(HostOffer(
             host_of(row["provider"]), row["provider"], row["source_model_id"], variant, float(row["input"]),
             float(row["output"]), None if pd.isna(cache) else float(cache), row["effective_date"], row["source"],
-            row["source_version"]))
+            row["source_version"], None if pd.isna(row["first_known"]) else row["first_known"]))
     return {key: offers for key, offers in found.items() if key not in sold}
 
 
@@ -214,7 +215,9 @@ def _median_statement(maker: str, model_id: str, day: date, chosen: list[HostOff
         input=_median([o.input for o in chosen]), output=_median([o.output for o in chosen]),
         cache_read=_median(caches) if len(caches) >= MIN_HOSTS else None, source=SOURCE,
         source_version=", ".join(sorted({f"{o.source} {o.source_version}" for o in chosen})), provenance=CURRENT,
-        source_released=None, note=note)
+        source_released=None, note=note,
+        # Known once every quote it takes the median of was.
+        known_from=max((o.first_known for o in chosen if o.first_known is not None), default=None))
 
 
 def host_median_listings(listings: pd.DataFrame, makers: MakerTable, families: Iterable[Family],

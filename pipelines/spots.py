@@ -31,9 +31,11 @@ BATCH_PRICE_COLUMNS = [f"{name}_{BATCH}" for name in SPOT_NAMES.values()]
 RATIO_COLUMNS = ["r_in", "r_cache", "r_think", "r_batch"]
 # The observation behind each mode's price on as_of: which source, which version, which marker,
 # the date it was last observed (earlier than as_of for a carried-forward price) and its URL.
+# known_from: the first day that observation could be known (the history's `known_on`).
 PROVENANCE_FIELDS = ["source", "source_version", "provenance", "observed_on", "source_url"]
-SYNC_PROVENANCE_COLUMNS = [f"{name}_{SYNC}" for name in PROVENANCE_FIELDS]
-BATCH_PROVENANCE_COLUMNS = [f"{name}_{BATCH}" for name in PROVENANCE_FIELDS]
+PROVENANCE_NAMES = {**{field: field for field in PROVENANCE_FIELDS}, "known_on": "known_from"}
+SYNC_PROVENANCE_COLUMNS = [f"{name}_{SYNC}" for name in PROVENANCE_NAMES.values()]
+BATCH_PROVENANCE_COLUMNS = [f"{name}_{BATCH}" for name in PROVENANCE_NAMES.values()]
 
 SPOT_COLUMNS = (IDENTITY_COLUMNS + SYNC_PRICE_COLUMNS + BATCH_PRICE_COLUMNS + RATIO_COLUMNS
                 + SYNC_PROVENANCE_COLUMNS + BATCH_PROVENANCE_COLUMNS + EVIDENCE_COLUMNS)
@@ -50,7 +52,7 @@ def _mode_prices(today: pd.DataFrame, mode: str) -> pd.DataFrame:
     if len(duplicated):
         raise ValueError(f"price_history has more than one {mode} row on one date for {sorted(set(duplicated))}")
     renames = {field: f"{name}_{mode}" for field, name in SPOT_NAMES.items()}
-    renames |= {field: f"{field}_{mode}" for field in PROVENANCE_FIELDS}
+    renames |= {field: f"{name}_{mode}" for field, name in PROVENANCE_NAMES.items()}
     return rows[["ticker", *renames]].rename(columns=renames)
 
 

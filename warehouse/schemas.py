@@ -124,6 +124,8 @@ PRICE_HISTORY = pa.schema(
         pa.field("date", pa.date32(), nullable=False),
         *_PRICES,
         *_PROVENANCE,
+        # The first day the statement behind the point could be known (pipelines.listings.known_on).
+        pa.field("known_on", pa.date32()),
         pa.field("observed_on", pa.date32(), nullable=False),
     ]
 )
@@ -145,7 +147,7 @@ def _mode_prices(mode: str) -> dict:
 
 def _mode_provenance(mode: str) -> dict:
     return {f"source_{mode}": _STR, f"source_version_{mode}": _STR, f"provenance_{mode}": _STR,
-            f"observed_on_{mode}": _DATE, f"source_url_{mode}": _STR}
+            f"observed_on_{mode}": _DATE, f"source_url_{mode}": _STR, f"known_from_{mode}": _DATE}
 
 
 _SPOT_COLUMNS = dict(

@@ -250,3 +250,17 @@ def test_the_oracle_beats_both_baselines_as_a_distribution_and_its_band_is_calib
     assert (accuracy["brier"] < accuracy["brier_base"]).all()
     # The randomised PIT: a calibrated 90% band holds 90% of outcomes, an atom counted fractionally.
     assert ((accuracy["coverage"] - 0.9).abs() <= 3 * accuracy["coverage_se"]).all()
+
+
+def test_every_spot_says_when_its_statement_was_first_known_and_it_was_by_the_snapshot_date(store):
+    spots, history = store.read_table("spots"), store.read_table("price_history")
+    as_of = date.fromisoformat(store.current().extra["as_of"])
+    for mode in ("sync", "batch"):
+        today = history[(history["date"] == as_of) & (history["mode"] == mode)].set_index("ticker")["known_on"]
+        priced = spots[spots[f"beta_{mode}"].notna()].set_index("ticker")
+        assert len(priced) > 10
+        assert priced[f"known_from_{mode}"].tolist() == today.reindex(priced.index).tolist()
+        known = priced[f"known_from_{mode}"].dropna()
+        assert len(known) > 0.9 * len(priced) and (known <= as_of).all()
+    # A dated history point may be known long after the day it asserts (a later release restating it).
+    assert (history["known_on"] >= history["observed_on"]).mean() > 0.5

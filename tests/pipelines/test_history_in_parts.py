@@ -84,3 +84,13 @@ def test_a_missing_price_in_any_part_is_reported():
     broken = whole.assign(output=whole["output"].where(whole["ticker"] != "C"))
     problems, _ = history_problems([broken[broken["ticker"] != "C"], broken[broken["ticker"] == "C"]], AS_OF)
     assert problems == ["C: output missing"]
+
+
+def test_each_day_says_when_its_statement_could_first_be_known():
+    """A statement asserting a price from 6 days ago, first published 4 days ago, then one its
+    source released 2 days ago (no own date): each day carries its statement's first known day."""
+    first = obs("A", "sync", 6) | {"known_from": AS_OF - timedelta(days=4), "source_released": AS_OF - timedelta(days=1)}
+    second = obs("A", "sync", 2, output=3.0) | {"source_released": AS_OF - timedelta(days=2)}
+    history = daily_history(pd.DataFrame([first, second], columns=OBSERVATION_COLUMNS), AS_OF)
+    assert history["known_on"].tolist() == [AS_OF - timedelta(days=4)] * 4 + [AS_OF - timedelta(days=2)] * 3
+    assert history["observed_on"].tolist() == [AS_OF - timedelta(days=6)] * 4 + [AS_OF - timedelta(days=2)] * 3
