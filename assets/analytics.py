@@ -11,7 +11,7 @@ from assets.resources import PriceSources, RefreshSettings
 from assets.worker_processes import ordered_map, spare_cores
 from pipelines.backtest import backtest_parts
 from pipelines.change_panel import Histories, change_points
-from pipelines.events import build_events, own_price_moves
+from pipelines.events import build_events, price_moves
 from pipelines.evidence import compared, spot_evidence
 from pipelines.forecast import FittedLaw, build_change_laws, build_processes
 from pipelines.forwards import build_forward_curves
@@ -51,7 +51,7 @@ def _histories(price_history: TableFile, models: pd.DataFrame, events: pd.DataFr
     """Every model's observed sync price changes to the snapshot date (`pipelines.change_panel`),
     only the events' own price changes counted as changes."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
-    return Histories(change_points(observed_rows(price_history), settings.as_of_date(), own_price_moves(events)),
+    return Histories(change_points(observed_rows(price_history), settings.as_of_date(), price_moves(events)),
                      models, rules)
 
 
@@ -131,7 +131,7 @@ def backtest(price_observations, price_history: TableFile, models, events, sourc
     workers = spare_cores() if len(price_observations) >= SHARED_BACKTEST_OBSERVATIONS else 0
     return TableParts(backtest_parts(price_observations, backtest_rows(price_history, as_of),
                                      observed_rows(price_history), models, rules, as_of,
-                                     map_anchors=partial(ordered_map, workers=workers), own=own_price_moves(events)))
+                                     map_anchors=partial(ordered_map, workers=workers), moves=price_moves(events)))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

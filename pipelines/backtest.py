@@ -1,7 +1,8 @@
 """Walk-forward backtest of the forecasts, against two baselines.
 
-At each monthly anchor the history is rebuilt from the observations dated on or before it (so
-nothing after the anchor can leak in), the law is fitted on that history alone
+At each monthly anchor the history is rebuilt from the statements published by then, in force
+on or before it (`known_points_on`: neither a model first listed later nor a later restatement
+can leak in), the law is fitted on that history alone
 (`pipelines.forecast`), and the sync β of each model is forecast at 1, 3 and 6 months. Each
 forecast is scored against the β the full history shows on the target date.
 
@@ -17,9 +18,10 @@ the mean (`forecast`) relative to the spot and in log ratio, the absolute percen
 median, the CRPS of the distribution (in units of the spot), the randomised PIT (the share of a
 uniform draw inside [F(y−), F(y)] that lands in [0.05, 0.95]: an atom counts fractionally, and a
 calibrated 90% band covers 90%), and `p_change` beside the base rate of change the history showed
-at the anchor. A case whose window holds a revision (a move with a switch of source, a move
-that is no one's own price changing, or a move undone within 62 days: `change_panel`) is kept
-but flagged, and left out of every score.
+at the anchor. A case whose window holds a revision (a move with a switch of source, a host
+median moving, a restated listing, or a move undone within 62 days: `change_panel.REVISIONS`) is
+kept but flagged with the kind of its first revision (`revision_kind`), and left out of every
+score. The realised price is the full history's, in force on the target date.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from pipelines.history import archive_tracks_on, steering_points_on
 from pipelines.listings import SYNC
 from pipelines.membership import is_among
 from pipelines.months import DAYS_PER_MONTH
+from pipelines.observations import as_known_on
 from pipelines.registry import Rules, default_tier
 
 TENOR_MONTHS = {"1M": 1, "3M": 3, "6M": 6}
@@ -66,7 +69,8 @@ BASELINE_MIN_GAP_MONTHS = 0.5
 
 PREDICTION_COLUMNS = ["anchor", "ticker", "family", "tier", "fixed_name", "tenor", "months", "method", "target_date",
                       "spot", "forecast", "median", "p05", "p95", "p_change", "p_base", "realised", "changed",
-                      "revision", "rel_error", "log_error", "ape", "crps", "pit_low", "pit_high", "covered"]
+                      "revision", "revision_kind", "rel_error", "log_error", "ape", "crps", "pit_low", "pit_high",
+                      "covered"]
 
 
 def anchor_dates(start: date, as_of: date) -> list[date]:
@@ -101,11 +105,16 @@ def known_points(observations: pd.DataFrame, anchor: date) -> pd.DataFrame:
 
 
 def known_points_on(observations: pd.DataFrame, anchors: list[date]) -> list[pd.DataFrame]:
-    """`known_points` of each anchor, all at once."""
-    observations = observations[ANCHOR_COLUMNS]
-    steered = steering_points_on(observations, anchors, archive_tracks_on(observations, anchors))
-    # Output, source and provenance are as stated: carrying the other fields would change none of them.
-    return [points.rename(columns={"effective_date": "date"})[KNOWN_POINT_COLUMNS] for points in steered]
+    """`known_points` of each anchor: the history's points built from the statements published by
+    then, ranked again among themselves (`observations.as_known_on`), so that neither a model first
+    listed later nor a later restatement reaches back into the anchor."""
+    points = []
+    for anchor in anchors:
+        known = as_known_on(observations, anchor)[ANCHOR_COLUMNS]
+        steered = steering_points_on(known, [anchor], archive_tracks_on(known, [anchor]))[0]
+        # Output, source and provenance are as stated: carrying the other fields would change none of them.
+        points.append(steered.rename(columns={"effective_date": "date"})[KNOWN_POINT_COLUMNS])
+    return points
 
 
 def groups_at(models: pd.DataFrame, spots: pd.Series, rules: Rules) -> pd.DataFrame:
@@ -159,20 +168,20 @@ def _single_exp(days: np.ndarray, prices: np.ndarray) -> tuple[float, float]:
 
 
 def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules, anchor: date,
-                 own: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
+                 moves: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
     """Every method's forecast of each model's sync β made on `anchor`, from what was known then,
     and the change laws fitted then. Columns: the identifying ones, spot, forecast (the mean),
     median, p05, p95, p_change and p_base, and what scoring needs of each distribution
     (`change_law` for the oracle; `mu`, `s` for single_exp: ln(β/spot) ~ N(mu, s²))."""
-    return forecasts_from(known_points(observations, anchor), models, rules, anchor, own)
+    return forecasts_from(known_points(observations, anchor), models, rules, anchor, moves)
 
 
 def forecasts_from(points: pd.DataFrame, models: pd.DataFrame, rules: Rules, anchor: date,
-                   own: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
-    """`forecasts_at` from the anchor's `known_points`; `own` as `change_points` reads it."""
+                   moves: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
+    """`forecasts_at` from the anchor's `known_points`; `moves` as `change_points` reads them."""
     spots = spots_at(points)
     groups = groups_at(models, spots, rules)
-    histories = Histories(change_points(points, anchor, own), models, rules)
+    histories = Histories(change_points(points, anchor, moves), models, rules)
     fitted = FittedLaw.fit(histories, anchor)
     known = [t for t in histories.tickers if spots.get(t, 0) > 0]
     base = groups.set_index("ticker").loc[known].reset_index()
@@ -259,11 +268,12 @@ def _score(forecasts: pd.DataFrame, laws: dict[str, ChangeLaw], realised: pd.Ser
     x = y / spot
     scored["changed"] = np.abs(x - 1.0) > CHANGED
     tracked = is_among(scored["ticker"], revisions.index)
-    revised = np.zeros(len(scored), dtype=bool)
-    revised[tracked] = revisions.revised_between(scored["ticker"].to_numpy(dtype=object)[tracked],
+    revision = np.full(len(scored), "", dtype=object)
+    revision[tracked] = revisions.first_revision(scored["ticker"].to_numpy(dtype=object)[tracked],
                                                  scored["anchor"].to_numpy()[tracked],
                                                  scored["target_date"].to_numpy()[tracked])
-    scored["revision"] = revised
+    scored["revision"] = revision != ""
+    scored["revision_kind"] = np.where(revision != "", revision, None)
     scored["rel_error"] = (scored["forecast"].to_numpy(float) - y) / spot
     scored["log_error"] = np.log(scored["forecast"].to_numpy(float) / y)
     scored["ape"] = np.abs(scored["median"].to_numpy(float) - y) / y * 100
@@ -301,25 +311,25 @@ def lognormal_crps(mu: np.ndarray, s: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def run_backtest(observations: pd.DataFrame, history: pd.DataFrame, observed: pd.DataFrame, models: pd.DataFrame,
-                 rules: Rules, as_of: date, start: date = START, own: pd.DataFrame | None = None) -> pd.DataFrame:
+                 rules: Rules, as_of: date, start: date = START, moves: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every scored prediction of every method at every anchor (`history` as `score` reads it;
-    `observed`, the history's observed rows, for the revisions; `own` as `change_points` reads it)."""
-    return pd.concat(backtest_parts(observations, history, observed, models, rules, as_of, start, own=own),
+    `observed`, the history's observed rows, for the revisions; `moves` as `change_points` reads them)."""
+    return pd.concat(backtest_parts(observations, history, observed, models, rules, as_of, start, moves=moves),
                      ignore_index=True)
 
 
 def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, observed: pd.DataFrame, models: pd.DataFrame,
                    rules: Rules, as_of: date, start: date = START,
                    map_anchors: Callable[[Callable[[date], pd.DataFrame], list[date]], Iterable[pd.DataFrame]] = map,
-                   own: pd.DataFrame | None = None) -> Iterator[pd.DataFrame]:
+                   moves: pd.DataFrame | None = None) -> Iterator[pd.DataFrame]:
     """`run_backtest` an anchor at a time: each anchor's scored predictions, in order, so that
     only one anchor's are held. The anchors are independent of each other: `map_anchors` (an
-    ordered map, such as the built-in one) may compute them anywhere, in any order. `own`: the
-    moves that are someone's own price changing (`change_points`), at the anchors and after."""
+    ordered map, such as the built-in one) may compute them anywhere, in any order. `moves`: the
+    moves the events name (`change_points`), at the anchors and after."""
     anchors = anchor_dates(start, as_of)
-    revisions = Histories(change_points(observed, as_of, own), models, rules)
+    revisions = Histories(change_points(observed, as_of, moves), models, rules)
     scored_at = AnchorScorer(dict(zip(anchors, known_points_on(observations, anchors), strict=True)), models, rules,
-                             _realised(history), revisions, as_of, own)
+                             _realised(history), revisions, as_of, moves)
     yield from map_anchors(scored_at, anchors)
 
 
@@ -334,8 +344,8 @@ class AnchorScorer:
     realised: pd.Series
     revisions: Histories
     as_of: date
-    own: pd.DataFrame | None = None
+    moves: pd.DataFrame | None = None
 
     def __call__(self, anchor: date) -> pd.DataFrame:
-        forecasts, laws = forecasts_from(self.points[anchor], self.models, self.rules, anchor, self.own)
+        forecasts, laws = forecasts_from(self.points[anchor], self.models, self.rules, anchor, self.moves)
         return _score(forecasts, laws, self.realised, self.revisions, self.as_of)

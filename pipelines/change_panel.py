@@ -7,8 +7,9 @@ Both are read from the sync output price β of each model, observed points only 
 forward):
 
 - `change_points`: each series reduced to the points where β moved, each move marked a change,
-  a switch of source (or a move that is no one's own price changing: a host median, a restated
-  listing), or half of a slip (`FIRST`, `CHANGE`, `SWITCH`, `SLIP`).
+  a switch of source, a move that is no one's own price changing (a host median moving, a
+  restated listing), or half of a slip (`FIRST`, `CHANGE`, `SWITCH`, `HOSTS_CHANGED`,
+  `RESTATED`, `SLIP`).
 - `Histories`: those points indexed for lookups of many (model, day) pairs at once.
 - `window_panel`: for each model, each first day of a month a on or after its first price and
   each horizon h with a + h months on or before `as_of`: whether β changed in the window, the
@@ -25,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.days import days_since_1970
+from pipelines.events import HOSTS_CHANGED, PRICE_CUT, PRICE_INCREASE, RESTATED
 from pipelines.identity import NAME_MEMO, is_pointer, split_vendor, strip_snapshot
 from pipelines.listings import CARRIED_FORWARD, SYNC
 from pipelines.membership import is_among
@@ -47,10 +49,13 @@ FEATURES = ["log_age", "log_since_change", "changed_before", "log_changes", "poi
 
 # Kinds of change point: a model's first price; a change; a move that came with a switch of
 # source (it may be two sources disagreeing rather than a repricing: it sets the level but is
-# not counted as a change); each half of a slip (a move undone within REVISION_DAYS, back to
-# exactly the level before it: neither half sets the level or counts).
+# not counted as a change); a move the events call a host median's (`HOSTS_CHANGED`) or a
+# source's restatement (`RESTATED`), which set the level as a switch does; each half of a slip
+# (a move undone within REVISION_DAYS, back to exactly the level before it: neither half sets
+# the level or counts). Every kind but these first two is a revision, named by its kind.
 FIRST, CHANGE, SWITCH, SLIP = "first", "change", "switch", "slip"
-REVISIONS = (SWITCH, SLIP)
+REVISIONS = (SWITCH, HOSTS_CHANGED, RESTATED, SLIP)
+OWN_MOVES = (PRICE_CUT, PRICE_INCREASE)  # the events' kinds of someone's own price changing
 CHANGE_POINT_COLUMNS = ["ticker", "date", "price", "ratio", "kind"]
 
 
@@ -67,14 +72,15 @@ def name_class(model_id: str) -> str:
     return FIXED
 
 
-def change_points(points: pd.DataFrame, as_of: date, own: pd.DataFrame | None = None) -> pd.DataFrame:
+def change_points(points: pd.DataFrame, as_of: date, moves: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per ticker, its observed sync β at the first point and at every later move: columns
     ticker, date, price, ratio (to the level before; NaN at the first point and at slips) and
     kind, by ticker and date. `points` are history points (ticker, mode, date or
-    effective_date, output, source, provenance). With `own` (ticker, date: the moves the events
-    call a maker's or a source's own price changing, `events.own_price_moves`), every other move
-    (a host median moving, a restated listing, an alias moving) is a SWITCH: it sets the level
-    but is no change, so neither the hazard, the change law nor a family's rises learn from it."""
+    effective_date, output, source, provenance). With `moves` (ticker, date, kind: the moves the
+    events name, `events.price_moves`), a move is a CHANGE only where they call it a price cut or
+    increase; one they call a host median's or a restatement has that kind, and any other (an
+    alias moving) is a SWITCH. Each of those sets the level but is no change, so neither the
+    hazard, the change law nor a family's rises learn from it."""
     points = points.rename(columns={"effective_date": "date"})
     observed = points[(points["mode"] == SYNC) & (points["output"] > 0) & (points["date"] <= as_of)
                       & (points["provenance"] != CARRIED_FORWARD)]
@@ -91,17 +97,26 @@ def change_points(points: pd.DataFrame, as_of: date, own: pd.DataFrame | None = 
         moved[1:] = step & (tickers[1:] == tickers[:-1])
     any_move = np.add.reduceat(moved, starts) > 0 if len(starts) else np.array([], dtype=bool)
     rows = [(tickers[a], days[a], prices[a], np.nan, FIRST) for a in starts[~any_move]]
-    own_days = None if own is None else own.groupby("ticker")["date"].agg(set).to_dict()
+    named = None if moves is None else _named_moves(moves)
     for a, b in zip(starts[any_move], ends[any_move], strict=True):
-        changes = None if own_days is None else own_days.get(tickers[a], set())
-        rows += _series_points(tickers[a], days[a:b], prices[a:b], sources[a:b], changes)
+        kinds = None if named is None else named.get(tickers[a], {})
+        rows += _series_points(tickers[a], days[a:b], prices[a:b], sources[a:b], kinds)
     frame = pd.DataFrame(rows, columns=CHANGE_POINT_COLUMNS)
     return frame.sort_values(["ticker", "date"], kind="stable").reset_index(drop=True)
 
 
-def _series_points(ticker: str, days, prices, sources, changes: set | None) -> list[tuple]:
-    """`change_points` of one series that moves, its points in date order; `changes` the days of
-    its own price changes (None: every move of one source is one)."""
+def _named_moves(moves: pd.DataFrame) -> dict[str, dict[date, str]]:
+    """Per ticker, the kind the events give each day's move; an own change wins its day."""
+    named: dict[str, dict[date, str]] = {}
+    ranked = moves.assign(_own=moves["kind"].isin(OWN_MOVES)).sort_values("_own", kind="stable")
+    for ticker, day, kind in zip(ranked["ticker"], ranked["date"], ranked["kind"], strict=True):
+        named.setdefault(ticker, {})[day] = kind
+    return named
+
+
+def _series_points(ticker: str, days, prices, sources, kinds: dict[date, str] | None) -> list[tuple]:
+    """`change_points` of one series that moves, its points in date order; `kinds` the kind the
+    events give each day's move (None: every move of one source is a change)."""
     window = timedelta(days=REVISION_DAYS)
     kept: list[list] = []  # [date, price, source, kind], the levels in force
     slips: list[tuple] = []
@@ -113,12 +128,20 @@ def _series_points(ticker: str, days, prices, sources, changes: set | None) -> l
             undone = kept.pop()
             slips += [(undone[0], undone[1]), (day, price)]
             continue
-        own = source == (kept[-1][2] if kept else None) and (changes is None or day in changes)
-        kind = FIRST if not kept else CHANGE if own else SWITCH
+        kind = FIRST if not kept else _kind_of_move(source == kept[-1][2], kinds, day)
         kept.append([day, price, source, kind])
     ratios = [np.nan] + [b[1] / a[1] for a, b in zip(kept[:-1], kept[1:], strict=True)]
     return ([(ticker, k[0], k[1], r, k[3]) for k, r in zip(kept, ratios, strict=True)]
             + [(ticker, day, price, np.nan, SLIP) for day, price in slips])
+
+
+def _kind_of_move(same_source: bool, kinds: dict[date, str] | None, day: date) -> str:
+    """A move's kind: a change when one source moved and the events (where read) call it an own
+    change; else the events' kind for it where they name one, or a switch."""
+    named = None if kinds is None else kinds.get(day)
+    if same_source and (kinds is None or named in OWN_MOVES):
+        return CHANGE
+    return named if named in (HOSTS_CHANGED, RESTATED) else SWITCH
 
 
 def _same(a: float, b: float) -> bool:
@@ -188,7 +211,8 @@ class Histories:
         self._family_firsts = _Events(self._family[everyone], self._first)
         revisions = changes[changes["kind"].isin(REVISIONS).to_numpy() & is_among(changes["ticker"], self.index)]
         revised_at = revisions["ticker"].map(self.index).to_numpy(dtype=np.int64)
-        self._revisions = _Events(revised_at, days_since_1970(revisions["date"]))
+        self._revisions = _Events(revised_at, days_since_1970(revisions["date"]),
+                                  revisions["kind"].to_numpy(dtype=object))
 
     def _at(self, tickers) -> np.ndarray:
         at = pd.Index(self.tickers).get_indexer(np.atleast_1d(np.asarray(tickers, dtype=object)))
@@ -214,9 +238,14 @@ class Histories:
         low, high = self._moves.upto(at, days_since_1970(after)), self._moves.upto(at, days_since_1970(upto))
         return (high - low).astype(float), np.exp(self._log_total[high] - self._log_total[low])
 
-    def revised_between(self, tickers, after, upto) -> np.ndarray:
-        """Per window (after, upto]: whether a revision (a switch of source, or a slip) falls in it."""
-        return self._revisions.count(self._at(tickers), days_since_1970(after), days_since_1970(upto)) > 0
+    def first_revision(self, tickers, after, upto) -> np.ndarray:
+        """Per window (after, upto]: the kind of its first revision (`REVISIONS`), or "" for none."""
+        at = self._at(tickers)
+        low, high = self._revisions.upto(at, days_since_1970(after)), self._revisions.upto(at, days_since_1970(upto))
+        kinds = np.full(len(at), "", dtype=object)
+        hit = high > low
+        kinds[hit] = self._revisions.values[low[hit]]
+        return kinds
 
     def family_rose(self, tickers, days) -> np.ndarray:
         """Whether any model of each ticker's family (itself included) rose in price on or before each day."""

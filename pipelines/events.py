@@ -330,12 +330,14 @@ def build_events(price_history: pd.DataFrame, models: pd.DataFrame, as_of: date,
     return events[EVENT_COLUMNS]
 
 
-def own_price_moves(events: pd.DataFrame) -> pd.DataFrame:
-    """(ticker, date) of every sync output price cut or increase: the moves of the history that
-    are someone's own price changing, as the forecast reads them (`change_panel.change_points`)."""
-    own = events[events["kind"].isin([PRICE_CUT, PRICE_INCREASE]).to_numpy() & (events["mode"] == SYNC).to_numpy()
-                 & (events["field"] == "output").to_numpy()]
-    return pd.DataFrame({"ticker": own["ticker"].to_numpy(object), "date": own["effective_date"].to_numpy(object)})
+def price_moves(events: pd.DataFrame) -> pd.DataFrame:
+    """(ticker, date, kind) of every move of a sync output price the events name: a cut or an
+    increase (someone's own price changing), a host median moving or a restatement, as the
+    forecast and the backtest read them (`change_panel.change_points`)."""
+    moved = events[events["kind"].isin([PRICE_CUT, PRICE_INCREASE, *VIEW_CHANGES]).to_numpy()
+                   & (events["mode"] == SYNC).to_numpy() & (events["field"] == "output").to_numpy()]
+    return pd.DataFrame({"ticker": moved["ticker"].to_numpy(object), "date": moved["effective_date"].to_numpy(object),
+                         "kind": moved["kind"].to_numpy(object)})
 
 
 def of_kind(kinds: pd.Series, kind: str | None) -> np.ndarray:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.backtest import METHODS, TENOR_MONTHS
+from pipelines.change_panel import REVISIONS
 
 BOOTSTRAP_DRAWS = 1000
 BOOTSTRAP_CHUNK_CELLS = 1_000_000  # resampled tickers held at once, summed per resample
@@ -134,7 +135,7 @@ def bootstrap_ses(rows: pd.DataFrame, seed: int = 0) -> dict[str, float]:
 
 VERSUS = ("rel_rmse", "log_rmse", "mape", "median_ape", "crps", "coverage", "bias")  # each beside both baselines
 ACCURACY_COLUMNS = [
-    "scope", "tenor", "n", "revisions_excluded", "changed_share",
+    "scope", "tenor", "n", "revisions_excluded", *(f"excluded_{kind}" for kind in REVISIONS), "changed_share",
     *(f"{metric}{suffix}" for metric in VERSUS for suffix in ("", "_flat", "_single_exp")),
     "rel_rmse_gap_se", "crps_gap_se", "brier", "brier_base", "brier_gap_se", "coverage_se", "verdict",
 ]
@@ -154,8 +155,10 @@ def accuracy_table(predictions: pd.DataFrame) -> pd.DataFrame:
                 continue
             by_method = {m: _metrics(kept[kept["method"] == m]) for m in METHODS}
             oracle = by_method["oracle"]
+            cases = within[within["method"] == "oracle"]
             row = {"scope": scope, "tenor": tenor, "n": oracle["n"],
-                   "revisions_excluded": int((within["method"] == "oracle").sum() - oracle["n"]),
+                   "revisions_excluded": int(len(cases) - oracle["n"]),
+                   **{f"excluded_{kind}": int((cases["revision_kind"] == kind).sum()) for kind in REVISIONS},
                    "changed_share": oracle["changed_share"]}
             for metric in VERSUS:
                 row[metric] = oracle[metric]
@@ -168,7 +171,8 @@ def accuracy_table(predictions: pd.DataFrame) -> pd.DataFrame:
             row["verdict"] = verdict(row)
             rows.append(row)
     frame = pd.DataFrame(rows, columns=ACCURACY_COLUMNS)
-    frame[["n", "revisions_excluded"]] = frame[["n", "revisions_excluded"]].astype("int64")
+    counts = ["n", "revisions_excluded", *(f"excluded_{kind}" for kind in REVISIONS)]
+    frame[counts] = frame[counts].astype("int64")
     return frame
 
 
@@ -182,11 +186,17 @@ def _compare(name: str, ours: float, theirs: float, against: str, se: float | No
     return text
 
 
+def beyond(gap: float, se: float) -> bool:
+    """Whether a gap to a baseline is beyond one standard error (a gap with no standard error is not)."""
+    return bool(np.isfinite(se) and abs(gap) > se)
+
+
 def verdict(row: dict) -> str:
-    """One sentence on whether the forecast beats the flat forward at this tenor, and how."""
-    beats = row["crps"] < row["crps_flat"]
-    lead = (f"At {row['tenor']} the forecast {'beats' if beats else 'does not beat'} the flat forward "
-            f"as a distribution")
+    """One sentence on whether the forecast beats the flat forward at this tenor, and how: it
+    beats it only where its CRPS is lower by more than one standard error."""
+    gap = row["crps"] - row["crps_flat"]
+    standing = ("beats" if gap < 0 else "does worse than") if beyond(gap, row["crps_gap_se"]) else "is level with"
+    lead = f"At {row['tenor']} the forecast {standing} the flat forward as a distribution"
     parts = [
         _compare("CRPS", row["crps"], row["crps_flat"], "flat", row["crps_gap_se"]),
         _compare("Brier score of p_change", row["brier"], row["brier_base"], "the base rate", row["brier_gap_se"]),
@@ -220,8 +230,8 @@ def _tenors(names: list[str]) -> str:
 
 def headline(accuracy: pd.DataFrame, scope: str = "all") -> str:
     """In words, over the tenors of `scope`: where the forecast beats the flat forward (CRPS), where
-    its chance of change beats the base rate (Brier), where its mean stands against flat's relative
-    RMSE, and how much its 90% band holds."""
+    its chance of change beats the base rate (Brier), each by more than one standard error; where
+    its mean stands against flat's relative RMSE; and how much its 90% band holds."""
     rows = accuracy[accuracy["scope"] == scope]
     if rows.empty:
         return "No forecast has been scored yet."
@@ -231,16 +241,19 @@ def headline(accuracy: pd.DataFrame, scope: str = "all") -> str:
         chosen = [t for t, keep in zip(tenors, mask, strict=True) if keep]
         return _tenors(chosen) if chosen else "no tenor"
 
-    beats = (rows["crps"] < rows["crps_flat"]).tolist()
-    brier = (rows["brier"] < rows["brier_base"]).tolist()
+    def better(ours: str, theirs: str, se: str) -> list[bool]:
+        return [o < t and beyond(o - t, e) for o, t, e in zip(rows[ours], rows[theirs], rows[se], strict=True)]
+
+    beats, brier = better("crps", "crps_flat", "crps_gap_se"), better("brier", "brier_base", "brier_gap_se")
     gap = (rows["rel_rmse"] - rows["rel_rmse_flat"]).to_numpy()
     se = rows["rel_rmse_gap_se"].to_numpy()
     close = (gap <= se).tolist()
     worse = [not c for c in close]
     coverage = ", ".join(f"{100 * c:.1f}%" for c in rows["coverage"])
-    text = (f"The forecast beats the flat forward as a distribution (lower CRPS) at {where(beats)}; its chance of "
-            f"change beats the base rate (lower Brier score) at {where(brier)}; its mean is below, or within one "
-            f"standard error of, flat's relative RMSE at {where(close)}")
+    text = (f"The forecast beats the flat forward as a distribution (lower CRPS by more than one standard error) "
+            f"at {where(beats)}; its chance of change beats the base rate (lower Brier score by more than one "
+            f"standard error) at {where(brier)}; its mean is below, or within one standard error of, flat's "
+            f"relative RMSE at {where(close)}")
     if any(worse):
         text += f", and worse by more than one standard error at {where(worse)}"
     return text + f"; its 90% band holds {coverage} of outcomes at {_tenors(tenors)} (90% is calibrated)."

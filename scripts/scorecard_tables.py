@@ -1,9 +1,11 @@
-"""The scorecard tables of `docs/methodology.md` §9, printed as Markdown from a snapshot.
+"""The scorecard of `docs/methodology.md` §9, printed as Markdown from a snapshot.
 
     python scripts/scorecard_tables.py SNAPSHOT_DIR
 
-Reads the snapshot's `accuracy` and `backtest_reliability` tables and prints the two tables the
-methodology shows, so the figures there are copied from a build, never typed by hand.
+Reads the snapshot's `accuracy` and `backtest_reliability` tables and prints what the methodology
+shows of them (`scorecard`): the headlines, the scores, the cases left out by kind and the
+reliability, so the figures there are copied from a build, never typed by hand
+(`tests/pipelines/test_scorecard_in_docs.py` checks that they are the full data's).
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import argparse
 from pathlib import Path
 
 import pandas as pd
+
+from pipelines.change_panel import REVISIONS
+from pipelines.scorecard import headline
 
 SCOPES = {"all": "all", "fixed_name": "fixed name"}
 
@@ -38,6 +43,28 @@ def accuracy_table(accuracy: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def exclusions_table(accuracy: pd.DataFrame) -> str:
+    """Per scope and tenor: the cases scored, and those left out by the kind of their first revision."""
+    lines = ["| scope | tenor | scored | left out | " + " | ".join(REVISIONS) + " |",
+             "|---|---|---|---|" + "---|" * len(REVISIONS)]
+    for _, row in accuracy.iterrows():
+        lines.append(f"| {SCOPES[row['scope']]} | {row['tenor']} | {row['n']:,} | {row['revisions_excluded']} | "
+                     + " | ".join(str(row[f"excluded_{kind}"]) for kind in REVISIONS) + " |")
+    return "\n".join(lines)
+
+
+def headlines(accuracy: pd.DataFrame) -> str:
+    """The headline of each scope, as quoted blocks."""
+    return "\n\n".join(f"> {SCOPES[scope].capitalize()}: {headline(accuracy, scope)}" for scope in SCOPES)
+
+
+def scorecard(accuracy: pd.DataFrame, reliability: pd.DataFrame) -> str:
+    """Everything the methodology shows of a snapshot's scorecard, in its order."""
+    return "\n\n".join([headlines(accuracy), accuracy_table(accuracy), "Cases left out, by the kind of revision:",
+                        exclusions_table(accuracy), "Reliability of p_change (all models):",
+                        reliability_table(reliability)])
+
+
 def reliability_table(reliability: pd.DataFrame) -> str:
     lines = ["| tenor | P(change) bin | n | predicted | observed |", "|---|---|---|---|---|"]
     for _, row in reliability.iterrows():
@@ -50,9 +77,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("snapshot", type=Path, help="a published snapshot's folder")
     snapshot = parser.parse_args().snapshot
-    print(accuracy_table(pd.read_parquet(snapshot / "accuracy.parquet")))
-    print("\nReliability of p_change (all models):\n")
-    print(reliability_table(pd.read_parquet(snapshot / "backtest_reliability.parquet")))
+    print(scorecard(pd.read_parquet(snapshot / "accuracy.parquet"),
+                    pd.read_parquet(snapshot / "backtest_reliability.parquet")))
 
 
 if __name__ == "__main__":

@@ -220,8 +220,9 @@ BACKTEST = _schema(
     fixed_name=(_BOOL, False), tenor=(_STR, False), months=(_F64, False), method=(_STR, False),
     target_date=(_DATE, False), spot=(_F64, False), forecast=(_F64, False), median=(_F64, False),
     p05=(_F64, False), p95=(_F64, False), p_change=(_F64, False), p_base=_F64, realised=(_F64, False),
-    changed=(_BOOL, False), revision=(_BOOL, False), rel_error=(_F64, False), log_error=(_F64, False),
-    ape=(_F64, False), crps=(_F64, False), pit_low=(_F64, False), pit_high=(_F64, False), covered=(_F64, False),
+    changed=(_BOOL, False), revision=(_BOOL, False), revision_kind=_STR, rel_error=(_F64, False),
+    log_error=(_F64, False), ape=(_F64, False), crps=(_F64, False), pit_low=(_F64, False), pit_high=(_F64, False),
+    covered=(_F64, False),
 )
 _METRICS = dict(n=(_I64, False), changed_share=_F64, rel_rmse=_F64, log_rmse=_F64, mape=_F64, median_ape=_F64,
                 bias=_F64, crps=_F64, brier=_F64, coverage=_F64)
@@ -232,8 +233,9 @@ _VERSUS = {f"{metric}{suffix}": _F64 for metric in ("rel_rmse", "log_rmse", "map
            for suffix in ("", "_flat", "_single_exp")}
 ACCURACY = _schema(
     scope=(_STR, False), tenor=(_STR, False), n=(_I64, False), revisions_excluded=(_I64, False),
-    changed_share=_F64, **_VERSUS, rel_rmse_gap_se=_F64, crps_gap_se=_F64, brier=_F64, brier_base=_F64,
-    brier_gap_se=_F64, coverage_se=_F64, verdict=(_STR, False),
+    excluded_switch=(_I64, False), excluded_hosts_changed=(_I64, False), excluded_restated=(_I64, False),
+    excluded_slip=(_I64, False), changed_share=_F64, **_VERSUS, rel_rmse_gap_se=_F64, crps_gap_se=_F64,
+    brier=_F64, brier_base=_F64, brier_gap_se=_F64, coverage_se=_F64, verdict=(_STR, False),
 )
 BACKTEST_RELIABILITY = _schema(tenor=(_STR, False), low=(_F64, False), high=(_F64, False), n=(_I64, False),
                                predicted=(_F64, False), observed=(_F64, False))

@@ -12,7 +12,7 @@ from assets.resources import PriceSources
 from assets.worker_processes import ordered_map
 from pipelines.backtest import backtest_parts, run_backtest
 from pipelines.change_panel import Histories, change_points
-from pipelines.events import build_events, own_price_moves
+from pipelines.events import build_events, price_moves
 from pipelines.evidence import compared, spot_evidence
 from pipelines.forecast import FittedLaw, build_change_laws, build_processes
 from pipelines.ici import build_ici, build_ici_history
@@ -52,10 +52,10 @@ def test_spots_and_evidence_from_the_days_rows(history, tables):
                                   build_spots(whole, models, TODAY, evidence))
 
 
-def _law_tables(rows, models, rules, modes, own):
+def _law_tables(rows, models, rules, modes, moves):
     """The forecast law's two tables (`processes`, `change_laws`) fitted on `rows` of the history,
-    `own` its own price changes."""
-    histories = Histories(change_points(rows, TODAY, own), models, rules)
+    `moves` the events' price moves."""
+    histories = Histories(change_points(rows, TODAY, moves), models, rules)
     fitted = FittedLaw.fit(histories, TODAY)
     return build_processes(histories, fitted, modes, TODAY), build_change_laws(fitted)
 
@@ -66,9 +66,9 @@ def test_the_law_and_events_from_the_observed_rows(history, tables, store):
     rules = Rules.from_frame(PriceSources().seed_table("model_rules"))
     published = store.read_table("processes")
     modes = published[["ticker", "mode"]].drop_duplicates()
-    own = own_price_moves(store.read_table("events"))
-    from_observed = _law_tables(observed, models, rules, modes, own)
-    for part, from_whole in zip(from_observed, _law_tables(whole, models, rules, modes, own), strict=True):
+    moves = price_moves(store.read_table("events"))
+    from_observed = _law_tables(observed, models, rules, modes, moves)
+    for part, from_whole in zip(from_observed, _law_tables(whole, models, rules, modes, moves), strict=True):
         pd.testing.assert_frame_equal(part, from_whole)
     # And they are the published tables, fitted as the asset fits them.
     pd.testing.assert_frame_equal(from_observed[0], published, check_dtype=False)
@@ -86,18 +86,18 @@ def test_the_index_from_the_observed_rows_and_its_days(history, tables):
 
 
 @pytest.fixture(scope="module")
-def own(store):
-    return own_price_moves(store.read_table("events"))
+def moves(store):
+    return price_moves(store.read_table("events"))
 
 
 @pytest.fixture(scope="module")
-def backtests(history, tables, own):
+def backtests(history, tables, moves):
     """The backtest from the whole history, and from the parts of it its asset reads."""
     whole, observations, models = tables["price_history"], tables["price_observations"], tables["models"]
     rules = Rules.from_frame(PriceSources().seed_table("model_rules"))
     realised, observed = backtest_rows(history, TODAY), observed_rows(history)
-    parts = list(backtest_parts(observations, realised, observed, models, rules, TODAY, own=own))
-    return run_backtest(observations, whole, whole, models, rules, TODAY, own=own), parts
+    parts = list(backtest_parts(observations, realised, observed, models, rules, TODAY, moves=moves))
+    return run_backtest(observations, whole, whole, models, rules, TODAY, moves=moves), parts
 
 
 def test_the_backtest_from_the_sync_rows_of_its_target_days_an_anchor_at_a_time(backtests):
@@ -116,10 +116,10 @@ def test_the_backtest_written_an_anchor_at_a_time_reads_back_as_the_whole(backte
     pd.testing.assert_frame_equal(staging.read_staged("parts", "backtest"), staging.read_staged("whole", "backtest"))
 
 
-def test_the_backtest_with_its_anchors_shared_with_a_worker_process_is_the_same(history, tables, backtests, own):
+def test_the_backtest_with_its_anchors_shared_with_a_worker_process_is_the_same(history, tables, backtests, moves):
     expected, _ = backtests
     observations, models = tables["price_observations"], tables["models"]
     rules = Rules.from_frame(PriceSources().seed_table("model_rules"))
     shared = backtest_parts(observations, backtest_rows(history, TODAY), observed_rows(history), models, rules,
-                            TODAY, map_anchors=partial(ordered_map, workers=1), own=own)
+                            TODAY, map_anchors=partial(ordered_map, workers=1), moves=moves)
     pd.testing.assert_frame_equal(pd.concat(list(shared), ignore_index=True), expected)

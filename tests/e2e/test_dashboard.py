@@ -379,10 +379,15 @@ def test_accuracy_page_holds_the_backtest(page, dashboard_base, api):
     # A plain word per tenor on whether the oracle beats "the price stays flat", by CRPS and its gap's s.e.
     for row in (row for row in accuracy["tenors"] if row["scope"] == "all"):
         gap = row["crps_flat"] - row["crps"]
-        expected = "better" if gap > row["crps_gap_se"] else "about_the_same" if gap > 0 else "worse"
+        expected = "better" if gap > row["crps_gap_se"] else "about_the_same" if gap >= -row["crps_gap_se"] else "worse"
         verdict = page.locator(f"ul.plain-verdicts li[data-tenor='{row['tenor']}']")
         assert verdict.get_attribute("data-verdict") == expected, row["tenor"]
         assert verdict.inner_text().startswith(f"At {row['tenor']}, ")
+        left_out = page.locator(f"ul.exclusions li[data-tenor='{row['tenor']}']").inner_text()
+        assert left_out.startswith(f"At {row['tenor']}, {row['n']} cases scored; {row['revisions_excluded']} left out")
+        for key, words in (("hosts_changed", "a host median moving"), ("restated", "a restated listing"),
+                           ("switch", "a switch of source"), ("slip", "a move undone within 62 days")):
+            assert (f"{row[f'excluded_{key}']} {words}" in left_out) == (row[f"excluded_{key}"] > 0), (key, left_out)
     for scope in ("all", "fixed_name"):
         table = _table(page, f"accuracy-{scope}")
         rows = [row for row in accuracy["tenors"] if row["scope"] == scope]

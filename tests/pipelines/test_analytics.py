@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from pipelines.backtest import forecasts_at
-from pipelines.events import own_price_moves
+from pipelines.events import price_moves
 from pipelines.forecast import read_processes
 from pipelines.forwards import TENORS
+from pipelines.listings import known_on
 from pipelines.registry import Rules
 from warehouse.seed_files import read_seed_csv
 
@@ -151,14 +152,20 @@ def test_greek_sheet_carries_every_contract_field(store, by_hand):
 ANCHOR = date(2025, 10, 1)
 
 
+def _known_at_anchor(observations: pd.DataFrame) -> pd.DataFrame:
+    """The statements in force and published by ANCHOR."""
+    published = pd.to_datetime(known_on(observations)) <= pd.Timestamp(ANCHOR)
+    return observations[(observations["effective_date"] <= ANCHOR) & published.to_numpy()]
+
+
 def test_the_backtest_has_no_look_ahead(store):
     observations = store.read_table("price_observations")
+    assert len(_known_at_anchor(observations)) < len(observations[observations["effective_date"] <= ANCHOR])
     models = store.read_table("models")
     rules = Rules.from_frame(read_seed_csv("model_rules"))
-    own = own_price_moves(store.read_table("events"))
+    own = price_moves(store.read_table("events"))
     with_future, laws = forecasts_at(observations, models, rules, ANCHOR, own)
-    without_future, laws_without = forecasts_at(observations[observations["effective_date"] <= ANCHOR], models,
-                                                rules, ANCHOR, own)
+    without_future, laws_without = forecasts_at(_known_at_anchor(observations), models, rules, ANCHOR, own)
     assert len(with_future) > 100
     pd.testing.assert_frame_equal(with_future, without_future)
     assert laws.keys() == laws_without.keys() == {"family_rose", "family_never_rose"}
@@ -170,14 +177,42 @@ def test_the_backtest_has_no_look_ahead(store):
 def test_the_forecasts_published_for_an_anchor_are_those_recomputed_from_its_past(store):
     observations = store.read_table("price_observations")
     rules = Rules.from_frame(read_seed_csv("model_rules"))
-    recomputed, _ = forecasts_at(observations[observations["effective_date"] <= ANCHOR], store.read_table("models"),
-                                 rules, ANCHOR, own_price_moves(store.read_table("events")))
+    recomputed, _ = forecasts_at(_known_at_anchor(observations), store.read_table("models"), rules, ANCHOR,
+                                 price_moves(store.read_table("events")))
     published = store.read_table("backtest")
     published = published[published["anchor"] == ANCHOR].set_index(["ticker", "tenor", "method"])
     assert len(published) > 100
     recomputed = recomputed.set_index(["ticker", "tenor", "method"]).reindex(published.index)
     for column in ("forecast", "median", "p05", "p95", "p_change", "p_base"):
         np.testing.assert_allclose(published[column], recomputed[column], rtol=1e-12, err_msg=column)
+
+
+def test_an_anchor_sees_neither_a_later_restatement_nor_a_model_first_published_later(store):
+    """Two statements published after ANCHOR about days before it: a restatement of GPT-4.1's
+    output at ten times its price, by its maker, and a model no one had listed by then. Neither
+    reaches the anchor's forecasts; once published by the anchor, both do."""
+    observations = store.read_table("price_observations")
+    models = store.read_table("models")
+    rules = Rules.from_frame(read_seed_csv("model_rules"))
+    own = price_moves(store.read_table("events"))
+    stated = observations[(observations["ticker"] == "GPT-4.1") & (observations["mode"] == "sync")
+                          & observations["is_origin"] & ~observations["superseded"]
+                          & (observations["effective_date"] <= ANCHOR)]
+    restated = stated.tail(1).assign(output=stated["output"].iloc[-1] * 10, effective_date=date(2025, 9, 1),
+                                     known_from=date(2025, 11, 1), source_released=date(2025, 11, 1))
+    late_model = stated.assign(ticker="LATE-MODEL", provider_model_id="late-model", known_from=date(2025, 11, 1))
+    late_models = pd.concat([models, models[models["ticker"] == "GPT-4.1"].assign(ticker="LATE-MODEL")])
+    before, _ = forecasts_at(observations, late_models, rules, ANCHOR, own)
+    later, _ = forecasts_at(pd.concat([observations, restated, late_model], ignore_index=True), late_models, rules,
+                            ANCHOR, own)
+    pd.testing.assert_frame_equal(before, later)
+    assert "LATE-MODEL" not in set(later["ticker"])
+    known, _ = forecasts_at(pd.concat([observations, restated.assign(known_from=ANCHOR),
+                                       late_model.assign(known_from=ANCHOR)], ignore_index=True),
+                            late_models, rules, ANCHOR, own)
+    spots = known[known["method"] == "flat"].drop_duplicates("ticker").set_index("ticker")["spot"]
+    assert spots["GPT-4.1"] == pytest.approx(stated["output"].iloc[-1] * 10, rel=1e-12)
+    assert "LATE-MODEL" in spots.index
 
 
 def _kept(predictions, scope):
@@ -242,14 +277,19 @@ def test_the_summaries_recompute_from_the_predictions(store):
     assert families.groupby(["tenor", "method"])["n"].sum().to_dict() == summary["n"].to_dict()
 
 
-def test_the_oracle_beats_both_baselines_as_a_distribution_and_its_band_is_calibrated(full_store):
+def test_the_oracle_beats_the_single_exponential_and_flat_over_every_model_and_its_band_is_calibrated(full_store):
     accuracy = full_store.read_table("accuracy")  # a claim about the whole bundled data
-    assert (accuracy["crps"] < accuracy["crps_flat"]).all()
     assert (accuracy["crps"] < accuracy["crps_single_exp"]).all()
     assert (accuracy["rel_rmse"] < accuracy["rel_rmse_single_exp"]).all()
-    assert (accuracy["brier"] < accuracy["brier_base"]).all()
+    every = accuracy[accuracy["scope"] == "all"]
+    assert ((every["crps_flat"] - every["crps"]) > every["crps_gap_se"]).all()  # beyond one standard error
     # The randomised PIT: a calibrated 90% band holds 90% of outcomes, an atom counted fractionally.
     assert ((accuracy["coverage"] - 0.9).abs() <= 3 * accuracy["coverage_se"]).all()
+    # The verdict says "beats" only beyond one standard error of the CRPS gap, "is level with" within it.
+    for row in accuracy.itertuples():
+        gap = row.crps - row.crps_flat
+        word = "is level with" if abs(gap) <= row.crps_gap_se else "beats" if gap < 0 else "does worse than"
+        assert row.verdict.startswith(f"At {row.tenor} the forecast {word} the flat forward"), row.verdict
 
 
 def test_every_spot_says_when_its_statement_was_first_known_and_it_was_by_the_snapshot_date(store):

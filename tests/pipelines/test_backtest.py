@@ -149,6 +149,7 @@ def test_score_by_hand():
     assert scored["realised"].tolist() == [9.0, 9.0, 9.0, 4.4, 9.0]
     assert scored["changed"].tolist() == [True, True, True, True, False]
     assert scored["revision"].tolist() == [False, False, False, True, False]
+    assert scored["revision_kind"].fillna("").tolist() == ["", "", "", "switch", ""]
     assert scored["rel_error"].tolist() == pytest.approx([0.05, 0.1, 0.06, -0.1, 0.0], abs=EXACT)
     assert scored["log_error"].tolist() == pytest.approx(
         np.log([9.5 / 9, 10 / 9, 9.6 / 9, 4 / 4.4, 1.0]).tolist(), abs=EXACT)

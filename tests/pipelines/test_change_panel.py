@@ -74,16 +74,28 @@ def test_a_move_undone_after_62_days_is_two_changes():
 
 
 def test_only_the_moves_the_events_call_own_changes_are_changes():
-    """A median of hosts moving as a host joins, or a restated listing, is in no `own` list: it
-    sets the level, as a switch does, and no law learns a change from it."""
+    """A median of hosts moving as a host joins, or a restated listing, is no cut or increase of
+    the events: it sets the level, as a switch does, no law learns a change from it, and it keeps
+    the events' kind, so that the backtest can say why it left a case out."""
     series = points(("A", date(2025, 1, 1), 10.0, "hosts"), ("A", date(2025, 2, 1), 5.0, "hosts"),  # a host joined
-                    ("A", date(2025, 3, 1), 4.0, "hosts"), ("A", date(2025, 4, 1), 8.0, "hosts"))  # its own cut, rise
-    own = pd.DataFrame({"ticker": ["A", "A", "B"], "date": [date(2025, 3, 1), date(2025, 4, 1), date(2025, 2, 1)]})
-    frame = change_points(series, date(2025, 7, 1), own)
-    assert frame["kind"].tolist() == [FIRST, SWITCH, CHANGE, CHANGE]
-    assert frame["ratio"].tolist()[1:] == [0.5, 0.8, 2.0]
-    assert change_points(series, date(2025, 7, 1), own.iloc[:0])["kind"].tolist() == [FIRST, SWITCH, SWITCH, SWITCH]
-    assert change_points(series, date(2025, 7, 1))["kind"].tolist() == [FIRST, CHANGE, CHANGE, CHANGE]  # no list
+                    ("A", date(2025, 3, 1), 4.0, "hosts"), ("A", date(2025, 4, 1), 8.0, "hosts"),  # its own cut, rise
+                    ("A", date(2025, 5, 1), 9.0, "hosts"), ("A", date(2025, 6, 1), 7.0, "hosts"))  # restated; unnamed
+    moves = pd.DataFrame({"ticker": ["A", "A", "A", "A", "B"],
+                          "date": [date(2025, 2, 1), date(2025, 3, 1), date(2025, 4, 1), date(2025, 5, 1),
+                                   date(2025, 2, 1)],
+                          "kind": ["hosts_changed", "price_cut", "price_increase", "restated", "price_cut"]})
+    frame = change_points(series, date(2025, 7, 1), moves)
+    assert frame["kind"].tolist() == [FIRST, "hosts_changed", CHANGE, CHANGE, "restated", SWITCH]
+    assert frame["ratio"].tolist()[1:] == pytest.approx([0.5, 0.8, 2.0, 9 / 8, 7 / 9], abs=EXACT)
+    unnamed = change_points(series, date(2025, 7, 1), moves.iloc[:0])["kind"].tolist()
+    assert unnamed == [FIRST, SWITCH, SWITCH, SWITCH, SWITCH, SWITCH]
+    assert change_points(series, date(2025, 7, 1))["kind"].tolist() == [FIRST] + [CHANGE] * 5  # no events read
+
+
+def test_an_own_change_wins_its_day_over_another_kind_named_that_day():
+    series = points(("A", date(2025, 1, 1), 10.0, "a"), ("A", date(2025, 2, 1), 5.0, "a"))
+    moves = pd.DataFrame({"ticker": ["A", "A"], "date": [date(2025, 2, 1)] * 2, "kind": ["price_cut", "restated"]})
+    assert change_points(series, date(2025, 7, 1), moves)["kind"].tolist() == [FIRST, CHANGE]
 
 
 def test_a_familys_last_rise_names_the_model_and_the_day():
@@ -126,8 +138,8 @@ def test_histories_lookups():
     count, ratio = h.moved_between(["A", "A", "A2"], days("2025-01-15", "2025-03-10", "2025-01-01"),
                                    days("2025-03-10", "2025-12-31", "2025-12-31"))
     assert count.tolist() == [1.0, 0.0, 1.0] and ratio == pytest.approx([0.5, 1.0, 3.0], abs=EXACT)  # the switch: none
-    assert h.revised_between(["A", "A"], days("2025-04-01", "2025-04-20"), days("2025-04-20", "2025-12-31")).tolist() \
-        == [True, False]
+    assert h.first_revision(["A", "A", "A2"], days("2025-04-01", "2025-04-20", "2025-01-01"),
+                            days("2025-04-20", "2025-12-31", "2025-12-31")).tolist() == [SWITCH, "", ""]
     assert h.family_rose(["A", "A", "B"], days("2025-05-31", "2025-06-01", "2025-12-31")).tolist() \
         == [False, True, False]
     assert h.changes_upto(["A", "A"], days("2025-03-09", "2025-03-10")).tolist() == [0.0, 1.0]

@@ -22,10 +22,11 @@ EXACT = 1e-12
 JAN, FEB = date(2025, 1, 1), date(2025, 2, 1)
 
 
-def case(anchor, ticker, method, rel_error, crps, p_change, covered, changed=False, revision=False, fixed=True,
+def case(anchor, ticker, method, rel_error, crps, p_change, covered, changed=False, revision=None, fixed=True,
          tenor="1M", ape=0.0):
+    """A scored case; `revision` the kind of the revision in its window, if one is."""
     return dict(anchor=anchor, ticker=ticker, family="f", tenor=tenor, method=method, fixed_name=fixed,
-                revision=revision, changed=changed, rel_error=rel_error, log_error=math.log1p(rel_error), ape=ape,
+                revision=revision is not None, revision_kind=revision, changed=changed, rel_error=rel_error, log_error=math.log1p(rel_error), ape=ape,
                 crps=crps, p_change=p_change, p_base=0.1, covered=covered)
 
 
@@ -88,14 +89,17 @@ def test_bootstrap_drawn_in_chunks_is_the_same_as_drawn_at_once(monkeypatch):
 def test_accuracy_table_by_hand():
     rows = (pair(JAN, "A", (0.1, 0.02, 0.3, 0.9), (0.2, 0.03, 0.0, 0.9), changed=True)
             + pair(JAN, "B", (0.0, 0.0, 0.05, 0.9), (0.0, 0.0, 0.0, 0.9), fixed=False)
-            + pair(FEB, "A", (9.0, 9.0, 0.9, 0.0), (9.0, 9.0, 0.0, 0.0), revision=True)
+            + pair(FEB, "A", (9.0, 9.0, 0.9, 0.0), (9.0, 9.0, 0.0, 0.0), revision="hosts_changed")
+            + pair(FEB, "B", (9.0, 9.0, 0.9, 0.0), (9.0, 9.0, 0.0, 0.0), revision="slip", fixed=False)
             + pair(JAN, "A", (0.1, 0.1, 0.1, 0.8), (0.1, 0.1, 0.0, 0.9), tenor="6M"))
     table = accuracy_table(pd.DataFrame(rows))
     assert list(table.columns) == ACCURACY_COLUMNS
     assert list(zip(table["scope"], table["tenor"])) == [("all", "1M"), ("all", "6M"), ("fixed_name", "1M"),
                                                          ("fixed_name", "6M")]
     one = table.iloc[0]
-    assert (one["n"], one["revisions_excluded"], one["changed_share"]) == (2, 1, 0.5)
+    assert (one["n"], one["revisions_excluded"], one["changed_share"]) == (2, 2, 0.5)
+    by_kind = [one[f"excluded_{kind}"] for kind in ("switch", "hosts_changed", "restated", "slip")]
+    assert by_kind == [0, 1, 0, 1]
     assert one["rel_rmse"] == pytest.approx(math.sqrt(0.01 / 2), abs=EXACT)
     assert one["rel_rmse_flat"] == pytest.approx(math.sqrt(0.04 / 2), abs=EXACT)
     assert one["rel_rmse_single_exp"] == pytest.approx(0.5, abs=EXACT)
@@ -106,10 +110,24 @@ def test_accuracy_table_by_hand():
     assert one["coverage"] == pytest.approx(0.9, abs=EXACT)
     assert one["verdict"].startswith("At 1M the forecast beats the flat forward as a distribution: CRPS 0.01000, "
                                      "below flat's 0.01500")
+    # The 1M gap, −0.005, against its bootstrap standard error over the two tickers: resamples AA,
+    # AB, BA, BB give gaps −0.01, −0.005, −0.005, 0, so the s.e. is about 0.0035, and the gap is beyond it.
+    assert one["crps_gap_se"] == pytest.approx(0.0035, abs=0.0003)
     fixed = table.iloc[2]
-    assert (fixed["n"], fixed["crps"]) == (1, pytest.approx(0.02, abs=EXACT))
-    six = table.iloc[1]
-    assert six["verdict"].startswith("At 6M the forecast does not beat the flat forward")
+    assert (fixed["n"], fixed["crps"], fixed["excluded_hosts_changed"], fixed["excluded_slip"]) \
+        == (1, pytest.approx(0.02, abs=EXACT), 1, 0)
+    six = table.iloc[1]  # one ticker: no standard error, so no win can be claimed
+    assert six["verdict"].startswith("At 6M the forecast is level with the flat forward")
+
+
+def test_the_verdict_says_beats_or_worse_only_beyond_one_standard_error():
+    row = dict(tenor="1M", crps=0.0100, crps_flat=0.0102, crps_gap_se=0.0003, brier=0.1, brier_base=0.1,
+               brier_gap_se=0.01, rel_rmse=0.1, rel_rmse_flat=0.1, rel_rmse_gap_se=0.01, coverage=0.9,
+               coverage_flat=0.9)
+    assert scorecard.verdict(row).startswith("At 1M the forecast is level with the flat forward")
+    assert scorecard.verdict({**row, "crps_gap_se": 0.0001}).startswith("At 1M the forecast beats the flat forward")
+    assert scorecard.verdict({**row, "crps": 0.0104, "crps_gap_se": 0.0001}).startswith(
+        "At 1M the forecast does worse than the flat forward")
 
 
 def test_reliability_by_hand():
@@ -126,18 +144,22 @@ def test_reliability_by_hand():
 
 def test_headline_in_words():
     table = pd.DataFrame([
-        dict(scope="all", tenor="1M", crps=0.1, crps_flat=0.2, brier=0.1, brier_base=0.2, rel_rmse=0.3,
-             rel_rmse_flat=0.31, rel_rmse_gap_se=0.01, coverage=0.903),
-        dict(scope="all", tenor="3M", crps=0.1, crps_flat=0.2, brier=0.3, brier_base=0.2, rel_rmse=0.35,
-             rel_rmse_flat=0.31, rel_rmse_gap_se=0.01, coverage=0.891),
-        dict(scope="fixed_name", tenor="1M", crps=0.3, crps_flat=0.2, brier=0.3, brier_base=0.2, rel_rmse=0.3,
-             rel_rmse_flat=0.3, rel_rmse_gap_se=0.01, coverage=0.5),
+        dict(scope="all", tenor="1M", crps=0.1, crps_flat=0.2, crps_gap_se=0.01, brier=0.1, brier_base=0.2,
+             brier_gap_se=0.01, rel_rmse=0.3, rel_rmse_flat=0.31, rel_rmse_gap_se=0.01, coverage=0.903),
+        dict(scope="all", tenor="3M", crps=0.1, crps_flat=0.2, crps_gap_se=0.01, brier=0.3, brier_base=0.2,
+             brier_gap_se=0.01, rel_rmse=0.35, rel_rmse_flat=0.31, rel_rmse_gap_se=0.01, coverage=0.891),
+        dict(scope="all", tenor="6M", crps=0.19, crps_flat=0.2, crps_gap_se=0.02, brier=0.19, brier_base=0.2,
+             brier_gap_se=0.02, rel_rmse=0.3, rel_rmse_flat=0.3, rel_rmse_gap_se=0.01, coverage=0.88),
+        dict(scope="fixed_name", tenor="1M", crps=0.3, crps_flat=0.2, crps_gap_se=0.01, brier=0.3, brier_base=0.2,
+             brier_gap_se=0.01, rel_rmse=0.3, rel_rmse_flat=0.3, rel_rmse_gap_se=0.01, coverage=0.5),
     ])
+    # At 6M both gaps are lower but within one standard error: no win is claimed there.
     assert headline(table) == (
-        "The forecast beats the flat forward as a distribution (lower CRPS) at 1M and 3M; its chance of change "
-        "beats the base rate (lower Brier score) at 1M; its mean is below, or within one standard error of, flat's "
-        "relative RMSE at 1M, and worse by more than one standard error at 3M; its 90% band holds 90.3%, 89.1% of "
-        "outcomes at 1M and 3M (90% is calibrated).")
+        "The forecast beats the flat forward as a distribution (lower CRPS by more than one standard error) at 1M "
+        "and 3M; its chance of change beats the base rate (lower Brier score by more than one standard error) at "
+        "1M; its mean is below, or within one standard error of, flat's relative RMSE at 1M and 6M, and worse by "
+        "more than one standard error at 3M; its 90% band holds 90.3%, 89.1%, 88.0% of outcomes at 1M, 3M and 6M "
+        "(90% is calibrated).")
     assert headline(table, "fixed_name").startswith("The forecast beats the flat forward as a distribution "
-                                                    "(lower CRPS) at no tenor")
+                                                    "(lower CRPS by more than one standard error) at no tenor")
     assert headline(table.iloc[:0]) == "No forecast has been scored yet."

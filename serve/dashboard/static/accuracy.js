@@ -40,18 +40,32 @@ function scoreTable(rows, scope) {
 }
 
 // Whether the oracle beat "the price stays flat" at a tenor, in words: by its CRPS (the score of
-// the whole forecast, lower is better), against the gap's standard error.
+// the whole forecast, lower is better), against the gap's standard error. A gap within one
+// standard error either way is no win and no loss.
 export function plainVerdict(row) {
   const gap = row.crps_flat - row.crps;
   if (gap > row.crps_gap_se) {
     return ["better", `At ${row.tenor}, yes: the oracle's forecasts beat "the price stays flat", by more than ` +
       "the margin of error."];
   }
-  if (gap > 0) {
-    return ["about_the_same", `At ${row.tenor}, barely: the oracle's forecasts score a little better than "the ` +
-      "price stays flat\", but within the margin of error."];
+  if (gap >= -row.crps_gap_se) {
+    return ["about_the_same", `At ${row.tenor}, no better and no worse: the oracle's forecasts and "the price ` +
+      "stays flat\" score within the margin of error of each other."];
   }
-  return ["worse", `At ${row.tenor}, no: "the price stays flat" scored better than the oracle's forecasts.`];
+  return ["worse", `At ${row.tenor}, no: "the price stays flat" scored better than the oracle's forecasts, by ` +
+    "more than the margin of error."];
+}
+
+// Why cases were left out of the scores: the kinds of revision (`excluded_*`), in words.
+const REVISION_KINDS = [
+  ["excluded_hosts_changed", "a host median moving"], ["excluded_restated", "a restated listing"],
+  ["excluded_switch", "a switch of source"], ["excluded_slip", "a move undone within 62 days"],
+];
+
+export function exclusions(row) {
+  const parts = REVISION_KINDS.filter(([key]) => row[key] > 0).map(([key, words]) => `${row[key]} ${words}`);
+  return `At ${row.tenor}, ${row.n} cases scored; ${row.revisions_excluded} left out as revisions` +
+    (parts.length ? ` (${parts.join(", ")}).` : ".");
 }
 
 function accuracySection(accuracy) {
@@ -72,6 +86,7 @@ function accuracySection(accuracy) {
     ...SCOPES.flatMap((scope) => [el("h3", {}, scope.title),
       scoreTable(accuracy.tenors.filter((row) => row.scope === scope.key), scope.key)]),
     el("ul", { class: "verdicts" }, every.map((row) => el("li", { "data-tenor": row.tenor }, row.verdict))),
+    el("ul", { class: "exclusions" }, every.map((row) => el("li", { "data-tenor": row.tenor }, exclusions(row)))),
     el("p", { class: "note" }, accuracy.note));
 }
 
