@@ -5,7 +5,7 @@ from functools import partial
 import pandas as pd
 from dagster import AssetOut, asset, multi_asset
 
-from assets.history_rows import backtest_rows, index_history_rows, index_rows, observed_rows, spot_rows
+from assets.history_rows import backtest_rows, observed_rows, spot_rows
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
 from assets.worker_processes import ordered_map, spare_cores
@@ -17,7 +17,7 @@ from pipelines.forecast import FittedLaw, build_change_laws, build_processes
 from pipelines.forwards import build_forward_curves
 from pipelines.greeks import build_greeks, process_fields
 from pipelines.guard import unconfirmed_moves, vanished
-from pipelines.ici import build_ici, build_ici_constituents, build_ici_history
+from pipelines.ici import as_known, basket_on, build_ici, build_ici_constituents, build_ici_history, last_rebalance
 from pipelines.registry import Rules
 from pipelines.scheduled import build_scheduled_changes
 from pipelines.scorecard import accuracy_table, reliability_table, summarise
@@ -90,10 +90,12 @@ def forward_curves(processes, change_laws, spots, scheduled_changes, settings: R
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def ici(price_history: TableFile, models, price_observations, settings: RefreshSettings):
-    """The inference cost index today, per variant, with constituents and a verification hash."""
+def ici(price_history: TableFile, models, ici_constituents, settings: RefreshSettings):
+    """The inference cost index today, per variant, with constituents and a verification hash: the
+    basket of the last rebalance, as it was chosen then, at today's prices."""
     as_of = settings.as_of_date()
-    return build_ici(index_rows(price_history, as_of), models, price_observations, as_of)
+    return build_ici(spot_rows(price_history, as_of), models, None, as_of,
+                     basket=basket_on(ici_constituents, last_rebalance(as_of)))
 
 
 @multi_asset(group_name=GROUP, outs={
@@ -103,10 +105,11 @@ def ici(price_history: TableFile, models, price_observations, settings: RefreshS
                                                                 "constituent with the tier, hosts and price "
                                                                 "of its rebalance date."),
 })
-def ici_history(price_history: TableFile, models, price_observations, settings: RefreshSettings):
-    """The index's daily history and its baskets, each chosen with what was known on its date."""
+def ici_history(models, price_observations, settings: RefreshSettings):
+    """The index's daily history and its baskets, each day priced and each basket chosen with what
+    was known on its date (`pipelines.ici.as_known`)."""
     as_of = settings.as_of_date()
-    rows, baskets = index_history_rows(price_history, models, price_observations, as_of)
+    rows, baskets = as_known(price_observations, models, as_of)
     return (build_ici_history(rows, models, price_observations, as_of, baskets=baskets),
             build_ici_constituents(rows, baskets))
 

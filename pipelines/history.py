@@ -225,11 +225,12 @@ def steering_points_on(observations: pd.DataFrame, days: list[date], backfills: 
         end = np.datetime64(as_of, "D")
         in_force = (day <= end) & ~(until <= end)
         maker = in_force & ~from_archive
-        # Each series' first maker's statement in force: the archive steers only before it.
+        # Each series' first maker's statement in force: the archive steers only before it, and
+        # throughout a series with none in force yet (NaT: a view of a past day may know none).
         first = np.full(series.max(initial=-1) + 1, np.datetime64("NaT", "D"))
         seen, at = np.unique(series[maker], return_index=True)  # sorted by day within a series
         first[seen] = day[maker][at]
-        carried = in_force & from_archive & is_among(ticker, backfill) & (day < first[series])
+        carried = in_force & from_archive & is_among(ticker, backfill) & ~(day >= first[series])
         kept = np.flatnonzero(maker | carried)
         # The most authoritative point of each series and day: the first in the sort.
         first_of_day = np.ones(len(kept), dtype=bool)

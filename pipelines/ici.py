@@ -1,13 +1,15 @@
 """The Inference Cost Index (ICI): the price of a basket of leading models, in $/M blended tokens.
 
-The rule, methodology `ici-1.0`, step by step:
+The rule, methodology `ici-3.0`, step by step (`docs/methodology.md` §7):
 
 1. Price of a model in a mode = blend = (3·input + 1·output) / 4, in USD per million tokens (the
-   industry's 3:1 input-to-output convention), from that day's row of the daily price history.
+   industry's 3:1 input-to-output convention), from that day's row of the daily price history
+   as it could be known that day (`as_known`: built from the statements published by then).
 2. Rebalance calendar: 1 January, 1 April, 1 July and 1 October. Constituents and weights are
    fixed from one rebalance date to the day before the next. A history that starts between two
    rebalance dates treats its start day as a rebalance date too.
-3. Constituents at rebalance date R: for each maker in MAJOR_MAKERS and each tier in TIERS (the
+3. Constituents at rebalance date R, chosen from what was known on R (the history and the
+   statements as known then, `as_known`): for each maker in MAJOR_MAKERS and each tier in TIERS (the
    tier on R: the registry's curated rule for the model's name, else the tier of its sync output
    price on R, `registry.tiers_on`: never today's price), the candidates are the maker's tickers
    of that tier that have a sync price on R, are priced by the maker itself (`pricing_basis`
@@ -19,7 +21,8 @@ The rule, methodology `ici-1.0`, step by step:
    first ticker in alphabetical order. A maker with no candidate in a tier contributes nothing
    for it.
 4. Hosts serving a model at R = the number of distinct providers that are not its maker
-   (`is_origin` false) with a non-superseded price observation of it dated on or before R. Before
+   (`is_origin` false) with a non-superseded price observation of it dated and published on or
+   before R. Before
    the current catalogue, hosts are recorded by the archived OpenRouter list and, from 2025-07-11,
    by genai-prices' dated releases; before that, early counts are 0 or 1 and early weights are
    close to equal.
@@ -51,8 +54,10 @@ The rule, methodology `ici-1.0`, step by step:
    (`oldest_input_days`).
 
 Known limits: the history is only as old as the data sources (batch prices are recorded from
-mid-2025), and a price of a past day is the one known today (a restatement is recorded as a
-revision, `pipelines.ici_record`).
+mid-2025). A price of a past day is the one known that day: a restatement published later moves
+the levels from its publication on, never before. Which tickers the archive stands for is judged
+with today's evidence (`as_known`); a change of that judgement revises past levels, and the
+revision is recorded (`pipelines.ici_record`).
 """
 
 from __future__ import annotations
@@ -66,11 +71,13 @@ import numpy as np
 import pandas as pd
 
 from pipelines.days import earliest
+from pipelines.history import archive_tracks_on
+from pipelines.known_history import as_known_each_day, epochs
 from pipelines.listings import BATCH, SYNC
 from pipelines.membership import is_among
 from pipelines.registry import MAKER, tiers_on
 
-METHODOLOGY_VERSION = "ici-2.0"
+METHODOLOGY_VERSION = "ici-3.0"
 MAJOR_MAKERS = ("openai", "anthropic", "google", "xai", "mistral", "deepseek", "alibaba",
                 "moonshotai", "zai", "meta", "cohere", "amazon")
 TIERS = ("frontier", "efficient")
@@ -295,10 +302,13 @@ def verification_hash(variant: str, as_of: date, methodology_version: str, detai
 
 
 def build_ici(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,
-              as_of: date) -> pd.DataFrame:
-    """The index on `as_of`: one row per (type, constituent priced that day)."""
+              as_of: date, basket: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The index on `as_of`: one row per (type, constituent priced that day). `basket`: the one
+    fixed at the last rebalance, where the caller has it (`basket_on`); else it is chosen from
+    `price_history` and `observations`."""
     rebalance = last_rebalance(as_of)
-    constituents = select_constituents(price_history, models, observations, rebalance)
+    constituents = basket if basket is not None else select_constituents(price_history, models, observations,
+                                                                          rebalance)
     today = in_service(price_history[price_history["date"] == as_of], models)
     frames = []
     for variant in VARIANTS:
@@ -324,6 +334,36 @@ def constituents_of(baskets: dict[date, pd.DataFrame]) -> set[str]:
 def basket_days(as_of: date, start: date = HISTORY_START) -> list[date]:
     """The days a basket of the index's history is fixed on: `start`, then each rebalance date."""
     return sorted({start, *rebalance_dates(start, as_of)})
+
+
+def basket_on(constituents: pd.DataFrame, rebalance_date: date) -> pd.DataFrame:
+    """The basket fixed on `rebalance_date`, read back from an `ici_constituents` table."""
+    rows = constituents[(constituents["type"] == VARIANTS[0]) & (constituents["rebalance_date"] == rebalance_date)]
+    return rows.sort_values("ticker")[CONSTITUENT_COLUMNS].reset_index(drop=True)
+
+
+def index_universe(observations: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
+    """The statements about the models of MAJOR_MAKERS, the only ones a basket may hold."""
+    tickers = models.loc[models["provider"].isin(MAJOR_MAKERS), "ticker"]
+    return observations[is_among(observations["ticker"], set(tickers))]
+
+
+def as_known(observations: pd.DataFrame, models: pd.DataFrame, as_of: date,
+             start: date = HISTORY_START) -> tuple[pd.DataFrame, dict[date, pd.DataFrame]]:
+    """The index's inputs as they could be known on each day (`known_history`): (the
+    constituents' price-history rows, each day's as known that day; the basket fixed on each of
+    `basket_days`, chosen from what was known on it: the prices, tiers, first days and hosts of
+    that day's view). Where the archive stands for a maker is judged once, from everything known
+    on `as_of`, as the published history judges it: the archive's prices were known on their
+    days, and only the judgement of the source is today's."""
+    universe = index_universe(observations, models)
+    views = list(epochs(universe, start, as_of, archive_tracks_on(universe, [as_of])[0]))
+    baskets = {}
+    for day in basket_days(as_of, start):
+        view = next(v for v in reversed(views) if v.begin <= day)
+        baskets[day] = select_constituents(view.history, models, view.observations, day)
+    rows = as_known_each_day(views)
+    return rows[is_among(rows["ticker"], constituents_of(baskets))].reset_index(drop=True), baskets
 
 
 def history_baskets(price_history: pd.DataFrame, models: pd.DataFrame, observations: pd.DataFrame,

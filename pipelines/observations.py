@@ -255,7 +255,12 @@ def as_known_on(observations: pd.DataFrame, day: date) -> pd.DataFrame:
     (`known_by`), each day's statements ranked again among them alone (one that lost its day only
     to a statement published later had not lost it yet). Rejected statements and cross-checks
     stay aside, as they were."""
-    known = known_by(observations, day)
+    return ranked_again(known_by(observations, day))
+
+
+def ranked_again(known: pd.DataFrame) -> pd.DataFrame:
+    """Some of the adjudicated observations, each day's statements ranked again among them alone
+    (`mark_superseded`); rejected statements and cross-checks stay aside, as they were."""
     aside = known["superseded"] & (known["superseded_by"].isna() | (known["superseded_by"] == REJECTED_FILE))
     ranked = mark_superseded(known[~aside].assign(superseded=False, superseded_by=None))
     return pd.concat([ranked, known[aside]], ignore_index=True)

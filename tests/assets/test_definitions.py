@@ -40,9 +40,9 @@ TABLE_GRAPH = {
     "greeks": {"spots", "processes", "change_laws", "price_history", "models", "events"},
     "scheduled_changes": {"price_observations", "spots"},
     "forward_curves": {"processes", "change_laws", "spots", "scheduled_changes"},
-    "ici": {"price_history", "models", "price_observations"},
-    "ici_history": {"price_history", "models", "price_observations"},
-    "ici_constituents": {"price_history", "models", "price_observations"},
+    "ici": {"price_history", "models", "ici_constituents"},  # today's rows, the last rebalance's basket
+    "ici_history": {"models", "price_observations"},  # each day as known then (`pipelines.known_history`)
+    "ici_constituents": {"models", "price_observations"},
     "events": {"price_history", "models", "model_aliases", "scheduled_changes", "price_observations"},
     "backtest": {"price_observations", "price_history", "models", "events"},
     "backtest_summary": {"backtest"},

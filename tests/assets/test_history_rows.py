@@ -7,7 +7,7 @@ from functools import partial
 import pandas as pd
 import pytest
 
-from assets.history_rows import backtest_rows, index_history_rows, index_rows, observed_rows, spot_rows
+from assets.history_rows import backtest_rows, observed_rows, spot_rows
 from assets.resources import PriceSources
 from assets.worker_processes import ordered_map
 from pipelines.backtest import backtest_parts, run_backtest
@@ -15,7 +15,7 @@ from pipelines.change_panel import Histories, change_points
 from pipelines.events import build_events, price_moves
 from pipelines.evidence import compared, spot_evidence
 from pipelines.forecast import FittedLaw, build_change_laws, build_processes
-from pipelines.ici import build_ici, build_ici_history
+from pipelines.ici import as_known, basket_on, build_ici, build_ici_constituents, build_ici_history, last_rebalance
 from pipelines.registry import Rules
 from pipelines.spots import build_spots
 from tests.conftest import AS_OF
@@ -76,13 +76,19 @@ def test_the_law_and_events_from_the_observed_rows(history, tables, store):
     pd.testing.assert_frame_equal(build_events(observed, models, TODAY), build_events(whole, models, TODAY))
 
 
-def test_the_index_from_the_observed_rows_and_its_days(history, tables):
-    whole, observations, models = tables["price_history"], tables["price_observations"], tables["models"]
-    pd.testing.assert_frame_equal(build_ici(index_rows(history, TODAY), models, observations, TODAY),
-                                  build_ici(whole, models, observations, TODAY))
-    constituents, baskets = index_history_rows(history, models, observations, TODAY)
-    pd.testing.assert_frame_equal(build_ici_history(constituents, models, observations, TODAY, baskets=baskets),
-                                  build_ici_history(whole, models, observations, TODAY))
+def test_the_index_today_from_the_days_rows_is_the_last_day_of_its_history_as_known(history, tables):
+    """The `ici` asset reads today's rows and the last rebalance's basket back from
+    `ici_constituents`; the history is built from what was known each day. Both give one level today."""
+    observations, models = tables["price_observations"], tables["models"]
+    rows, baskets = as_known(observations, models, TODAY)
+    basket = basket_on(build_ici_constituents(rows, baskets), last_rebalance(TODAY))
+    pd.testing.assert_frame_equal(basket, baskets[last_rebalance(TODAY)])
+    today = build_ici(spot_rows(history, TODAY), models, None, TODAY, basket=basket)
+    daily = build_ici_history(rows, models, observations, TODAY, baskets=baskets)
+    assert set(today["type"]) == {"sync", "batch", "unified"}
+    for variant, value in today.groupby("type")["value"].first().items():
+        last = daily[(daily["type"] == variant) & (daily["date"] == TODAY)]["value"]
+        assert last.tolist() == [pytest.approx(value, rel=1e-12)], variant
 
 
 @pytest.fixture(scope="module")

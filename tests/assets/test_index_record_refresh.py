@@ -39,7 +39,7 @@ def test_a_later_rebuild_keeps_every_published_level_and_records_a_changed_one_a
     new_day = added[added["type"] == "sync"].iloc[0]
     day_level = actual[(actual["date"] == date(2026, 11, 23)) & (actual["type"] == "sync")].iloc[0]
     assert new_day["carried_forward"] == day_level["carried_forward"] == day_level["constituents"] > 0
-    assert day_level["oldest_input_days"] > 365
+    assert day_level["oldest_input_days"] >= 365  # a year-old statement or older among them
     # The snapshot serves the record as it stands after its build.
     snapshot = SnapshotStore(warehouse_copy)
     assert snapshot.read_table("ici_published").equals(published)
