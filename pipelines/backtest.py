@@ -36,6 +36,7 @@ import pandas as pd
 from scipy.special import ndtr
 
 from pipelines.change_panel import FIXED, Histories, change_points
+from pipelines.events import build_events, price_moves
 from pipelines.forecast import (
     ChangeLaw,
     FittedLaw,
@@ -46,8 +47,8 @@ from pipelines.forecast import (
     mixture_mean,
     mixture_quantiles,
 )
-from pipelines.history import archive_tracks_on, steering_points_on
-from pipelines.listings import SYNC
+from pipelines.history import archive_tracks_on, build_price_history, steering_points_on
+from pipelines.listings import CARRIED_FORWARD, SYNC
 from pipelines.membership import is_among
 from pipelines.months import DAYS_PER_MONTH
 from pipelines.observations import as_known_on
@@ -167,13 +168,26 @@ def _single_exp(days: np.ndarray, prices: np.ndarray) -> tuple[float, float]:
     return theta, sigma
 
 
-def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules, anchor: date,
-                 moves: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
-    """Every method's forecast of each model's sync β made on `anchor`, from what was known then,
-    and the change laws fitted then. Columns: the identifying ones, spot, forecast (the mean),
-    median, p05, p95, p_change and p_base, and what scoring needs of each distribution
-    (`change_law` for the oracle; `mu`, `s` for single_exp: ln(β/spot) ~ N(mu, s²))."""
-    return forecasts_from(known_points(observations, anchor), models, rules, anchor, moves)
+def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules,
+                 anchor: date) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
+    """Every method's forecast of each model's sync β made on `anchor`, from what was known then
+    (its points, and its moves as the events named them then: `moves_known_on`), and the change
+    laws fitted then. Columns: the identifying ones, spot, forecast (the mean), median, p05, p95,
+    p_change and p_base, and what scoring needs of each distribution (`change_law` for the
+    oracle; `mu`, `s` for single_exp: ln(β/spot) ~ N(mu, s²))."""
+    return forecasts_from(known_points(observations, anchor), models, rules, anchor,
+                          moves_known_on(observations, models, anchor))
+
+
+def moves_known_on(observations: pd.DataFrame, models: pd.DataFrame, anchor: date) -> pd.DataFrame:
+    """The sync output moves the events would have named on `anchor` (`events.price_moves`): from
+    the history built from the statements published by then, so that whether a move was
+    someone's own price changing is judged with what was known then, not with a later source
+    that dates or restates it."""
+    known = as_known_on(observations, anchor)
+    history = build_price_history(known, anchor)
+    observed = history[history["provenance"] != CARRIED_FORWARD]
+    return price_moves(build_events(observed, models, anchor, observations=known))
 
 
 def forecasts_from(points: pd.DataFrame, models: pd.DataFrame, rules: Rules, anchor: date,
@@ -325,11 +339,13 @@ def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, observed: 
     """`run_backtest` an anchor at a time: each anchor's scored predictions, in order, so that
     only one anchor's are held. The anchors are independent of each other: `map_anchors` (an
     ordered map, such as the built-in one) may compute them anywhere, in any order. `moves`: the
-    moves the events name (`change_points`), at the anchors and after."""
+    moves the events name today (`change_points`), for the revisions of the realised path; with
+    them, each anchor reads its own, as the events named them then (`moves_known_on`)."""
     anchors = anchor_dates(start, as_of)
     revisions = Histories(change_points(observed, as_of, moves), models, rules)
+    at_anchors = None if moves is None else {a: moves_known_on(observations, models, a) for a in anchors}
     scored_at = AnchorScorer(dict(zip(anchors, known_points_on(observations, anchors), strict=True)), models, rules,
-                             _realised(history), revisions, as_of, moves)
+                             _realised(history), revisions, as_of, at_anchors)
     yield from map_anchors(scored_at, anchors)
 
 
@@ -344,8 +360,9 @@ class AnchorScorer:
     realised: pd.Series
     revisions: Histories
     as_of: date
-    moves: pd.DataFrame | None = None
+    moves: dict[date, pd.DataFrame] | None = None  # by anchor, `moves_known_on`
 
     def __call__(self, anchor: date) -> pd.DataFrame:
-        forecasts, laws = forecasts_from(self.points[anchor], self.models, self.rules, anchor, self.moves)
+        moves = None if self.moves is None else self.moves[anchor]
+        forecasts, laws = forecasts_from(self.points[anchor], self.models, self.rules, anchor, moves)
         return _score(forecasts, laws, self.realised, self.revisions, self.as_of)

@@ -179,6 +179,27 @@ def _regional_since(origin: pd.DataFrame) -> pd.Series:
     return pd.Series(np.where(regional, since, np.datetime64("NaT", "ns")), index=origin.index)
 
 
+def cutoff_days(observations: pd.DataFrame) -> set[date]:
+    """The days from which a statement may stop steering its series in a build from some of these
+    observations (`steering_points_on`'s `until`): the first day of a ticker's host median, and
+    the first day a source states a ticker's in-region id beside a cross-region one. A build
+    drops the statements it cuts off for the whole series, so a history of past days as known
+    then must not span one. Only a maker's or a median's statement (`is_origin`) steers, and only
+    one known when in force can begin either inside a stretch of unchanged knowledge: one
+    published late begins it no later than the day it is published."""
+    late = pd.to_datetime(known_on(observations), errors="coerce") > pd.to_datetime(observations["effective_date"])
+    timely = observations[observations["is_origin"].to_numpy(dtype=bool) & ~late.to_numpy()]
+    ids = timely["provider_model_id"].astype(str)
+    regional = ids.str.match(REGIONAL_PREFIX).to_numpy(dtype=bool)
+    with_regional = timely["ticker"].isin(set(timely.loc[regional, "ticker"])).to_numpy()
+    median = (timely["source"] == HOST_MEDIAN_SOURCE).to_numpy()
+    days = pd.to_datetime(timely["effective_date"])
+    firsts = [days[median].groupby(timely["ticker"][median]).min(),
+              days[with_regional & ~regional].groupby([timely["ticker"][with_regional & ~regional],
+                                                       timely["source"][with_regional & ~regional]]).min()]
+    return {d.date() for first in firsts for d in first}
+
+
 def history_points(observations: pd.DataFrame, as_of: date, backfill: set[str]) -> pd.DataFrame:
     """The observations that steer the series: one per (ticker, mode, date), the most authoritative,
     with the fields their sources leave unstated carried (`carry_unstated`).
@@ -200,8 +221,9 @@ def steering_points_on(observations: pd.DataFrame, days: list[date], backfills: 
     for a cross-region id beside its in-region one (`regional_variants`) and, for a model priced
     at its hosts' median, anything but the median; before a series' first such statement, by the
     archive's, where it tracks the maker (`backfill`) and is not one host's price of an
-    open-weight model (OpenRouter's: no evidence of the hosts' median). One point per series and
-    day: the most authoritative."""
+    open-weight model (OpenRouter's: no evidence of the hosts' median); for a series with no
+    maker's statement in force yet, throughout. One point per series and day: the most
+    authoritative."""
     statements = observations[~observations["superseded"]]
     origin = statements[statements["is_origin"]]
     archived = _archived(statements)

@@ -343,8 +343,10 @@ def basket_on(constituents: pd.DataFrame, rebalance_date: date) -> pd.DataFrame:
 
 
 def index_universe(observations: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
-    """The statements about the models of MAJOR_MAKERS, the only ones a basket may hold."""
-    tickers = models.loc[models["provider"].isin(MAJOR_MAKERS), "ticker"]
+    """The statements about the models a basket may hold: MAJOR_MAKERS' own, priced by them
+    (`pricing_basis` maker: never one priced at its hosts' median, step 3)."""
+    own = models["provider"].isin(MAJOR_MAKERS) & (models.get("pricing_basis", MAKER) == MAKER)
+    tickers = models.loc[own, "ticker"]
     return observations[is_among(observations["ticker"], set(tickers))]
 
 

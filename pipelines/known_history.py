@@ -10,7 +10,9 @@ Knowledge changes only on the days a *late* statement is first published (one wh
 it is in force. So the days from a start to the snapshot date fall into epochs, each opened by a
 late statement's publication (or by the start). Within an epoch the statements known are the
 same: every timely one, and the late ones published by the epoch's first day. One build of the
-history from them (`known_at`) gives each day of the epoch its row as known on that day.
+history from them (`known_at`) gives each day of the epoch its row as known on that day, provided
+no statement stops steering its series inside the epoch (a host median beginning, an in-region
+id stated: `history.cutoff_days`), so those days open epochs too.
 
 Which tickers the archive may carry back (`history.archive_tracks_on`) is a judgement of the
 archive as a source, not a statement of a price: a caller may make it once, from everything known
@@ -27,7 +29,7 @@ from datetime import date, timedelta
 
 import pandas as pd
 
-from pipelines.history import archive_tracks_on, daily_history, history_points
+from pipelines.history import archive_tracks_on, cutoff_days, daily_history, history_points
 from pipelines.listings import known_on
 from pipelines.observations import ranked_again
 
@@ -68,7 +70,8 @@ def epochs(observations: pd.DataFrame, start: date, as_of: date,
     it): together their histories' rows from each `begin` to its `end` are every day's rows as
     known on that day."""
     published, late = _published_and_late(observations)
-    opened = {d.date() for d in published[late] if start < d.date() <= as_of}
+    opened = {d.date() for d in published[late]} | cutoff_days(observations)
+    opened = {d for d in opened if start < d <= as_of}
     begins = sorted({start, *opened})
     for begin, following in zip(begins, [*begins[1:], as_of + timedelta(days=1)], strict=True):
         yield known_at(observations, begin, following - timedelta(days=1), backfill)

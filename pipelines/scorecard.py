@@ -247,8 +247,8 @@ def headline(accuracy: pd.DataFrame, scope: str = "all") -> str:
     beats, brier = better("crps", "crps_flat", "crps_gap_se"), better("brier", "brier_base", "brier_gap_se")
     gap = (rows["rel_rmse"] - rows["rel_rmse_flat"]).to_numpy()
     se = rows["rel_rmse_gap_se"].to_numpy()
-    close = (gap <= se).tolist()
-    worse = [not c for c in close]
+    worse = [g > 0 and beyond(g, e) for g, e in zip(gap, se, strict=True)]  # with no standard error, not worse
+    close = [not w for w in worse]
     coverage = ", ".join(f"{100 * c:.1f}%" for c in rows["coverage"])
     text = (f"The forecast beats the flat forward as a distribution (lower CRPS by more than one standard error) "
             f"at {where(beats)}; its chance of change beats the base rate (lower Brier score by more than one "

@@ -6,6 +6,7 @@ from datetime import date, timedelta
 import pandas as pd
 import pytest
 
+from pipelines.history import cutoff_days
 from pipelines.ici import as_known, build_ici_history
 from pipelines.known_history import as_known_each_day, epochs, known_at
 
@@ -42,6 +43,43 @@ def test_each_epoch_opens_on_a_late_publication_and_the_epochs_cover_every_day_o
         assert after.begin == before.end + timedelta(days=1)
     days = as_known_each_day(views).groupby(["ticker", "mode"])["date"]
     assert (days.nunique() == days.size()).all()  # one row per series and day
+
+
+def test_each_epochs_rows_are_those_a_build_on_that_day_shows(tables, as_of):
+    """A build of the history on a day, from what was known then, shows for that day the row the
+    epochs give it: at each epoch's first and last day, and the day before each cut-off (a host
+    median beginning: a build after it drops the maker's statements for the whole series)."""
+    observations, _ = tables
+    views = list(epochs(observations, date(2024, 1, 1), as_of))
+    every_day = as_known_each_day(views)
+
+    def on(frame, day):
+        return sorted(frame.loc[frame["date"] == day, ["ticker", "mode", "input", "output"]].itertuples(index=False))
+
+    days = {day for view in views for day in (view.begin, view.end)}
+    days |= {day - timedelta(days=1) for day in cutoff_days(observations) if date(2024, 1, 2) <= day <= as_of}
+    assert any(day + timedelta(days=1) in cutoff_days(observations) for day in days)
+    for day in sorted(days):
+        assert on(every_day, day) == on(known_at(observations, day).history, day), day
+
+
+def test_a_host_median_beginning_inside_an_epoch_does_not_reach_back_before_its_first_day(tables, as_of):
+    """GEMMA-3-27B's hosts' median begins on 2026-06-05, known that day. Give it a maker's price
+    known from 2026-06-01: a build on 2026-06-04 shows the maker's price, one on 2026-06-05 the
+    median, and so must the epochs."""
+    observations, _ = tables
+    median = observations[(observations["ticker"] == "GEMMA-3-27B") & (observations["source"] == "host-median")]
+    assert median["effective_date"].min() == date(2026, 6, 5)
+    maker = median.head(1).assign(source="model-prices", effective_date=date(2026, 6, 1), output=0.123,
+                                  known_from=date(2026, 6, 1), source_released=date(2026, 6, 1))
+    with_maker = pd.concat([observations, maker], ignore_index=True)
+    rows = as_known_each_day(list(epochs(with_maker, date(2024, 1, 1), as_of)))
+    output = rows[(rows["ticker"] == "GEMMA-3-27B") & (rows["mode"] == "sync")].set_index("date")["output"]
+    for day in (date(2026, 6, 4), date(2026, 6, 5)):
+        built = known_at(with_maker, day).history
+        expected = built[(built["ticker"] == "GEMMA-3-27B") & (built["mode"] == "sync") & (built["date"] == day)]
+        assert output[day] == expected["output"].item(), day
+    assert output[date(2026, 6, 4)] == 0.123
 
 
 def _member(observations, models, as_of):

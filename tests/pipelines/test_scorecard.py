@@ -130,6 +130,15 @@ def test_the_verdict_says_beats_or_worse_only_beyond_one_standard_error():
         "At 1M the forecast does worse than the flat forward")
 
 
+def test_with_no_standard_error_the_headline_claims_neither_a_win_nor_a_loss():
+    table = pd.DataFrame([dict(scope="all", tenor="6M", crps=0.1, crps_flat=0.2, crps_gap_se=np.nan, brier=0.1,
+                               brier_base=0.2, brier_gap_se=np.nan, rel_rmse=0.4, rel_rmse_flat=0.3,
+                               rel_rmse_gap_se=np.nan, coverage=0.9)])
+    text = headline(table)
+    assert "(lower CRPS by more than one standard error) at no tenor" in text
+    assert "flat's relative RMSE at 6M;" in text and "worse by more than" not in text
+
+
 def test_reliability_by_hand():
     rows = [case(JAN, t, "oracle", 0, 0, p, 0.9, changed=c) for t, p, c in [
         ("A", 0.005, False), ("B", 0.015, True), ("C", 0.018, False), ("D", 0.3, True), ("E", 0.7, True),

@@ -44,11 +44,15 @@ function scoreTable(rows, scope) {
 // standard error either way is no win and no loss.
 export function plainVerdict(row) {
   const gap = row.crps_flat - row.crps;
-  if (gap > row.crps_gap_se) {
+  const se = row.crps_gap_se;
+  if (!Number.isFinite(se)) {  // no standard error (one ticker): no win and no loss can be claimed
+    return ["about_the_same", `At ${row.tenor}, not known: too few models were scored for a margin of error.`];
+  }
+  if (gap > se) {
     return ["better", `At ${row.tenor}, yes: the oracle's forecasts beat "the price stays flat", by more than ` +
       "the margin of error."];
   }
-  if (gap >= -row.crps_gap_se) {
+  if (gap >= -se) {
     return ["about_the_same", `At ${row.tenor}, no better and no worse: the oracle's forecasts and "the price ` +
       "stays flat\" score within the margin of error of each other."];
   }
