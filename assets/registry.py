@@ -14,7 +14,7 @@ from pipelines.guard import hold_unconfirmed
 from pipelines.history import price_history_parts
 from pipelines.identity import Resolver
 from pipelines.ingest_litellm import litellm_metadata
-from pipelines.ingest_model_prices import removed_models
+from pipelines.ingest_model_prices import listed_alive, removed_models
 from pipelines.listings import known_by
 from pipelines.model_metadata import enrich_models, lifecycle_notices
 from pipelines.observations import build_observations, rejections
@@ -67,7 +67,7 @@ def models(price_observations, model_aliases, genai_prices, model_prices, provid
     enriched = enrich_models(registry, price_observations, listings, history,
                              litellm_metadata(entries, date.fromisoformat(meta["released"])),
                              lifecycle_notices(sources.seed_table("lifecycle_notices")),
-                             removed, removed_as_of, rules, settings.as_of_date())
+                             removed, removed_as_of, rules, settings.as_of_date(), listed_alive(snapshot))
     return enriched.merge(host_spread(providers), on="ticker", how="left", validate="one_to_one")
 
 

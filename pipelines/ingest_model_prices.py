@@ -114,6 +114,14 @@ def model_prices_listings(snapshot: dict[str, Any], version: str) -> list[Listin
     return out
 
 
+def listed_alive(snapshot: dict[str, Any]) -> set[tuple[str, str]]:
+    """(provider, model id) of every model the snapshot prices and gives no status (removed or
+    deprecated): the ids it holds alive."""
+    marked = {(canonical_provider(p), m.lower()) for p, models in snapshot.get("status", {}).items() for m in models}
+    listed = {(canonical_provider(p), m.lower()) for p, models in snapshot.get("prices", {}).items() for m in models}
+    return listed - marked
+
+
 def removed_models(snapshot: dict[str, Any]) -> tuple[set[tuple[str, str]], date | None]:
     """(provider, model id) of every model the snapshot's status says was removed, and the day the
     snapshot was published (the status gives no date of its own)."""

@@ -11,8 +11,9 @@ preferred, then genai-prices, model-prices, the genai-prices release history, Li
 - context_window, max_output_tokens: the maker's statement first, else the largest any host states;
 - input_modalities, output_modalities: LiteLLM's, the maker's entry first; else curated pattern
   rules (`model_rules.csv`, kinds `input` and `output`); else text in, text out;
-- status: `retired` when a source says the model was removed or a retirement date has passed;
-  `deprecated` when a source marks it deprecated or a retirement date is announced; else
+- status, read from each of the model's `lifecycle_ids` (its own id, and its other ids at its
+  maker unless another of them lives on): `retired` when a source says the model was removed or
+  a retirement date has passed; `deprecated` when a source marks it deprecated or a retirement date is announced; else
   `active`. The retirement dates are LiteLLM's and the makers' own notices
   (`warehouse/seed/lifecycle_notices.csv`, for models the price sources list without saying they
   were retired), the earlier where both give one. `retired_on` is that date (it may lie after the
@@ -28,7 +29,9 @@ from datetime import date
 
 import pandas as pd
 
+from pipelines.identity import is_pointer
 from pipelines.listings import canonical_provider
+from pipelines.registry import MAKER
 
 TEXT = "text"
 NAME_ACRONYMS = {"gpt", "glm", "ai", "r1", "asr", "tts", "vl", "oss", "xl", "moe", "swe", "mt"}
@@ -142,11 +145,29 @@ def modalities(models: pd.DataFrame, litellm: pd.DataFrame, keys: pd.DataFrame, 
 ACTIVE, DEPRECATED, RETIRED = "active", "deprecated", "retired"
 
 
-def _of_own_id(frame: pd.DataFrame, models: pd.DataFrame, provider: str, model: str) -> pd.DataFrame:
-    """Rows of `frame` about a model's own id at its maker, with the model's `ticker`: a status
-    one of a model's other ids carries (a retired dated snapshot, a beta name) is not the model's."""
-    return keyed(frame, models[["ticker", "provider", "model_id"]].rename(columns={"model_id": "id"}), provider,
-                 model)
+def lifecycle_ids(models: pd.DataFrame, keys: pd.DataFrame, listed: set[tuple[str, str]]) -> pd.DataFrame:
+    """(ticker, provider, id): the ids at its maker whose lifecycle is the model's.
+
+    A model's own id always. Every other id the maker prices it under too (a dated snapshot, the
+    API id beside an undated name, a `-latest` form), where the model is the maker's to sell
+    (`pricing_basis` maker: an open-weight model lives on at its hosts whatever its maker's API
+    does) and no other of its ids is still listed without a status by model-prices, the source
+    of statuses (`listed`: the (provider, id) pairs it lists alive). A pointer is no such
+    evidence: it serves whatever model is newest. So a model retired under its dated id is
+    retired, and one of several snapshots retired while another lives is not the model's."""
+    own = models[["ticker", "provider", "model_id"]].rename(columns={"model_id": "id"})
+    basis = models.assign(pricing_basis=models.get("pricing_basis", MAKER))[["ticker", "provider", "pricing_basis"]]
+    others = keys[keys["is_origin"]].merge(basis, on=["ticker", "provider"])
+    others = others[others["pricing_basis"] == MAKER]
+    alive = [(p, i) in listed and not is_pointer(i) for p, i in zip(others["provider"], others["id"], strict=True)]
+    living = set(others.loc[alive, "ticker"])
+    others = others[~others["ticker"].isin(living)][["ticker", "provider", "id"]]
+    return pd.concat([own, others], ignore_index=True).drop_duplicates()
+
+
+def _of_model(frame: pd.DataFrame, ids: pd.DataFrame, provider: str, model: str) -> pd.DataFrame:
+    """Rows of `frame` about one of a model's `lifecycle_ids`, with the model's `ticker`."""
+    return keyed(frame, ids, provider, model).drop(columns="is_origin", errors="ignore")
 
 
 def lifecycle_notices(table: pd.DataFrame) -> pd.DataFrame:
@@ -158,9 +179,9 @@ def lifecycle_notices(table: pd.DataFrame) -> pd.DataFrame:
 
 def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,
               notices: pd.DataFrame, removed: set[tuple[str, str]], removed_as_of: date | None,
-              as_of: date) -> pd.DataFrame:
+              as_of: date, ids: pd.DataFrame | None = None) -> pd.DataFrame:
     """status, deprecated_on, retired_on and retired_by per ticker (see the module's docstring),
-    judged on the model's own id at its maker.
+    judged on the model's `lifecycle_ids` (default: its own id at its maker alone).
 
     `removed`: (provider, id) pairs a source says were removed, without a date (model-prices'
     status `removed`), as of `removed_as_of` (that source's publication date). `retired_by` is
@@ -168,18 +189,28 @@ def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFram
     publication date of the source that says it was removed. `notices`: makers' notices
     (provider, model_id, published_on, retired_on), as `lifecycle_notices.csv` holds them.
     """
-    flagged = set(_of_own_id(listings[listings["deprecated"].fillna(False).astype(bool)], models,
-                             "provider", "source_model_id")["ticker"])
-    gone = set(_of_own_id(pd.DataFrame(sorted(removed), columns=["provider", "id"]), models, "provider", "id")[
-        "ticker"])
-    dated = _of_own_id(litellm[litellm["deprecation_date"].notna()], models, "provider", "source_model_id")
-    noticed = _of_own_id(notices[notices["published_on"] <= as_of], models, "provider", "model_id")
-    dated = pd.concat([dated[["ticker", "deprecation_date"]],
-                       noticed[["ticker", "retired_on"]].rename(columns={"retired_on": "deprecation_date"})])
-    dated = dated.groupby("ticker")["deprecation_date"].min()
+    if ids is None:
+        ids = models[["ticker", "provider", "model_id"]].rename(columns={"model_id": "id"})
+    flags = _of_model(listings[listings["deprecated"].fillna(False).astype(bool)], ids, "provider", "source_model_id")
+    flagged = _first_word(flags, [f"{s} lists {i} as deprecated" for s, i in zip(flags["source"], flags["id"],
+                                                                                 strict=True)])
+    removals = _of_model(pd.DataFrame(sorted(removed), columns=["provider", "id"]), ids, "provider", "id")
+    gone = _first_word(removals, [f"model-prices gives {i} the status removed" for i in removals["id"]])
+    dated = _of_model(litellm[litellm["deprecation_date"].notna()], ids, "provider", "source_model_id")
+    noticed = _of_model(notices[notices["published_on"] <= as_of], ids, "provider", "model_id")
+    dated = pd.concat([
+        dated[["ticker", "deprecation_date"]].assign(
+            word=[f"litellm dates {i}'s deprecation {d}" for i, d in zip(dated["id"], dated["deprecation_date"],
+                                                                         strict=True)]),
+        noticed[["ticker", "retired_on"]].rename(columns={"retired_on": "deprecation_date"}).assign(
+            word=[f"the maker's notice of {p} retires {i} on {d}" for i, p, d in
+                  zip(noticed["id"], noticed["published_on"], noticed["retired_on"], strict=True)])])
+    dated = dated.sort_values(["ticker", "deprecation_date", "word"], kind="stable").drop_duplicates("ticker")
+    dated_word = dated.set_index("ticker")["word"]
+    dated = dated.set_index("ticker")["deprecation_date"]
     first_flag = pd.concat([
-        _of_own_id(history[history["deprecated"].fillna(False).astype(bool)], models, "provider",
-                   "model_id")[["ticker", "first_released"]],
+        _of_model(history[history["deprecated"].fillna(False).astype(bool)], ids, "provider",
+                  "model_id")[["ticker", "first_released"]],
         noticed[["ticker", "published_on"]].rename(columns={"published_on": "first_released"})])
     first_flag = first_flag.groupby("ticker")["first_released"].min()
     rows = []
@@ -189,27 +220,42 @@ def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFram
         retired = ticker in gone or passed
         deprecated = retired or ticker in flagged or retired_on is not None
         known = [d for d in (first_flag.get(ticker), retired_on if passed else None) if d is not None]
+        said = (dated_word.get(ticker) if passed or (not retired and retired_on is not None)
+                else gone.get(ticker) if retired else flagged.get(ticker) if deprecated else None)
         rows.append({"ticker": ticker, "status": RETIRED if retired else DEPRECATED if deprecated else ACTIVE,
                      "deprecated_on": min(known) if deprecated and known else None, "retired_on": retired_on,
-                     "retired_by": retired_on if passed else removed_as_of if retired else None})
-    return pd.DataFrame(rows)
+                     "retired_by": retired_on if passed else removed_as_of if retired else None,
+                     "status_source": said})
+    return pd.DataFrame(rows, columns=LIFECYCLE_COLUMNS)
+
+
+LIFECYCLE_COLUMNS = ["ticker", "status", "deprecated_on", "retired_on", "retired_by", "status_source"]
+
+
+def _first_word(rows: pd.DataFrame, words: list[str]) -> dict[str, str]:
+    """Per ticker of `rows`, the first (alphabetically) of the sentences that say why."""
+    return rows.assign(word=words).sort_values(["ticker", "word"]).drop_duplicates("ticker").set_index("ticker")[
+        "word"].to_dict() if len(rows) else {}
 
 
 def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd.DataFrame,
                   history: pd.DataFrame, litellm: pd.DataFrame, notices: pd.DataFrame,
-                  removed: set[tuple[str, str]], removed_as_of: date | None, rules, as_of: date) -> pd.DataFrame:
+                  removed: set[tuple[str, str]], removed_as_of: date | None, rules, as_of: date,
+                  listed: set[tuple[str, str]] = frozenset()) -> pd.DataFrame:
     """`models` (`registry.build_models`) with what every source says of each model: display_name
     and display_name_source, context_window, max_output_tokens, input_modalities,
     output_modalities, status, deprecated_on, retired_on and retired_by.
 
     `listings`: the price sources' listings; `history`: the genai-prices release history;
-    `litellm`: `ingest_litellm.litellm_metadata`; `notices` and `removed`: see `lifecycle`.
+    `litellm`: `ingest_litellm.litellm_metadata`; `notices` and `removed`: see `lifecycle`;
+    `listed`: see `lifecycle_ids`.
     """
     keys = id_keys(observations)
     history = history.assign(provider=history["provider_id"].map(canonical_provider))
     parts = [names_and_limits(models, _statements(listings, history, litellm, keys)),
              modalities(models, litellm, keys, rules),
-             lifecycle(models, listings, history, litellm, notices, removed, removed_as_of, as_of)]
+             lifecycle(models, listings, history, litellm, notices, removed, removed_as_of, as_of,
+                       lifecycle_ids(models, keys, listed))]
     out = models
     for part in parts:
         out = out.merge(part, on="ticker", how="left", validate="one_to_one")

@@ -92,6 +92,8 @@ MODELS = pa.schema(
         # The first date the model is known to be retired: retired_on once passed, else the
         # publication date of the source that says it was removed (which gives no date).
         pa.field("retired_by", pa.date32()),
+        # The evidence that set a status other than active: which source said what of which id.
+        pa.field("status_source", pa.string()),
         pa.field("host_count", pa.int64(), nullable=False),
         # maker (its own list price) or host_median (an open-weight model priced at its hosts' median).
         pa.field("pricing_basis", pa.string(), nullable=False),

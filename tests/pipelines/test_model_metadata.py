@@ -5,7 +5,14 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from pipelines.model_metadata import enrich_models, lifecycle_notices, name_from_ticker
+from pipelines.model_metadata import (
+    enrich_models,
+    id_keys,
+    lifecycle,
+    lifecycle_ids,
+    lifecycle_notices,
+    name_from_ticker,
+)
 from pipelines.registry import Rules
 
 AS_OF = date(2026, 11, 22)
@@ -115,6 +122,35 @@ def test_a_makers_notice_deprecates_and_retires_a_model_the_price_sources_still_
     assert rows.loc["GPT-5"].tolist() == ["deprecated", date(2026, 11, 1), date(2026, 12, 11), None]
     # a notice published after the snapshot date is not yet known
     assert rows.loc["CLAUDE-2"].tolist() == ["active", None, None, None]
+
+
+def test_a_models_status_is_read_from_its_other_ids_unless_one_of_them_lives_on():
+    """A model named by an undated id and retired under its dated one is retired, saying which
+    source said so; one whose other snapshot model-prices still lists is not; an open-weight
+    model lives on at its hosts whatever its maker's API does; a live pointer proves nothing."""
+    models = pd.DataFrame({"ticker": ["OLD", "MULTI", "OPEN", "PTR"],
+                           "provider": ["anthropic", "openai", "google", "openai"],
+                           "model_id": ["claude-old", "gpt-m", "gemma-x", "p-1"],
+                           "pricing_basis": ["maker", "maker", "host_median", "maker"]})
+    ids = {"OLD": ["claude-old", "claude-old-20240101"], "MULTI": ["gpt-m", "gpt-m-2024-05-13", "gpt-m-2024-08-06"],
+           "OPEN": ["gemma-x", "gemma-x-it"], "PTR": ["p-1", "p-1-2025", "p-latest"]}
+    provider = dict(zip(models["ticker"], models["provider"], strict=True))
+    keys = id_keys(pd.DataFrame([observation(t, provider[t], i) for t, names in ids.items() for i in names]))
+    removed = {("anthropic", "claude-old-20240101"), ("openai", "gpt-m-2024-05-13"), ("google", "gemma-x-it"),
+               ("openai", "p-1-2025")}
+    listed = {("openai", "gpt-m-2024-08-06"), ("openai", "p-latest")}
+    empty_listings = pd.DataFrame(columns=["provider", "source_model_id", "deprecated", "source"])
+    empty_history = pd.DataFrame(columns=["provider", "model_id", "deprecated", "first_released"])
+    empty_litellm = pd.DataFrame(columns=["provider", "source_model_id", "deprecation_date"])
+    rows = lifecycle(models, empty_listings, empty_history, empty_litellm, NOTICES.iloc[:0], removed,
+                     date(2026, 10, 26), AS_OF, lifecycle_ids(models, keys, listed)).set_index("ticker")
+    assert rows["status"].to_dict() == {"OLD": "retired", "MULTI": "active", "OPEN": "active", "PTR": "retired"}
+    assert rows.loc["OLD", "retired_by"] == date(2026, 10, 26)
+    assert rows.loc["OLD", "status_source"] == "model-prices gives claude-old-20240101 the status removed"
+    assert pd.isna(rows.loc["MULTI", "status_source"])
+    # Read from its own id alone (no `ids`), the undated name carries no status.
+    assert lifecycle(models, empty_listings, empty_history, empty_litellm, NOTICES.iloc[:0], removed,
+                     date(2026, 10, 26), AS_OF)["status"].tolist() == ["active"] * 4
 
 
 def test_every_bundled_notice_names_a_model_and_retires_it_after_announcing_it():
