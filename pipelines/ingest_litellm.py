@@ -213,6 +213,17 @@ def fees(entry: dict) -> dict[str, float | None]:
             "grounding_fee": _per_thousand(stated.get("google_maps_grounding_cost_per_query"))}
 
 
+# Capability flags that say an input modality where `supported_modalities` is not given (most
+# entries: gpt-4o states only `supports_vision`). A PDF input is a file, not a modality here.
+INPUT_FLAGS = (("image", "supports_vision"), ("audio", "supports_audio_input"))
+
+
+def _inputs_stated(entry: dict, by_mode: list[str]) -> list[str]:
+    """The entry's input modalities: its list, else its mode's, with every modality a capability flag adds."""
+    inputs = list(entry.get("supported_modalities") or by_mode)
+    return inputs + [name for name, flag in INPUT_FLAGS if entry.get(flag) and name not in inputs]
+
+
 def _metadata_row(entry: dict, released: date) -> dict:
     mode = entry.get("mode")
     inputs, outputs = MODE_MODALITIES.get(mode, ([], []))
@@ -223,7 +234,7 @@ def _metadata_row(entry: dict, released: date) -> dict:
         "mode": mode,
         "context_window": context_window(entry),
         "max_output_tokens": entry.get("max_output_tokens"),
-        "input_modalities": list(entry.get("supported_modalities") or inputs),
+        "input_modalities": _inputs_stated(entry, inputs),
         "output_modalities": list(entry.get("supported_output_modalities") or outputs),
         "deprecation_date": _date(entry.get("deprecation_date")),
         "deprecated": is_deprecated(entry, released),

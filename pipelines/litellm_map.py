@@ -43,7 +43,8 @@ TIER_KEY = re.compile(r"^(?P<rate>" + "|".join(TIER_RATES) + r")_above_(?P<k>\d+
 FEE_KEY = re.compile(r"(_cost_per_query|_per_request)$")
 FEE_KEYS_ALSO = ("file_search_cost_per_1k_calls",)
 KEPT_AS_IS = ("litellm_provider", "mode", "alias_of", "max_input_tokens", "max_output_tokens", "max_tokens",
-              "deprecation_date", "supported_modalities", "supported_output_modalities", "supports_reasoning")
+              "deprecation_date", "supported_modalities", "supported_output_modalities", "supports_reasoning",
+              "supports_vision", "supports_audio_input", "supports_pdf_input")
 
 
 def per_million(value: object) -> float | None:

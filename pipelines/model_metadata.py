@@ -9,8 +9,10 @@ preferred, then genai-prices, model-prices, the genai-prices release history, Li
   its vendor prefix); else a name spelt from the ticker (`name_from_ticker`), and
   `display_name_source` says which;
 - context_window, max_output_tokens: the maker's statement first, else the largest any host states;
-- input_modalities, output_modalities: LiteLLM's, the maker's entry first; else curated pattern
-  rules (`model_rules.csv`, kinds `input` and `output`); else text in, text out;
+- input_modalities, output_modalities: LiteLLM's (inputs: the union of the entries of every id
+  of the model at its maker, else at its hosts, with the inputs their capability flags add;
+  outputs: the maker's entry first); else
+  curated pattern rules (`model_rules.csv`, kinds `input` and `output`); else text in, text out;
 - status, read from each of the model's `lifecycle_ids` (its own id, and its other ids at its
   maker unless another of them lives on): `retired` when a source says the model was removed or
   a retirement date has passed; `deprecated` when a source marks it deprecated or a retirement date is announced; else
@@ -125,15 +127,21 @@ def names_and_limits(models: pd.DataFrame, statements: pd.DataFrame) -> pd.DataF
 
 
 def modalities(models: pd.DataFrame, litellm: pd.DataFrame, keys: pd.DataFrame, rules) -> pd.DataFrame:
-    """input_modalities and output_modalities per ticker (LiteLLM, then rules, then text)."""
-    stated = keyed(litellm, keys).sort_values("is_origin", ascending=False, kind="stable").drop_duplicates("ticker")
-    stated = stated.set_index("ticker")
+    """input_modalities and output_modalities per ticker (LiteLLM, then rules, then text). The
+    inputs are the union over the LiteLLM entries of every id of the model at its maker (one
+    entry often states less than another: a dated id's says vision, the undated one's not), or,
+    with none at its maker, at its hosts; the outputs are the maker's entry's first."""
+    entries = keyed(litellm, keys).sort_values("is_origin", ascending=False, kind="stable")
+    stated = entries.drop_duplicates("ticker").set_index("ticker")
+    # The maker's entries speak for the model where there are any; else every host's.
+    own = entries[entries["is_origin"] | ~entries["ticker"].isin(set(entries.loc[entries["is_origin"], "ticker"]))]
+    union = own.groupby("ticker")["input_modalities"].agg(lambda lists: sorted({m for x in lists for m in x}))
     rows = []
     for ticker, maker, model_id in models[["ticker", "provider", "model_id"]].itertuples(index=False):
         subject = f"{maker}/{model_id}"
         ins = outs = None
-        if ticker in stated.index and len(stated.at[ticker, "input_modalities"]):
-            ins = ",".join(stated.at[ticker, "input_modalities"])
+        if ticker in stated.index and len(union[ticker]):
+            ins = ",".join(union[ticker])
             outs = ",".join(stated.at[ticker, "output_modalities"]) or TEXT
         ins = ins or rules.first("input", subject)
         outs = outs or rules.first("output", subject)

@@ -168,6 +168,22 @@ def test_metadata_has_every_model_with_its_mode_and_modalities():
     assert pd.isna(meta.loc["gpt-4o-mini", "is_reasoning"])  # unstated
 
 
+def test_capability_flags_add_the_inputs_they_name():
+    """Most entries give no `supported_modalities`: gpt-4o's says `supports_vision`, an audio
+    model's `supports_audio_input`; a stated list keeps what it states and gains what a flag says."""
+    entries = [
+        {"key": "gpt-4o", "litellm_provider": "openai", "mode": "chat", "supports_vision": True,
+         "supports_pdf_input": True},
+        {"key": "gpt-4o-audio-preview", "litellm_provider": "openai", "mode": "chat", "supports_audio_input": True},
+        {"key": "gemini/gemini-x", "litellm_provider": "gemini", "mode": "chat", "supported_modalities": ["text", "video"],
+         "supports_vision": True},
+        {"key": "gpt-text", "litellm_provider": "openai", "mode": "chat", "supports_vision": False},
+    ]
+    meta = litellm_metadata(entries, RELEASED).set_index("litellm_key")["input_modalities"].to_dict()
+    assert meta == {"gpt-4o": ["text", "image"], "gpt-4o-audio-preview": ["text", "audio"],
+                    "gemini/gemini-x": ["text", "video", "image"], "gpt-text": ["text"]}
+
+
 def test_metadata_columns_and_types():
     meta = litellm_metadata(ENTRIES, RELEASED)
     assert list(meta.columns) == ["litellm_key", "provider", "source_model_id", "mode", "context_window",

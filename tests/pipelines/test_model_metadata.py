@@ -11,6 +11,7 @@ from pipelines.model_metadata import (
     lifecycle,
     lifecycle_ids,
     lifecycle_notices,
+    modalities,
     name_from_ticker,
 )
 from pipelines.registry import Rules
@@ -151,6 +152,26 @@ def test_a_models_status_is_read_from_its_other_ids_unless_one_of_them_lives_on(
     # Read from its own id alone (no `ids`), the undated name carries no status.
     assert lifecycle(models, empty_listings, empty_history, empty_litellm, NOTICES.iloc[:0], removed,
                      date(2026, 10, 26), AS_OF)["status"].tolist() == ["active"] * 4
+
+
+def test_inputs_are_the_union_of_the_makers_entries_else_of_the_hosts():
+    """The maker's dated id says vision, its undated id text: the model takes images. A host's
+    audio claim does not count beside the maker's own entries; with no maker entry, hosts' do."""
+    models = pd.DataFrame({"ticker": ["M", "H"], "provider": ["openai", "qwen"], "model_id": ["m", "h"]})
+    keys = id_keys(pd.DataFrame([observation("M", "openai", "m"), observation("M", "openai", "m-2024"),
+                                 observation("M", "replicate", "openai/m", False),
+                                 observation("H", "together", "qwen/h", False)]))
+    litellm = pd.DataFrame([
+        {"provider": "openai", "source_model_id": "m", "input_modalities": ["text"], "output_modalities": ["text"]},
+        {"provider": "openai", "source_model_id": "m-2024", "input_modalities": ["text", "image"],
+         "output_modalities": ["text"]},
+        {"provider": "replicate", "source_model_id": "openai/m", "input_modalities": ["text", "audio"],
+         "output_modalities": ["text"]},
+        {"provider": "together", "source_model_id": "qwen/h", "input_modalities": ["text", "image"],
+         "output_modalities": ["text"]},
+    ])
+    rows = modalities(models, litellm, keys, RULES).set_index("ticker")["input_modalities"].to_dict()
+    assert rows == {"M": ["image", "text"], "H": ["image", "text"]}
 
 
 def test_every_bundled_notice_names_a_model_and_retires_it_after_announcing_it():

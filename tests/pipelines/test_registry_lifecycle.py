@@ -1,8 +1,14 @@
-"""Lifecycle on the whole bundled data: models that sources retire under another of their ids
-are retired, say which source said so, and drop out of a default comparison."""
+"""The registry on the whole bundled data: models that sources retire under another of their ids
+are retired, say which source said so, and drop out of a default comparison; models LiteLLM
+says take images say so."""
+
+from datetime import date
 
 import pytest
 
+from assets.resources import PriceSources
+from pipelines.ingest_litellm import litellm_metadata
+from pipelines.model_metadata import id_keys, keyed
 from pipelines.quotes import RETIRED, scope_masks
 
 # A source marks each of these retired under an id other than the ticker's own (a dated
@@ -42,3 +48,13 @@ def test_a_default_comparison_leaves_them_out_as_retired(store):
     masks = scope_masks(rows["input_modalities"].tolist(), rows["output_modalities"].tolist(),
                         rows["status"].tolist(), include_retired=False)
     assert masks[RETIRED].all()
+
+
+def test_at_most_two_percent_of_the_models_litellm_says_take_images_are_published_text_only(store):
+    models = store.read_table("models").set_index("ticker")
+    entries, meta = PriceSources().litellm_prices()
+    stated = keyed(litellm_metadata(entries, date.fromisoformat(meta["released"])),
+                   id_keys(store.read_table("price_observations")))
+    seeing = set(stated.loc[stated["input_modalities"].map(lambda m: "image" in list(m)), "ticker"])
+    text_only = [t for t in seeing if "image" not in list(models.loc[t, "input_modalities"])]
+    assert len(seeing) > 200 and len(text_only) <= 0.02 * len(seeing), sorted(text_only)

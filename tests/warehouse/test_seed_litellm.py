@@ -132,4 +132,5 @@ def test_the_script_output_is_deterministic():
     entries = json.loads(gzip.decompress(first))
     assert [e["key"] for e in entries] == ["a-model", "b/model"]
     assert entries[1] == {"key": "b/model", "litellm_provider": "b", "mode": "chat", "input": 0.2, "output": 0.4,
-                          "tiers": [{"above": 128000, "input": 0.4}], "fees": {"input_cost_per_request": 0.005}}
+                          "tiers": [{"above": 128000, "input": 0.4}], "fees": {"input_cost_per_request": 0.005},
+                          "supports_vision": True}  # a capability flag is kept: it states an input modality
