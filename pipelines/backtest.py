@@ -1,7 +1,7 @@
 """Walk-forward backtest of the forecasts, against two baselines.
 
 At each monthly anchor the history is rebuilt from the statements published by then, in force
-on or before it (`known_points_on`: neither a model first listed later nor a later restatement
+on or before it (`known_points`: neither a model first listed later nor a later restatement
 can leak in), the law is fitted on that history alone
 (`pipelines.forecast`), and the sync β of each model is forecast at 1, 3 and 6 months. Each
 forecast is scored against the β the full history shows on the target date.
@@ -102,20 +102,17 @@ KNOWN_POINT_COLUMNS = ["ticker", "mode", "date", "output", "source", "provenance
 
 def known_points(observations: pd.DataFrame, anchor: date) -> pd.DataFrame:
     """The history's observed points as they could be built on `anchor` from what was known then."""
-    return known_points_on(observations, [anchor])[0]
+    return _points_of(as_known_on(observations, anchor), anchor)
 
 
-def known_points_on(observations: pd.DataFrame, anchors: list[date]) -> list[pd.DataFrame]:
-    """`known_points` of each anchor: the history's points built from the statements published by
-    then, ranked again among themselves (`observations.as_known_on`), so that neither a model first
-    listed later nor a later restatement reaches back into the anchor."""
-    points = []
-    for anchor in anchors:
-        known = as_known_on(observations, anchor)[ANCHOR_COLUMNS]
-        steered = steering_points_on(known, [anchor], archive_tracks_on(known, [anchor]))[0]
-        # Output, source and provenance are as stated: carrying the other fields would change none of them.
-        points.append(steered.rename(columns={"effective_date": "date"})[KNOWN_POINT_COLUMNS])
-    return points
+def _points_of(known: pd.DataFrame, anchor: date) -> pd.DataFrame:
+    """`known_points` from the observations as known on `anchor` (`observations.as_known_on`:
+    published by then, ranked again among themselves), so that neither a model first listed later
+    nor a later restatement reaches back into the anchor."""
+    known = known[ANCHOR_COLUMNS]
+    steered = steering_points_on(known, [anchor], archive_tracks_on(known, [anchor]))[0]
+    # Output, source and provenance are as stated: carrying the other fields would change none of them.
+    return steered.rename(columns={"effective_date": "date"})[KNOWN_POINT_COLUMNS]
 
 
 def groups_at(models: pd.DataFrame, spots: pd.Series, rules: Rules) -> pd.DataFrame:
@@ -175,8 +172,8 @@ def forecasts_at(observations: pd.DataFrame, models: pd.DataFrame, rules: Rules,
     laws fitted then. Columns: the identifying ones, spot, forecast (the mean), median, p05, p95,
     p_change and p_base, and what scoring needs of each distribution (`change_law` for the
     oracle; `mu`, `s` for single_exp: ln(β/spot) ~ N(mu, s²))."""
-    return forecasts_from(known_points(observations, anchor), models, rules, anchor,
-                          moves_known_on(observations, models, anchor))
+    known = as_known_on(observations, anchor)
+    return forecasts_from(_points_of(known, anchor), models, rules, anchor, _moves_of(known, models, anchor))
 
 
 def moves_known_on(observations: pd.DataFrame, models: pd.DataFrame, anchor: date) -> pd.DataFrame:
@@ -184,7 +181,11 @@ def moves_known_on(observations: pd.DataFrame, models: pd.DataFrame, anchor: dat
     the history built from the statements published by then, so that whether a move was
     someone's own price changing is judged with what was known then, not with a later source
     that dates or restates it."""
-    known = as_known_on(observations, anchor)
+    return _moves_of(as_known_on(observations, anchor), models, anchor)
+
+
+def _moves_of(known: pd.DataFrame, models: pd.DataFrame, anchor: date) -> pd.DataFrame:
+    """`moves_known_on` from the observations as known on `anchor`."""
     history = build_price_history(known, anchor)
     observed = history[history["provenance"] != CARRIED_FORWARD]
     return price_moves(build_events(observed, models, anchor, observations=known))
@@ -343,9 +344,13 @@ def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, observed: 
     them, each anchor reads its own, as the events named them then (`moves_known_on`)."""
     anchors = anchor_dates(start, as_of)
     revisions = Histories(change_points(observed, as_of, moves), models, rules)
-    at_anchors = None if moves is None else {a: moves_known_on(observations, models, a) for a in anchors}
-    scored_at = AnchorScorer(dict(zip(anchors, known_points_on(observations, anchors), strict=True)), models, rules,
-                             _realised(history), revisions, as_of, at_anchors)
+    points, at_anchors = {}, None if moves is None else {}
+    for anchor in anchors:  # what each anchor knew, ranked once for its points and its moves
+        known = as_known_on(observations, anchor)
+        points[anchor] = _points_of(known, anchor)
+        if at_anchors is not None:
+            at_anchors[anchor] = _moves_of(known, models, anchor)
+    scored_at = AnchorScorer(points, models, rules, _realised(history), revisions, as_of, at_anchors)
     yield from map_anchors(scored_at, anchors)
 
 

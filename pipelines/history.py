@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.ingest_archive import HOST as ARCHIVE_HOST
-from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, known_on, prices_agree
+from pipelines.listings import CARRIED_FORWARD, PRICE_FIELDS, SYNC, known_on, prices_agree, published_late
 from pipelines.membership import is_among
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 from pipelines.open_weight import host_median_from, host_priced, host_priced_since
@@ -187,7 +187,7 @@ def cutoff_days(observations: pd.DataFrame) -> set[date]:
     then must not span one. Only a maker's or a median's statement (`is_origin`) steers, and only
     one known when in force can begin either inside a stretch of unchanged knowledge: one
     published late begins it no later than the day it is published."""
-    late = pd.to_datetime(known_on(observations), errors="coerce") > pd.to_datetime(observations["effective_date"])
+    _, late = published_late(observations)
     timely = observations[observations["is_origin"].to_numpy(dtype=bool) & ~late.to_numpy()]
     ids = timely["provider_model_id"].astype(str)
     regional = ids.str.match(REGIONAL_PREFIX).to_numpy(dtype=bool)

@@ -30,7 +30,7 @@ from datetime import date, timedelta
 import pandas as pd
 
 from pipelines.history import archive_tracks_on, cutoff_days, daily_history, history_points
-from pipelines.listings import known_on
+from pipelines.listings import published_late
 from pipelines.observations import ranked_again
 
 
@@ -45,19 +45,13 @@ class KnownView:
     history: pd.DataFrame
 
 
-def _published_and_late(observations: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """Each statement's first day known (NaT: undated, kept always), and whether that is after the day it asserts."""
-    published = pd.to_datetime(known_on(observations), errors="coerce")
-    return published, published > pd.to_datetime(observations["effective_date"])
-
-
 def known_at(observations: pd.DataFrame, day: date, end: date | None = None,
              backfill: set[str] | None = None) -> KnownView:
     """The view known on `day`: every timely statement and the late ones published by then, with
     the history built from them to `end` (default `day`), the archive carrying back `backfill`
     (default: as the view's own statements judge it). Its rows up to the next late publication
     after `day` are those days' rows as known on each."""
-    published, late = _published_and_late(observations)
+    published, late = published_late(observations)
     known = ranked_again(observations[~late | (published <= pd.Timestamp(day))])
     end = end or day
     backfill = archive_tracks_on(known, [end])[0] if backfill is None else backfill
@@ -69,7 +63,7 @@ def epochs(observations: pd.DataFrame, start: date, as_of: date,
     """The views of the epochs from `start` to `as_of`, in order (`backfill` as `known_at` reads
     it): together their histories' rows from each `begin` to its `end` are every day's rows as
     known on that day."""
-    published, late = _published_and_late(observations)
+    published, late = published_late(observations)
     opened = {d.date() for d in published[late]} | cutoff_days(observations)
     opened = {d for d in opened if start < d <= as_of}
     begins = sorted({start, *opened})

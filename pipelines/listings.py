@@ -129,6 +129,13 @@ def known_on(listings: pd.DataFrame) -> pd.Series:
     return listings["known_from"].fillna(listings["source_released"])
 
 
+def published_late(listings: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Each listing's `known_on` as a timestamp (NaT: undated), and whether it came after the day
+    the listing asserts (a late statement: one that reaches back; an undated one is not late)."""
+    published = pd.to_datetime(known_on(listings), errors="coerce")
+    return published, published > pd.to_datetime(listings["effective_date"])
+
+
 @dataclass(frozen=True)
 class Tier:
     """Rates that apply to the whole request once the prompt exceeds `above` tokens."""
