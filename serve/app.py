@@ -74,7 +74,8 @@ def create_app(settings: Settings) -> Litestar:
 
     handlers = [handler for group in ROUTE_GROUPS for handler in group]
     document_problems(handlers)
-    snapshots = SnapshotState(settings.warehouse, timedelta(hours=settings.stale_after_hours))
+    snapshots = SnapshotState(settings.warehouse, timedelta(hours=settings.stale_after_hours),
+                              poll_seconds=settings.snapshot_poll_seconds)
     keys_store = BatchedKeyStore(key_store_from(settings.data, settings.key_store_url))
     counters = counter_store_from(settings.counter_store_url)
     computing = Threads.computing()  # long computed answers, apart from the event loop (serve/threads.py)

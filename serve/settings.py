@@ -12,6 +12,9 @@ DEFAULT_WAREHOUSE = "warehouse/snapshots"
 @dataclass(frozen=True)
 class Settings:
     warehouse: str = DEFAULT_WAREHOUSE
+    # A snapshot published is served within this many seconds: the pointer to the newest is looked
+    # at no more often (serve/state.py).
+    snapshot_poll_seconds: float = 1.0
     # Older than this, the data is stale and the service says `degraded` (contract §8).
     stale_after_hours: float = 26.0
     max_body_bytes: int = 64 * 1024

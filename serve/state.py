@@ -1,8 +1,10 @@
 """The snapshot the server answers from, swapped atomically when a new one is published.
 
-Each request asks for `current()`. On a local disk that costs one `stat` of the manifest pointer;
-on an object store (an fsspec URL) the pointer is read at most every `REMOTE_POLL_SECONDS`, since
-each look is a network round trip. When the pointer changed, the new manifest is read and a new
+Each request asks for `current()`, which looks at the manifest pointer at most every
+`poll_seconds` (`Settings.snapshot_poll_seconds`, a second by default): on a local disk a look is
+one `stat`, which cost about as much as the rest of a kept answer's own work; on an object store
+(an fsspec URL) it is read at most every `REMOTE_POLL_SECONDS`, since each look is a network
+round trip. When the pointer changed, the new manifest is read and a new
 `LoadedSnapshot` replaces the old in one assignment, so a request sees one snapshot or the other,
 never a mix.
 
@@ -80,7 +82,7 @@ _UNSEEN = object()
 
 class SnapshotState:
     def __init__(self, root: str | Path, stale_after: timedelta, clock=lambda: datetime.now(UTC),
-                 servable: Servable = API):
+                 servable: Servable = API, poll_seconds: float = 0.0):
         self.store = SnapshotStore(root)
         self.stale_after, self.clock = stale_after, clock
         self.servable = servable
@@ -93,7 +95,7 @@ class SnapshotState:
         self._lock = threading.Lock()
         storage = self.store.storage
         self._pointer = storage.join(POINTER)
-        self._poll_seconds = 0.0 if storage.local else REMOTE_POLL_SECONDS
+        self._poll_seconds = poll_seconds if storage.local else max(poll_seconds, REMOTE_POLL_SECONDS)
         self._polled_at, self._polled = float("-inf"), None
 
     @property

@@ -10,12 +10,14 @@ import json
 import os
 import shutil
 import signal
+import time
 from pathlib import Path
 
 import httpx
 import pandas as pd
 import pytest
 
+from serve.settings import Settings
 from tests.serve.test_snapshot_integrity import DAMAGES, SENSELESS, _pointer, _publish_broken, assert_said_degraded
 from tests.servers import start_server
 
@@ -55,10 +57,12 @@ def _assert_serves(client: httpx.Client, good: str, prices: dict[str, float], *n
 
 
 def _point_at(root: Path, snapshot_id: str) -> None:
-    """The pointer moved to a snapshot already on disk, replaced whole as a publish replaces it."""
+    """The pointer moved to a snapshot already on disk, replaced whole as a publish replaces it,
+    and left for longer than the server waits between looks at it: its next request looks."""
     staged = root / "manifest.json.next"
     staged.write_text((root / snapshot_id / "manifest.json").read_text())
     os.replace(staged, root / "manifest.json")
+    time.sleep(Settings().snapshot_poll_seconds + 0.1)
 
 
 def test_a_restart_on_a_damaged_newest_snapshot_serves_the_older_good_one(server):

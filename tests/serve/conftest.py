@@ -13,10 +13,12 @@ from serve.settings import Settings
 
 def api_settings(**overrides) -> Settings:
     """Settings for a test app: a key database of its own, and a free tier and browsing limit no
-    test run can exhaust (the limits themselves are tested in test_access.py)."""
+    test run can exhaust (the limits themselves are tested in test_access.py), and a pointer looked
+at on every request, so a test that publishes sees its snapshot at once."""
     return Settings(**{"data": tempfile.mkdtemp(prefix="oracle-data-"), "free_requests_per_hour": 10**9,
                        "dashboard_requests_per_hour": 10**9,
-                       "key_creations_per_hour": 10**9, "access_log": "off", **overrides})
+                       "key_creations_per_hour": 10**9, "access_log": "off",
+                       "snapshot_poll_seconds": 0.0, **overrides})
 
 
 def _client_on(warehouse):
