@@ -7,10 +7,9 @@ or connects and says nothing, is cut off). Idle keep-alive connections are uvico
 `timeout_keep_alive`. Nothing else of the protocol is changed; the class is tested against the
 uvicorn versions pyproject.toml allows.
 
-The head's size is counted twice: on the bytes received while it is incomplete (the parser holds
-a header's whole value before it reports it, so a head trickled in is refused as it grows), and
-on the request line and headers as the parser reports them (a long head that arrives in one read
-is complete before the first count could see it).
+The head's size is counted on the bytes received before the parser sees them, up to the blank
+line that ends the head where a read holds it: a head trickled in is refused as it grows, and a
+long head that arrives in one read before the parser has reported any of it.
 """
 
 from __future__ import annotations
@@ -38,19 +37,14 @@ _TOO_LARGE = json.dumps({
 }).encode()
 
 
-class HeadTooLarge(Exception):
-    """Raised from the parser's callback once a head passes MAX_HEAD_BYTES: the parser stops there."""
-
-
 class BoundedHttpProtocol(HttpToolsProtocol):
     head_bytes: int = 0
     head_complete: bool = False
     head_since: float = 0.0  # when the server began waiting for the head it waits for now
     head_timer: asyncio.TimerHandle | None = None
-    head_parsed: int = 0  # bytes of request line and headers the parser has reported
 
     def _wait_for_head(self) -> None:
-        self.head_bytes, self.head_parsed, self.head_complete = 0, 0, False
+        self.head_bytes, self.head_complete = 0, False
         self.head_since = self.loop.time()
         if self.head_timer is None:
             self.head_timer = self.loop.call_at(self.head_since + head_timeout_seconds(), self._check_head)
@@ -84,12 +78,13 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        waiting = not self.head_complete
-        super().data_received(data)
-        if waiting and not self.head_complete and not self.transport.is_closing():
-            self.head_bytes += len(data)
+        if not self.head_complete:
+            end = data.find(b"\r\n\r\n")  # a body or the next request may follow in the same read
+            self.head_bytes += len(data) if end < 0 else end + 4
             if self.head_bytes > MAX_HEAD_BYTES:
                 self._refuse_head()
+                return
+        super().data_received(data)
 
     def _refuse_head(self) -> None:
         self._cancel_head_timer()
@@ -98,20 +93,6 @@ class BoundedHttpProtocol(HttpToolsProtocol):
                              b"content-length: " + str(len(_TOO_LARGE)).encode() + b"\r\n"
                              b"connection: close\r\n\r\n" + _TOO_LARGE)
         self.transport.close()
-
-    def _count_parsed(self, size: int) -> None:
-        self.head_parsed += size
-        if self.head_parsed > MAX_HEAD_BYTES and not self.transport.is_closing():
-            self._refuse_head()
-            raise HeadTooLarge  # uvicorn's parser-error path ends the request; the answer is sent already
-
-    def on_url(self, url: bytes) -> None:
-        self._count_parsed(len(url))
-        super().on_url(url)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._count_parsed(len(name) + len(value) + 4)  # ": " and the line's end
-        super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
         self.head_complete = True

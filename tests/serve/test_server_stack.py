@@ -101,6 +101,21 @@ def test_an_oversize_head_that_arrives_in_one_read_is_a_431(direct):
         assert client.get("/v1/task-types").status_code == 200
 
 
+def test_a_body_that_arrives_with_its_head_is_not_counted_as_head(direct):
+    """A short head and a body filling the 64 KiB a body may take, in one read: 64 KiB and more
+    in all, and no 431."""
+    body = json.dumps({"model": TICKERS[0], "n_in": 1000, "n_out": 100, "note": "x" * 64_000}).encode()
+    assert len(body) < 64 * 1024
+    with direct.client() as client:
+        host, port = client.base_url.host, client.base_url.port
+        with socket.create_connection((host, port)) as sock:
+            sock.sendall(b"POST /v1/price HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            answer = _read_all(sock, 5)
+        assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]  # read whole as a request, then refused:
+        assert b"unknown field `note`" in answer  # `note` is no field of it
+
+
 def test_an_oversize_header_is_a_431_before_it_is_read_whole(direct):
     with direct.client() as client:
         host, port = client.base_url.host, client.base_url.port
