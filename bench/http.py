@@ -11,9 +11,12 @@ log included. Requests ask for no compression unless the label says so (`brotli`
 sends its precompressed answer, the ceiling the plain bytes, as a bare stack would).
 
 Side by side: a comparison over all models at 32 connections and a forward curve at 32 more,
-both at once, for the latency each keeps while the other runs.
-Real and ceiling runs are interleaved per endpoint, so a noisy machine hits both alike; only
-ratios from the same run should be compared across machines. Exit 1 if any response is not
+both at once, for the latency each keeps while the other runs. In process: each POST with a new
+body each time, through the whole app called as ASGI in this process (no network, the same key,
+the access log written to /dev/null), its median time beside its p50 over HTTP at one connection.
+Real and ceiling runs are interleaved per endpoint, in `--rounds` rounds whose order alternates,
+so a noisy machine hits both alike: a ratio is the median of the rounds' ratios. Only ratios from
+the same run should be compared across machines. Exit 1 if any response is not
 2xx (or a socket error occurs, or a run completes no request), 2 if wrk is missing.
 """
 
@@ -196,28 +199,84 @@ def run_wrk(url: str, script: Path, threads: int, connections: int, seconds: int
     return parse_wrk(completed.stdout)
 
 
-def measure(bases: dict[str, str], script_dir: Path, key: str, seconds: int, endpoints: list[tuple]) -> list[dict]:
-    """Every endpoint at every load, real and ceiling back to back, each after a warm-up run;
-    which goes first alternates, so a drift in the machine's speed does not favour one."""
+def measure(bases: dict[str, str], script_dir: Path, key: str, seconds: int, endpoints: list[Endpoint],
+            rounds: int = 1) -> list[dict]:
+    """Every endpoint at every load, real and ceiling back to back, each after a warm-up run, in
+    `rounds` rounds; which goes first alternates, so a drift in the machine's speed does not
+    favour one. A row holds the round whose ratio is the median (its rates and latencies), and
+    every round's ratio."""
     rows, turn = [], 0
     for endpoint in endpoints:
         label, path = endpoint.label, endpoint.path
         script = lua_script(script_dir, endpoint, key)
         for threads, connections in LOADS:
-            order = ["real", "ceiling"] if turn % 2 == 0 else ["ceiling", "real"]
-            turn += 1
-            results = {}
-            for app in order:
-                run_wrk(bases[app] + path, script, threads, connections, WARM_UP_SECONDS)
-                results[app] = run_wrk(bases[app] + path, script, threads, connections, seconds)
-            real, ceiling = results["real"], results["ceiling"]
+            measured = []
+            for _ in range(rounds):
+                order = ["real", "ceiling"] if turn % 2 == 0 else ["ceiling", "real"]
+                turn += 1
+                results = {}
+                for app in order:
+                    run_wrk(bases[app] + path, script, threads, connections, WARM_UP_SECONDS)
+                    results[app] = run_wrk(bases[app] + path, script, threads, connections, seconds)
+                real, ceiling = results["real"], results["ceiling"]
+                measured.append((real.rps / ceiling.rps if ceiling.rps else 0.0, real, ceiling))
+                print(f"  {label:30} c={connections:<3} real {real.rps:9.1f}/s  ceiling {ceiling.rps:9.1f}/s",
+                      file=sys.stderr, flush=True)
+            ratio, real, ceiling = sorted(measured, key=lambda m: m[0])[(len(measured) - 1) // 2]
             rows.append({"endpoint": label, "connections": connections,
-                         "rps_real": real.rps, "rps_ceiling": ceiling.rps,
-                         "ratio": real.rps / ceiling.rps if ceiling.rps else 0.0,
-                         "real": asdict(real), "ceiling": asdict(ceiling)})
-            print(f"  {label:30} c={connections:<3} real {real.rps:9.1f}/s  ceiling {ceiling.rps:9.1f}/s",
-                  file=sys.stderr, flush=True)
+                         "rps_real": real.rps, "rps_ceiling": ceiling.rps, "ratio": ratio,
+                         "ratios": [m[0] for m in measured], "real": asdict(real), "ceiling": asdict(ceiling)})
     return rows
+
+
+def in_process_ms(warehouse: str, data_dir: Path, key: str, endpoints: list[Endpoint], calls: int = 2000) -> dict:
+    """Each POST endpoint's median time through the whole app called as ASGI in this process, with
+    a new body each call as its `fresh` wrk script sends (n_in counting up by a millionth)."""
+    import asyncio
+
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    settings = Settings(warehouse=warehouse, data=str(data_dir), access_log="/dev/null")
+    app = create_app(settings)
+
+    async def one(endpoint: Endpoint, n_in: float) -> None:
+        body = json.dumps({**endpoint.body, "n_in": n_in}).encode()
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+                 "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 40000), "root_path": "",
+                 "path": endpoint.path, "raw_path": endpoint.path.encode(), "query_string": b"",
+                 "headers": [(b"host", b"127.0.0.1"), (b"x-api-key", key.encode()),
+                             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
+        pending = [{"type": "http.request", "body": body, "more_body": False}]
+        statuses = []
+
+        async def receive():
+            return pending.pop() if pending else {"type": "http.disconnect"}
+
+        async def send(message):
+            if message["type"] == "http.response.start":
+                statuses.append(message["status"])
+
+        await app(scope, receive, send)
+        if statuses != [200]:
+            raise RuntimeError(f"in process {endpoint.label}: status {statuses}")
+
+    async def run() -> dict:
+        times = {}
+        async with app.lifespan():
+            for endpoint in endpoints:
+                start = endpoint.body["n_in"] + 0.5  # apart from the bodies wrk sent the server
+                for i in range(calls // 10):  # warm-up
+                    await one(endpoint, start + i / 1e6)
+                taken = []
+                for i in range(calls):
+                    began = time.perf_counter()
+                    await one(endpoint, start + (calls + i) / 1e6)
+                    taken.append(time.perf_counter() - began)
+                times[endpoint.label] = 1e3 * sorted(taken)[len(taken) // 2]
+        return times
+
+    return asyncio.run(run())
 
 
 def measure_beside(base: str, script_dir: Path, key: str, seconds: int) -> list[dict]:
@@ -266,6 +325,14 @@ def print_table(rows: list[dict], host: dict) -> None:
               f"{ceil['p50_ms']:>9.2f} {ceil['p99_ms']:>9.2f}")
 
 
+def print_in_process(rows: list[dict], in_process: dict[str, float]) -> None:
+    """Each fresh POST's p50 over HTTP at one connection against its median time in process."""
+    for label, ms in in_process.items():
+        http = next(r for r in rows if r["endpoint"] == label and r["connections"] == 1)["real"]["p50_ms"]
+        print(f"{label}: p50 over HTTP at 1 connection {http:.3f} ms, in process {ms:.3f} ms, "
+              f"{http / ms:.2f} times")
+
+
 def failures(rows: list[dict]) -> list[str]:
     found = []
     for r in rows:
@@ -285,6 +352,7 @@ def main() -> int:
     parser.add_argument("--duration", type=int, default=10, help="whole seconds per measured run")
     parser.add_argument("--json", help="also write the rows and the machine here")
     parser.add_argument("--only", help="measure only the endpoints whose label matches this regular expression")
+    parser.add_argument("--rounds", type=int, default=3, help="real and ceiling runs per endpoint and load")
     args = parser.parse_args()
     endpoints = [e for e in ENDPOINTS if not args.only or re.search(args.only, e.label)]
     if shutil.which("wrk") is None:
@@ -309,7 +377,9 @@ def main() -> int:
                                         {"CEILING_PAYLOADS": str(workdir / "payloads.json")}))
             wait_healthy(bases["ceiling"], servers[-1])
             check_ceiling_sizes(bases["ceiling"], payloads)
-            rows = measure(bases, workdir, key, args.duration, endpoints)
+            rows = measure(bases, workdir, key, args.duration, endpoints, args.rounds)
+            fresh_posts = [e for e in endpoints if e.method == "POST" and e.fresh]
+            in_process = in_process_ms(warehouse, workdir / "data", key, fresh_posts)
             chosen = {e.label for e in endpoints}
             beside = measure_beside(bases["real"], workdir, key, args.duration) if chosen >= set(BESIDE) else []
         finally:
@@ -317,9 +387,11 @@ def main() -> int:
                 stop_server(process)
     host = machine()
     print_table(rows, host)
+    print_in_process(rows, in_process)
     if args.json:
         Path(args.json).write_text(json.dumps({"machine": host, "duration_seconds": args.duration,
-                                               "rows": rows, "beside": beside}, indent=2) + "\n")
+                                               "rounds": args.rounds, "rows": rows, "beside": beside,
+                                               "in_process_ms": in_process}, indent=2) + "\n")
     problems = failures(rows) + failures([{**row, "ceiling": row["real"]} for row in beside])
     for problem in problems:
         print(f"FAIL {problem}", file=sys.stderr)
