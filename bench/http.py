@@ -304,6 +304,27 @@ def measure_beside(base: str, script_dir: Path, key: str, seconds: int) -> list[
     return rows
 
 
+WORKERS_ENDPOINT = "GET /v1/forwards/SONNET-4"
+
+
+def measure_workers(bases: dict[str, str], script_dir: Path, key: str, seconds: int, rounds: int) -> dict:
+    """A forward curve at 32 connections from `oracle serve --workers 2` against `--workers 1`,
+    in turns: the throughput ratio is the median of the rounds'."""
+    endpoint = next(e for e in ENDPOINTS if e.label == WORKERS_ENDPOINT)
+    script = lua_script(script_dir, endpoint, key)
+    ratios = []
+    for turn in range(rounds):
+        rates = {}
+        for server in (["one", "two"] if turn % 2 == 0 else ["two", "one"]):
+            run_wrk(bases[server] + endpoint.path, script, 2, 32, WARM_UP_SECONDS)
+            rates[server] = run_wrk(bases[server] + endpoint.path, script, 2, 32, seconds).rps
+        ratios.append(rates["two"] / rates["one"])
+        print(f"  {WORKERS_ENDPOINT} c=32  --workers 1 {rates['one']:9.1f}/s  --workers 2 {rates['two']:9.1f}/s",
+              file=sys.stderr, flush=True)
+    return {"endpoint": WORKERS_ENDPOINT, "connections": 32, "ratios": ratios,
+            "ratio": sorted(ratios)[(rounds - 1) // 2]}
+
+
 def machine() -> dict[str, str | int]:
     cpuinfo = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
     model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
@@ -353,6 +374,8 @@ def main() -> int:
     parser.add_argument("--json", help="also write the rows and the machine here")
     parser.add_argument("--only", help="measure only the endpoints whose label matches this regular expression")
     parser.add_argument("--rounds", type=int, default=3, help="real and ceiling runs per endpoint and load")
+    parser.add_argument("--workers", action="store_true",
+                        help="also measure `oracle serve --workers 2` against one worker on a forward curve")
     args = parser.parse_args()
     endpoints = [e for e in ENDPOINTS if not args.only or re.search(args.only, e.label)]
     if shutil.which("wrk") is None:
@@ -366,9 +389,8 @@ def main() -> int:
             key = create_internal_key(workdir / "data")
             real_port, ceiling_port = free_port(), free_port()
             bases = {"real": f"http://127.0.0.1:{real_port}", "ceiling": f"http://127.0.0.1:{ceiling_port}"}
-            servers.append(start_server([sys.executable, str(ROOT / "cli.py"), "serve", "--host", "127.0.0.1",
-                                         "--port", str(real_port), "--warehouse", warehouse],
-                                        {"ORACLE_DATA": str(workdir / "data")}))
+            serve = [sys.executable, str(ROOT / "cli.py"), "serve", "--host", "127.0.0.1", "--warehouse", warehouse]
+            servers.append(start_server([*serve, "--port", str(real_port)], {"ORACLE_DATA": str(workdir / "data")}))
             wait_healthy(bases["real"], servers[-1])
             payloads = fetch_real_responses(bases["real"], key)
             (workdir / "payloads.json").write_text(json.dumps(payloads))
@@ -382,16 +404,26 @@ def main() -> int:
             in_process = in_process_ms(warehouse, workdir / "data", key, fresh_posts)
             chosen = {e.label for e in endpoints}
             beside = measure_beside(bases["real"], workdir, key, args.duration) if chosen >= set(BESIDE) else []
+            workers = None
+            if args.workers:
+                two = f"http://127.0.0.1:{free_port()}"
+                servers.append(start_server([*serve, "--port", two.rsplit(":", 1)[1], "--workers", "2"],
+                                            {"ORACLE_DATA": str(workdir / "data")}))
+                wait_healthy(two, servers[-1])
+                workers = measure_workers({"one": bases["real"], "two": two}, workdir, key, args.duration, args.rounds)
         finally:
             for process in reversed(servers):
                 stop_server(process)
     host = machine()
     print_table(rows, host)
     print_in_process(rows, in_process)
+    if workers:
+        print(f"{WORKERS_ENDPOINT}, 32 connections: --workers 2 against --workers 1, throughput ratio "
+              f"{workers['ratio']:.2f} (rounds: {', '.join(f'{r:.2f}' for r in workers['ratios'])})")
     if args.json:
         Path(args.json).write_text(json.dumps({"machine": host, "duration_seconds": args.duration,
                                                "rounds": args.rounds, "rows": rows, "beside": beside,
-                                               "in_process_ms": in_process}, indent=2) + "\n")
+                                               "in_process_ms": in_process, "workers": workers}, indent=2) + "\n")
     problems = failures(rows) + failures([{**row, "ceiling": row["real"]} for row in beside])
     for problem in problems:
         print(f"FAIL {problem}", file=sys.stderr)

@@ -133,7 +133,7 @@ def shelf_of(snapshot: LoadedSnapshot, budget: int, key: Hashable = SHELF) -> An
 
 def age_tail(snapshot: LoadedSnapshot, now: float | None = None) -> bytes:
     """The envelope's last field's value and its closing brace, as of now."""
-    age = max(0, int((time.time() if now is None else now) - snapshot.last_update.timestamp()))
+    age = max(0, int((time.time() if now is None else now) - snapshot.published_at))
     return str(age).encode() + b"}"
 
 

@@ -51,6 +51,11 @@ class LoadedSnapshot:
     def last_update(self) -> datetime:
         return self.manifest.last_update
 
+    @cached_property
+    def published_at(self) -> float:
+        """`last_update` as a Unix time, which every answer's age is counted from."""
+        return self.last_update.timestamp()
+
     @property
     def as_of(self) -> str:
         return str(self.manifest.extra.get("as_of", self.last_update.date().isoformat()))
