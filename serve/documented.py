@@ -65,16 +65,9 @@ def statuses_of(handler: HTTPRouteHandler) -> set[int]:
     path = sorted(handler.paths)[0]
     takes_body = bool({"POST", "PUT", "PATCH"} & set(handler.http_methods))
     takes_parameters = bool(set(handler.parsed_fn_signature.parameters) - HANDLER_ARGUMENTS)
-    statuses = {401, 429}
-    if path not in NEED_NO_SNAPSHOT:
-        statuses.add(503)
-    if takes_body or takes_parameters:
-        statuses.add(400)
-    if takes_body:
-        statuses.add(413)
-    if path in NAME_A_MODEL or path in NAME_A_TABLE:
-        statuses.add(404)
-    return statuses
+    may_answer = {503: path not in NEED_NO_SNAPSHOT, 400: takes_body or takes_parameters, 413: takes_body,
+                  404: path in NAME_A_MODEL or path in NAME_A_TABLE}
+    return {401, 429} | {status for status, answered in may_answer.items() if answered}
 
 
 def document_problems(handlers: list[HTTPRouteHandler]) -> None:

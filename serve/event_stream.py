@@ -40,7 +40,6 @@ from warehouse.snapshot import published_table
 
 POLL_SECONDS = 1.0
 RETRY_MILLISECONDS = 5000
-HEARTBEAT_SECONDS = 15.0
 HEARTBEAT = b": keepalive\n\n"
 # When every place is taken, streams end as their clients leave, which cannot be foreseen: a
 # refused client is asked back after at most this, not after the oldest stream's whole life.
@@ -79,11 +78,6 @@ class StreamSlots:
         self._count = 0
         self._lock = threading.Lock()  # a collected stream gives its place back on whichever thread collects it
 
-    @classmethod
-    def of(cls, settings: Settings) -> StreamSlots:
-        return cls(settings.stream_max_per_address, min(settings.stream_max_total, descriptor_bound()),
-                   settings.stream_max_life_seconds)
-
     def open_count(self, address: str | None = None) -> int:
         return self._count if address is None else len(self._open.get(address, ()))
 
@@ -93,10 +87,15 @@ class StreamSlots:
             now = self.clock()
             mine = self._open.get(address, [])
             if len(mine) >= self.per_address:
-                raise self._too_many(len(mine), _seconds_until(min(mine, default=now + self.life_seconds), now))
+                wait = _seconds_until(min(mine, default=now + self.life_seconds), now)
+                raise _refused(429, "too_many_streams", f"this address has {len(mine)} event streams open, the most "
+                               f"one address may; close one, or retry after {wait} s, when the oldest reaches its "
+                               "maximum life", self.per_address, wait)
             if self._count >= self.total:
                 soonest = min((min(ends) for ends in self._open.values()), default=now + FULL_RETRY_SECONDS)
-                raise self._full(min(FULL_RETRY_SECONDS, _seconds_until(soonest, now)))
+                wait = min(FULL_RETRY_SECONDS, _seconds_until(soonest, now))
+                raise _refused(503, "streams_full", f"the server has {self._count} event streams open, the most it "
+                               f"serves at once; retry after {wait} s", self.total, wait)
             slot = Slot(self, address, now + self.life_seconds)
             self._open.setdefault(address, []).append(slot.ends_at)
             self._count += 1
@@ -113,17 +112,6 @@ class StreamSlots:
                 del self._open[slot.address]  # no address is kept once its streams are gone
             self._count -= 1
 
-    def _too_many(self, open_now: int, wait: int) -> Problem:
-        return Problem(429, "too_many_streams",
-                       f"this address has {open_now} event streams open, the most one address may; close one, "
-                       f"or retry after {wait} s, when the oldest reaches its maximum life",
-                       headers={"Retry-After": str(wait)}, limit=self.per_address, retry_after_seconds=wait)
-
-    def _full(self, wait: int) -> Problem:
-        return Problem(503, "streams_full",
-                       f"the server has {self._count} event streams open, the most it serves at once; retry after "
-                       f"{wait} s", headers={"Retry-After": str(wait)}, limit=self.total, retry_after_seconds=wait)
-
 
 SLOTS_STATE_KEY = "event_stream_slots"
 
@@ -131,14 +119,19 @@ SLOTS_STATE_KEY = "event_stream_slots"
 def stream_slots(app_state, settings: Settings) -> StreamSlots:
     """The app's count of open streams (kept in its state), made on the first stream; no await
     between the look and the making, so the event loop cannot make two."""
-    slots = app_state.get(SLOTS_STATE_KEY)
-    if slots is None:
-        slots = app_state[SLOTS_STATE_KEY] = StreamSlots.of(settings)
-    return slots
+    if SLOTS_STATE_KEY not in app_state:
+        app_state[SLOTS_STATE_KEY] = StreamSlots(settings.stream_max_per_address,
+                                                 min(settings.stream_max_total, descriptor_bound()),
+                                                 settings.stream_max_life_seconds)
+    return app_state[SLOTS_STATE_KEY]
 
 
 def _seconds_until(moment: float, now: float) -> int:
     return max(1, math.ceil(moment - now))
+
+
+def _refused(status: int, code: str, detail: str, limit: int, wait: int) -> Problem:
+    return Problem(status, code, detail, headers={"Retry-After": str(wait)}, limit=limit, retry_after_seconds=wait)
 
 
 def held_while_streaming(stream: AsyncIterator[bytes], slot: Slot) -> AsyncIterator[bytes]:
@@ -184,11 +177,10 @@ async def _caught_up(served: LoadedSnapshot, last_event_id: str, ticker, mode, k
     return messages(served, chosen(new_events(served.table("events"), before), ticker, mode, kind))
 
 
-async def event_stream(state: SnapshotState, served: LoadedSnapshot, last_event_id: str | None,
-                       ticker: str | None = None, mode: str | None = None, kind: str | None = None,
-                       poll: float = POLL_SECONDS, heartbeat: float = HEARTBEAT_SECONDS, life: float = math.inf,
-                       clock: Callable[[], float] = time.monotonic) -> AsyncIterator[bytes]:
-    """The stream's messages for `life` seconds (on `clock`), then its `end` message."""
+async def event_stream(state: SnapshotState, served: LoadedSnapshot, last_event_id: str | None, ticker: str | None,
+                       mode: str | None, kind: str | None, heartbeat: float, life: float) -> AsyncIterator[bytes]:
+    """The stream's messages for `life` seconds, then its `end` message."""
+    clock = time.monotonic
     ends_at = clock() + life
     yield b"retry: %d\n\n" % RETRY_MILLISECONDS
     if last_event_id:
@@ -196,7 +188,7 @@ async def event_stream(state: SnapshotState, served: LoadedSnapshot, last_event_
             yield message
     next_beat = clock() + heartbeat
     while (now := clock()) < ends_at:
-        await asyncio.sleep(max(0.0, min(poll, next_beat - now, ends_at - now)))
+        await asyncio.sleep(max(0.0, min(POLL_SECONDS, next_beat - now, ends_at - now)))
         current = state.current()
         if current is not None and current.snapshot_id != served.snapshot_id:
             fresh = chosen(new_events(current.table("events"), served.table("events")), ticker, mode, kind)

@@ -95,23 +95,16 @@ def _csv(part: pd.DataFrame, nested: list[str], header: bool) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def _slice_within(table: pd.DataFrame, start: int, rows: int, nested: list[str]) -> tuple[bytes, int]:
-    """The CSV of `rows` rows from `start`, or of fewer when they make more than twice `CHUNK_BYTES`
-    (rows wider than the slices before them); and how many rows it holds."""
-    while True:
-        chunk = _csv(table.iloc[start:start + rows], nested, header=start == 0)
-        if len(chunk) <= 2 * CHUNK_BYTES or rows == 1:
-            return chunk, rows
-        rows //= 2
-
-
 def csv_chunks(table: pd.DataFrame) -> Iterator[bytes]:
     """The table as CSV (a header, then a slice of rows at a time, each about `CHUNK_BYTES` and at
     most twice that, unless one row is longer); lists and records as JSON."""
     nested = nested_columns(table)
     start, rows = 0, FIRST_SLICE_ROWS
     while True:
-        chunk, rows = _slice_within(table, start, rows, nested)
+        chunk = _csv(table.iloc[start:start + rows], nested, header=start == 0)
+        if len(chunk) > 2 * CHUNK_BYTES and rows > 1:
+            rows //= 2  # rows wider than the slices before them: fewer of them
+            continue
         yield chunk
         start += rows
         if start >= len(table):

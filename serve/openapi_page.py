@@ -62,22 +62,15 @@ BODY_EXAMPLES = {
     "/v1/keys": {"name": "budget team"},
     "/v1/webhooks": {"url": "https://example.com/oracle-events", "ticker": "SONNET-4", "kind": "price_cut"},
 }
-PARAMETER_EXAMPLES = {"ticker": "SONNET-4", "table": "spots", "mode": "sync", "since": "2025-06-01",
-                      "from": "2025-06-01", "to": "2025-06-30", "as_known": "2025-06-30", "limit": 20, "offset": 0,
-                      "provider": "anthropic",
-                      "tier": "frontier", "status": "active", "modality": "text", "q": "sonnet",
+PARAMETER_EXAMPLES = {"ticker": "SONNET-4", "table": "spots", "mode": "sync", "since": "2025-06-01", "limit": 20,
+                      "from": "2025-06-01", "to": "2025-06-30", "as_known": "2025-06-30", "offset": 0, "q": "sonnet",
+                      "provider": "anthropic", "tier": "frontier", "status": "active", "modality": "text",
                       "fields": "beta_sync,input_sync", "kind": "price_cut", "type": "unified", "date": "2025-08-01",
                       "format": "csv", "taskCategory": "coding", "horizonMonths": 3, "paths": 2000, "seed": 1,
-                      "task_category": "coding", "horizon_months": 3,
-                      "webhook_id": "4f7c2e0a9b1d4c3e8f6a5b2c1d0e9f8a",
+                      "task_category": "coding", "horizon_months": 3, "webhook_id": "4f7c2e0a9b1d4c3e8f6a5b2c1d0e9f8a",
                       "Last-Event-ID": "20261122T060000000000Z-1a2b3c4d:O3:sync:output:2025-06-10",
                       "tenor": "3M", "method": "oracle", "family": "openai/o-series", "points": "changes",
                       "interval": "month", "field": "output", "anchor_from": "2025-01-01", "anchor_to": "2025-06-30"}
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.strip("_").split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 def finish(document: dict[str, Any]) -> dict[str, Any]:
@@ -125,7 +118,8 @@ def _partial_records(document: dict[str, Any], operation: dict[str, Any]) -> Non
 def operation_id(handler, method, path_components) -> str:
     """`listSpots` for the handler `list_spots` (the framework's own would be `V1SpotsListSpots`);
     its HEAD twin, which `finish` leaves out of the document, is named apart."""
-    return _camel(handler.handler_name) + ("Head" if method == "HEAD" else "")
+    head, *rest = handler.handler_name.strip("_").split("_")
+    return head + "".join(part.title() for part in rest) + ("Head" if method == "HEAD" else "")
 
 
 def _name(operation: dict[str, Any], seen: set[str]) -> None:

@@ -46,18 +46,16 @@ def invalid(field: str, message: str) -> Problem:
 
 def problem_body(problem: Problem) -> dict[str, Any]:
     """The RFC 9457 body of a problem: the one place its fields are named."""
-    body: dict[str, Any] = {
+    return {
         "type": f"/problems/{problem.code}",
         "title": TITLES.get(problem.status, "Error"),
         "status": problem.status,
         "detail": problem.detail,
         "code": problem.code,
         "error": problem.detail,
+        **({} if problem.errors is None else {"errors": problem.errors}),
+        **problem.extra,
     }
-    if problem.errors is not None:
-        body["errors"] = problem.errors
-    body.update(problem.extra)
-    return body
 
 
 def problem_response(problem: Problem) -> Response:
@@ -73,22 +71,18 @@ FRIENDLIER = {
 }
 
 
-def _message(error: dict[str, Any]) -> str:
-    message = str(error.get("message", "invalid"))
-    return FRIENDLIER.get(message, message)
-
-
-def _field(error: dict[str, Any]) -> str:
-    key = str(error.get("key") or "body")
-    return "body" if key == "data" else key.removesuffix("_")
+def _field_error(error: dict[str, Any]) -> dict[str, str]:
+    """One of Litestar's validation errors as {field, message}, in the API's own words."""
+    key, message = str(error.get("key") or "body"), str(error.get("message", "invalid"))
+    return {"field": "body" if key == "data" else key.removesuffix("_"), "message": FRIENDLIER.get(message, message)}
 
 
 def handle(request: Request, exc: Exception) -> Response:
     if isinstance(exc, Problem):
         return problem_response(exc)
     if isinstance(exc, ValidationException):
-        errors = [{"field": _field(e), "message": _message(e)}
-                  for e in exc.extra or [] if isinstance(e, dict)] or [{"field": "body", "message": exc.detail}]
+        errors = ([_field_error(e) for e in exc.extra or [] if isinstance(e, dict)]
+                  or [{"field": "body", "message": exc.detail}])
         detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return problem_response(Problem(400, "invalid_input", detail, errors))
     if isinstance(exc, HTTPException):

@@ -43,8 +43,6 @@ class Servable:
                                   "cannot answer without")
 
     def _check_spot_prices(self, snapshot_id: str, spots: pd.DataFrame | None) -> None:
-        if not self.spot_prices:
-            return
         unpriced = [column for column in self.spot_prices
                     if spots is None or column not in spots.columns or not spots[column].notna().any()]
         if unpriced:

@@ -19,10 +19,6 @@ import anyio.to_thread
 WAITING_THREADS = 16
 
 
-def computing_threads() -> int:
-    return max(1, (os.cpu_count() or 1) - 1)
-
-
 class Threads:
     """A bounded set of worker threads; its limit is made inside the event loop, where anyio can."""
 
@@ -31,7 +27,7 @@ class Threads:
 
     @classmethod
     def computing(cls) -> Threads:
-        return cls(computing_threads())
+        return cls(max(1, (os.cpu_count() or 1) - 1))
 
     @classmethod
     def waiting(cls) -> Threads:

@@ -14,6 +14,7 @@ its timeout, on a thread pool of its own (`Courier`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import re
 import socket
@@ -83,10 +84,8 @@ def _port(parts) -> int:
 
 
 def resolve(host: str, port: int) -> list[IPAddress]:
-    try:
+    with contextlib.suppress(ValueError):
         return [ipaddress.ip_address(host)]
-    except ValueError:
-        pass
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
@@ -113,9 +112,10 @@ def _not_public(ip: IPAddress) -> bool:
     return not ip.is_global or ip in LOCAL_NAT64
 
 
-def checked_addresses(target: Target, allow_private: bool) -> list[IPAddress]:
-    """Every address the target's host resolves to, each allowed; else TargetRefused, saying why
-    (the graver reason first)."""
+def check_target(url: str, allow_private: bool) -> tuple[Target, list[IPAddress]]:
+    """The URL taken apart, and every address its host resolves to now, each allowed; else
+    TargetRefused, saying why (the graver reason first)."""
+    target = parse_target(url)
     addresses = resolve(target.host, target.port)
     carried = [(address, ip) for address in addresses for ip in (address, *embedded_ipv4(address))]
     for refused, why in [(_never, NEVER), *([] if allow_private else [(_not_public, NOT_PUBLIC)])]:
@@ -123,16 +123,8 @@ def checked_addresses(target: Target, allow_private: bool) -> list[IPAddress]:
             if refused(ip):
                 inside = f" (which carries {ip})" if ip != address else ""
                 raise TargetRefused(f"{target.host} resolves to {address}{inside}, {why}")
-    return addresses
+    return target, addresses
 
-
-def check_target(url: str, allow_private: bool) -> Target:
-    target = parse_target(url)
-    checked_addresses(target, allow_private)
-    return target
-
-
-# --- Delivery ------------------------------------------------------------------------------------
 
 STATUS_LINE = re.compile(rb"HTTP/1\.[01] ([1-5]\d\d)\b")
 STATUS_LINE_MOST_BYTES = 1024
@@ -200,17 +192,14 @@ class Courier:
         with self._lock:
             self._closed = True
             for sock in self._open:
-                try:
+                with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def post_now(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
         deadline = time.monotonic() + self.timeout
         try:
-            target = parse_target(url)
-            addresses = checked_addresses(target, self.allow_private)  # again: a name may resolve elsewhere now
+            target, addresses = check_target(url, self.allow_private)  # again: a name may resolve elsewhere now
         except TargetRefused as refused:
             return Answer(None, f"refused: {refused}")
         sock = None

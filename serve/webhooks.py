@@ -19,13 +19,15 @@ key's tarpit delays no other key.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import secrets
 import sqlite3
 import threading
 import uuid
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -55,11 +57,9 @@ ADD_DELIVERY = (f"INSERT INTO deliveries ({', '.join(DELIVERY_COLUMNS)}) "
                 f"VALUES ({', '.join('?' for _ in DELIVERY_COLUMNS)})")
 LOG_LISTED = 100
 
+
 def signature(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-
-
-# --- Store ---------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -94,22 +94,19 @@ class WebhookStore:
     def _add_detail_column(self) -> None:
         """A database made before deliveries were logged with a detail gets the column."""
         if "detail" not in {row[1] for row in self._db.execute("PRAGMA table_info(deliveries)")}:
-            try:
+            with contextlib.suppress(sqlite3.OperationalError):  # another server process added it first
                 self._db.execute("ALTER TABLE deliveries ADD COLUMN detail TEXT")
-            except sqlite3.OperationalError:  # another server process added it first
-                pass
 
     def add(self, key_id: str, url: str, ticker: str | None, mode: str | None, kind: str | None,
             most: int) -> Webhook | None:
         """The new webhook, or None when the key already has `most` (counted and added in one
         statement, so concurrent requests cannot pass the cap)."""
         hook = Webhook(uuid.uuid4().hex, key_id, url, ticker, mode, kind, "whsec_" + secrets.token_urlsafe(24), _now())
-        values = (hook.id, key_id, url, ticker, mode, kind, hook.secret, hook.created)
         with self._lock:
             added = self._db.execute("INSERT INTO webhooks (id, key_id, url, ticker, mode, kind, secret, created) "
-                                     "SELECT ?, ?, ?, ?, ?, ?, ?, ? "
-                                     "WHERE (SELECT COUNT(*) FROM webhooks WHERE key_id = ?) < ?",
-                                     (*values, key_id, most)).rowcount
+                                     "SELECT :id, :key_id, :url, :ticker, :mode, :kind, :secret, :created "
+                                     "WHERE (SELECT COUNT(*) FROM webhooks WHERE key_id = :key_id) < :most",
+                                     {**asdict(hook), "most": most}).rowcount
         return hook if added else None
 
     def of_key(self, key_id: str) -> list[Webhook]:
@@ -182,14 +179,14 @@ class Dispatcher:
         self.courier: Courier | None = None
         self._task: asyncio.Task | None = None
         self._sending: set[asyncio.Task] = set()
-        self._slots: dict[str, asyncio.Semaphore] = {}
+        self._slots: dict[str, asyncio.Semaphore] = {}  # each key's share of the courier's threads
 
     async def start(self) -> None:
         # Made at each start, as an app may be started again (on another event loop) after a stop.
         settings = self.settings
         self.courier = Courier(settings.webhook_workers, settings.webhook_timeout_seconds,
                                bool(settings.webhook_allow_private))
-        self._slots = {}
+        self._slots = defaultdict(lambda: asyncio.Semaphore(max(1, settings.webhook_concurrent_per_key)))
         self._task = asyncio.create_task(self._watch())
 
     async def stop(self) -> None:
@@ -220,12 +217,6 @@ class Dispatcher:
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
 
-    def _slot(self, key_id: str) -> asyncio.Semaphore:
-        """The key's share of the courier's threads."""
-        if key_id not in self._slots:
-            self._slots[key_id] = asyncio.Semaphore(max(1, self.settings.webhook_concurrent_per_key))
-        return self._slots[key_id]
-
     async def _deliver(self, hook: Webhook, snapshot: LoadedSnapshot, events) -> None:
         if not await asyncio.to_thread(self.store.claim, hook.id, snapshot.snapshot_id):
             return  # another server process delivers it
@@ -239,7 +230,7 @@ class Dispatcher:
         for attempt in range(1, attempts + 1):
             if not await asyncio.to_thread(self.store.is_active, hook.id):
                 return  # removed or paused since
-            async with self._slot(hook.key_id):
+            async with self._slots[hook.key_id]:
                 answer = await self.courier.post(hook.url, body, headers)
             last = answer.ok or attempt == attempts
             outcome = "delivered" if answer.ok else ("failed" if last else "retrying")

@@ -76,17 +76,11 @@ KeyUsageResponse = envelope_type("KeyUsageResponse", KeyUsage, snapshot_optional
     ("rate_limit", str)])
 KeyRevokedResponse = envelope_type("KeyRevokedResponse", KeyRevoked, snapshot_optional=True, beside=[
     ("success", bool), ("message", str)])
-CREATED_MESSAGE = "Store this key securely - it cannot be retrieved later."
-REVOKED_MESSAGE = "API key revoked"
 
 
 def _wrap(snapshots: SnapshotState, data: Any, **original: Any) -> dict[str, Any]:
     """Our envelope, and the original oracle's fields beside it."""
     return {**envelope(snapshots.current(), data), **original}
-
-
-def rate_limit_words(requests_per_hour: int) -> str:
-    return f"{requests_per_hour} requests/hour"
 
 
 @post("/v1/keys", status_code=201, summary="Create an API key (shown once)", tags=["keys"], opt=strict(CreateKey))
@@ -102,7 +96,8 @@ async def create_key(request: Request, settings: Settings, snapshots: SnapshotSt
                          created=iso_millis(record.created), requests_per_hour=per_hour,
                          note="store this key now: it is not shown again, and only its hash is kept")
     return Response(_wrap(snapshots, created, success=True, api_key=key, name=record.name, tier=record.tier,
-                          rate_limit=rate_limit_words(per_hour), message=CREATED_MESSAGE), status_code=201)
+                          rate_limit=f"{per_hour} requests/hour",
+                          message="Store this key securely - it cannot be retrieved later."), status_code=201)
 
 
 @get("/v1/keys/usage", summary="Usage of the key presented", tags=["keys"])
@@ -119,7 +114,7 @@ async def key_usage(request: Request, access: Access, snapshots: SnapshotState) 
     )
     return Response(_wrap(snapshots, body, name=body.name, created_at=body.created, last_used=body.last_used,
                           request_count=body.total_requests, tier=body.tier,
-                          rate_limit=rate_limit_words(access.limit)))
+                          rate_limit=f"{access.limit} requests/hour"))
 
 
 @delete("/v1/keys", status_code=200, summary="Revoke the key presented", tags=["keys"])
@@ -128,7 +123,7 @@ async def revoke_key(request: Request, access: Access, snapshots: SnapshotState)
     store = request.app.state.key_store
     await store.threads.run(store.revoke, access.key.key_id, now)
     return Response(_wrap(snapshots, KeyRevoked(key_id=access.key.key_id, revoked=iso_millis(now)),
-                          success=True, message=REVOKED_MESSAGE))
+                          success=True, message="API key revoked"))
 
 
 ROUTES = [create_key, key_usage, revoke_key]

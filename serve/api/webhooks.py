@@ -71,11 +71,6 @@ def _out(hook: Webhook, secret: bool = False) -> dict[str, Any]:
             "paused_reason": hook.paused_reason, **({"secret": hook.secret} if secret else {})}
 
 
-def too_many_webhooks(most: int) -> Problem:
-    return Problem(409, "too_many_webhooks", f"the key already has {most} webhooks, the most a key may have; remove "
-                   "one (DELETE /v1/webhooks/{id}) before registering another")
-
-
 @post("/v1/webhooks", status_code=201, summary="Register a webhook for new price events", tags=["alerts"],
       opt=strict(WebhookIn),
       responses={409: problem("The key already has the most webhooks a key may have (code too_many_webhooks).")},
@@ -100,7 +95,8 @@ async def create_webhook(request: Request, access: Access, settings: Settings, s
     hook = await asyncio.to_thread(store.add, access.key.key_id, data.url, ticker, mode, data.kind,
                                    settings.webhook_max_per_key)
     if hook is None:
-        raise too_many_webhooks(settings.webhook_max_per_key)
+        raise Problem(409, "too_many_webhooks", f"the key already has {settings.webhook_max_per_key} webhooks, the "
+                      "most a key may have; remove one (DELETE /v1/webhooks/{id}) before registering another")
     return Response(envelope(snapshots.current(), _out(hook, secret=True)), status_code=201)
 
 

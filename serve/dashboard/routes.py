@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from litestar import Request, Response
+from litestar.handlers import HTTPRouteHandler
 
 from serve.access.middleware import DASHBOARD_COOKIE
 from serve.dashboard.files import static_file
@@ -32,6 +33,10 @@ PAGES = {
     "index": "Inference Cost Index",
     "accuracy": "Forecast accuracy",
 }
+# page -> its permalink below PREFIX. The model page answers any name the API resolves (ticker,
+# model id, `vendor/model` alias); the page asks /v1 which.
+PAGE_PATHS = {"board": "", "model": "/models/{name:path}", "calculator": "/calculator", "index": "/index",
+              "accuracy": "/accuracy"}
 # Short, so a new release's files are picked up within minutes, yet page views reuse them.
 STATIC_MAX_AGE = 300
 
@@ -76,36 +81,13 @@ def page_html(page: str) -> str:
 DASHBOARD_COOKIE_HEADER = f"{DASHBOARD_COOKIE}=1; Path=/v1; Max-Age=86400; SameSite=Strict; HttpOnly"
 
 
-def _page(page: str) -> Response[str]:
-    # The shell is tiny and changes with a release: revalidate rather than keep a stale copy.
-    return Response(page_html(page), media_type="text/html; charset=utf-8",
-                    headers={"Cache-Control": "no-cache", "Set-Cookie": DASHBOARD_COOKIE_HEADER})
+def _page_route(page: str) -> HTTPRouteHandler:
+    def shell() -> Response[str]:
+        # The shell is tiny and changes with a release: revalidate rather than keep a stale copy.
+        return Response(page_html(page), media_type="text/html; charset=utf-8",
+                        headers={"Cache-Control": "no-cache", "Set-Cookie": DASHBOARD_COOKIE_HEADER})
 
-
-@get(PREFIX, include_in_schema=False, sync_to_thread=False)
-def board() -> Response[str]:
-    return _page("board")
-
-
-@get(f"{PREFIX}/models/{{name:path}}", include_in_schema=False, sync_to_thread=False)
-def model(name: str) -> Response[str]:
-    # Any name the API resolves (ticker, model id, `vendor/model` alias); the page asks /v1 which.
-    return _page("model")
-
-
-@get(f"{PREFIX}/calculator", include_in_schema=False, sync_to_thread=False)
-def calculator() -> Response[str]:
-    return _page("calculator")
-
-
-@get(f"{PREFIX}/index", include_in_schema=False, sync_to_thread=False)
-def index() -> Response[str]:
-    return _page("index")
-
-
-@get(f"{PREFIX}/accuracy", include_in_schema=False, sync_to_thread=False)
-def accuracy() -> Response[str]:
-    return _page("accuracy")
+    return get(PREFIX + PAGE_PATHS[page], include_in_schema=False, sync_to_thread=False)(shell)
 
 
 @get(f"{PREFIX}/static/{{name:str}}", include_in_schema=False, sync_to_thread=False)
@@ -121,4 +103,4 @@ def static(name: str, request: Request) -> Response[bytes]:
 
 def dashboard_routes() -> list:
     """The page handlers and the static files, for `create_app` to mount."""
-    return [board, model, calculator, index, accuracy, static]
+    return [*(_page_route(page) for page in PAGES), static]
