@@ -304,6 +304,14 @@ class Process:
         return float(decay_rate(self.expected_ratio(HORIZON_MONTHS)[0]))
 
 
+def stack_laws(processes: list[Process | None]) -> tuple[np.ndarray, np.ndarray]:
+    """The chances of change by month of `processes`, a row each, and their change laws' means,
+    NaN where a process is None: every forward of them read at once."""
+    width = next((len(p.by_month) for p in processes if p is not None), HORIZON_MONTHS)
+    by_month = np.array([p.by_month if p is not None else np.full(width, np.nan) for p in processes])
+    return by_month.reshape(-1, width), np.array([p.law.mean if p is not None else np.nan for p in processes])
+
+
 PROCESS_COLUMNS = ["ticker", "mode", "months", "p_change", "change_law", "rise_evidence"]
 LAW_COLUMNS = ["change_law", "ratio", "weight", "prior_weight"]
 

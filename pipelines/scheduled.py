@@ -88,6 +88,15 @@ def scheduled_beta(spots: pd.DataFrame, changes: pd.DataFrame, mode: str, as_of:
     return np.where(announced.notna().to_numpy(), announced.to_numpy(dtype=float, na_value=np.nan), today)
 
 
+def scheduled_ratios(spots: pd.DataFrame, changes: pd.DataFrame, mode: str, as_of: date,
+                     months: float) -> np.ndarray:
+    """`level_ratios` of every spots row at one horizon: β_sched/β_0 in `mode` (1 where nothing is
+    scheduled by then, or where today's β is not positive)."""
+    beta = spots[f"beta_{mode}"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(beta > 0, scheduled_beta(spots, changes, mode, as_of, months) / beta, 1.0)
+
+
 def level_ratios(changes: pd.DataFrame, ticker: str, mode: str, beta: float, as_of: date,
                  months) -> np.ndarray:
     """β_sched(t)/β_0 for one ticker and mode at each horizon in `months` (1 where nothing is

@@ -20,28 +20,13 @@ from serve.structs import struct_from_schema
 from warehouse.schemas import FORWARD_CURVES
 
 ForwardPoint = struct_from_schema("ForwardPoint", FORWARD_CURVES, exclude=("ticker", "mode", "spot"))
-
-
-class ForwardCurve(msgspec.Struct, kw_only=True):
-    ticker: str
-    ticker_forward_prefix: str
-    mode: str
-    model_id: str
-    display_name: str
-    provider: str
-    spot: float
-    theta: float | None
-    forwards: list[ForwardPoint]
-    sigma: float | None
-    jump_rate: float | None
-    jump_mean: float | None
-    jump_std: float | None
-    prior_weight: float | None
-    as_of: str
-
-
+FORWARD_POINT = list(ForwardPoint.__struct_fields__)
 LAW_FIELDS = ("sigma", "jump_rate", "jump_mean", "jump_std", "prior_weight")  # of the Greek sheet, per mode
-FORWARD_POINT = [c for c in FORWARD_CURVES.names if c not in ("ticker", "mode", "spot")]
+
+ForwardCurve = msgspec.defstruct("ForwardCurve", [
+    ("ticker", str), ("ticker_forward_prefix", str), ("mode", str), ("model_id", str), ("display_name", str),
+    ("provider", str), ("spot", float), ("theta", float | None), ("forwards", list[ForwardPoint]),
+    *((name, float | None) for name in LAW_FIELDS), ("as_of", str)], kw_only=True, module=__name__)
 
 
 def forward_curve_answer(snapshot: LoadedSnapshot, model: dict[str, Any], mode: str, spot: float,
@@ -71,7 +56,6 @@ def every_forward_curve(snapshot: LoadedSnapshot, mode: str) -> list[dict[str, A
     answer = []
     for ticker, group in groupby(records(rows, ["ticker", "spot", *FORWARD_POINT]), key=itemgetter("ticker")):
         points = list(group)
-        forwards = [{name: point[name] for name in FORWARD_POINT} for point in points]
         answer.append(forward_curve_answer(snapshot, record_of(snapshot, "greeks", ticker), mode, points[0]["spot"],
-                                           forwards))
+                                           [{name: point[name] for name in FORWARD_POINT} for point in points]))
     return answer

@@ -20,12 +20,13 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
+from litestar import Response
 from litestar.di import Provide
 from litestar.params import Parameter
 
+from serve.deps import Reply
 from serve.problems import invalid
 from serve.respond import envelope
-from serve.state import LoadedSnapshot
 
 MAX_PAGE = 1000
 PAGE_FIELDS = [("total", int), ("next", str | None)]  # beside a list's envelope
@@ -111,32 +112,23 @@ def chosen(spots: pd.DataFrame, query: ListQuery) -> set[str]:
     return set(spots["ticker"][keep])
 
 
-def listed(records: list[dict[str, Any]], spots: pd.DataFrame, query: ListQuery,
-           path: str) -> tuple[list[dict[str, Any]], int, str | None]:
-    """(the page of `records` the query asks for, how many it chose, the next page's path or None)."""
-    if query == ListQuery():
-        return records, len(records), None
-    tickers = chosen(spots, query)
-    rows = [row for row in records if row["ticker"] in tickers]
-    if query.fields is not None and records:
-        unknown = [name for name in query.fields if name not in records[0]]
-        if unknown:
-            raise invalid("fields", f"no field {', '.join(repr(n) for n in unknown)} in these records; fields are "
-                                    f"{', '.join(records[0])}")
-        names = ["ticker", *(name for name in query.fields if name != "ticker")]
-        rows = [{name: row[name] for name in names} for row in rows]
-    total, end = len(rows), len(rows) if query.limit is None else query.offset + query.limit
-    following = None
-    if end < total:
-        following = f"{path}?{urlencode(query.params(offset=end), safe=',')}"
-    return rows[query.offset:end], total, following
-
-
 LIST_QUERY = {"listing": Provide(list_query, sync_to_thread=False)}
 
 
-def listed_answer(snapshot: LoadedSnapshot, records: list[dict[str, Any]], query: ListQuery,
-                  path: str) -> dict[str, Any]:
-    """The envelope of a list's page, with its `total` and `next` beside it."""
-    rows, total, following = listed(records, snapshot.table("spots"), query, path)
-    return {**envelope(snapshot, rows), "total": total, "next": following}
+def listed(reply: Reply, records: list[dict[str, Any]], query: ListQuery) -> Response:
+    """The page of `records` the query asks for, enveloped, with `total` (how many it chose) and
+    `next` (the next page's path, or null on the last) beside it."""
+    rows = records
+    if query != ListQuery():
+        tickers = chosen(reply.snapshot.table("spots"), query)
+        rows = [row for row in records if row["ticker"] in tickers]
+        if query.fields is not None and records:
+            unknown = [name for name in query.fields if name not in records[0]]
+            if unknown:
+                raise invalid("fields", f"no field {', '.join(repr(n) for n in unknown)} in these records; fields "
+                                        f"are {', '.join(records[0])}")
+            names = ["ticker", *(name for name in query.fields if name != "ticker")]
+            rows = [{name: row[name] for name in names} for row in rows]
+    total, end = len(rows), len(rows) if query.limit is None else query.offset + query.limit
+    following = f"{reply.request.url.path}?{urlencode(query.params(offset=end), safe=',')}" if end < total else None
+    return reply.body({**envelope(reply.snapshot, rows[query.offset:end]), "total": total, "next": following})

@@ -33,9 +33,9 @@ class UnknownModel(LookupError):
 
 @dataclass(frozen=True)
 class Resolved:
-    ticker: str
-    mode: str = "sync"
-    tenor_months: int | None = None
+    ticker: str  # the canonical ticker (sync), whatever name was asked
+    mode: str = "sync"  # sync or batch
+    tenor_months: int | None = None  # the horizon a forward ticker names
 
 
 class ModelLookup:

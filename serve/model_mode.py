@@ -16,6 +16,7 @@ from typing import Any
 
 from pipelines.quotes import CONTEXT_WINDOW, NO_PRICE, NO_THINKING, describe, unfit_reasons
 from pipelines.tasks import Profile
+from serve.lookup import Resolved
 from serve.params import BATCH, MODES, SYNC, no_price, one_of
 from serve.problems import invalid
 from serve.records import record_of, ticker_of
@@ -23,11 +24,7 @@ from serve.state import LoadedSnapshot
 
 
 @dataclass(frozen=True)
-class ModelInMode:
-    ticker: str  # the canonical ticker (sync), whatever name was asked
-    mode: str  # sync or batch
-    tenor_months: int | None = None  # the horizon a forward ticker names
-
+class ModelInMode(Resolved):
     @classmethod
     def of(cls, snapshot: LoadedSnapshot, name: str, mode: str | None, *, model_field: str = "model",
            mode_field: str = "mode", forward: bool = False) -> ModelInMode:

@@ -24,14 +24,13 @@ def memoized(snapshot: LoadedSnapshot, key: tuple, compute) -> Any:
 
 def table_records(snapshot: LoadedSnapshot, table: str) -> list[dict[str, Any]]:
     """A whole table as JSON-ready records, computed once per snapshot."""
-    key = ("records", table)
-    if key not in snapshot.cache:
+    def compute() -> list[dict[str, Any]]:
         rows = records(snapshot.table(table))
         for alias, ours in ORIGINAL_ALIASES.get(table, {}).items():
             for row in rows:
                 row[alias] = row[ours]
-        snapshot.cache[key] = rows
-    return snapshot.cache[key]
+        return rows
+    return memoized(snapshot, ("records", table), compute)
 
 
 def ticker_of(snapshot: LoadedSnapshot, name: str, **kinds: bool) -> Any:
@@ -45,7 +44,6 @@ def ticker_of(snapshot: LoadedSnapshot, name: str, **kinds: bool) -> Any:
 
 
 def record_of(snapshot: LoadedSnapshot, table: str, ticker: str) -> dict[str, Any]:
-    key = ("by_ticker", table)
-    if key not in snapshot.cache:
-        snapshot.cache[key] = {row["ticker"]: row for row in table_records(snapshot, table)}
-    return snapshot.cache[key][ticker]
+    by_ticker = memoized(snapshot, ("by_ticker", table),
+                         lambda: {row["ticker"]: row for row in table_records(snapshot, table)})
+    return by_ticker[ticker]

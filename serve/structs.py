@@ -24,12 +24,11 @@ def python_type(arrow_type: pa.DataType) -> Any:
 
 
 def struct_from_schema(name: str, schema: pa.Schema, exclude: tuple[str, ...] = (),
-                       extra: list[tuple[str, Any]] | None = None) -> type[msgspec.Struct]:
-    """A msgspec struct with one field per column (nullable columns may be null)."""
-    fields = []
-    for field in schema:
-        if field.name in exclude:
-            continue
-        kind = python_type(field.type)
-        fields.append((field.name, kind | None if field.nullable else kind))
+                       extra: list[tuple[str, Any]] | None = None,
+                       only: tuple[str, ...] | None = None) -> type[msgspec.Struct]:
+    """A msgspec struct with one field per column (nullable columns may be null): the columns `only`
+    names, in that order, or else every column but `exclude`; then the fields `extra`."""
+    columns = [schema.field(column) for column in only] if only else [f for f in schema if f.name not in exclude]
+    fields = [(field.name, python_type(field.type) | None if field.nullable else python_type(field.type))
+              for field in columns]
     return msgspec.defstruct(name, fields + (extra or []), kw_only=True)

@@ -66,26 +66,12 @@ ACCURACY_NOTE = (
 
 # --- response shapes -------------------------------------------------------------------------------
 
-class PricePoint(msgspec.Struct, kw_only=True):
-    timestamp: str
-    beta: float | None
-    input: float | None
-    cache_read: float | None
-    cache_write: float | None
-    cache_write_1h: float | None
-    reasoning: float | None
-    citation: float | None
-    request_fee: float | None
-    web_search_fee: float | None
-    file_search_fee: float | None
-    grounding_fee: float | None
-    tiers: str | None
-    peak: str | None
-    source: str
-    source_version: str
-    source_url: str | None
-    provenance: str
-    observed_on: str
+# A day of the history: its date as `timestamp` and its output price as `beta`, then every other of
+# the PRICE_FIELDS and where the prices come from.
+PricePoint = msgspec.defstruct("PricePoint", [
+    ("timestamp", str), ("beta", float | None), *((name, float | None) for name in PRICE_FIELDS if name != "output"),
+    ("tiers", str | None), ("peak", str | None), ("source", str), ("source_version", str),
+    ("source_url", str | None), ("provenance", str), ("observed_on", str)], kw_only=True, module=__name__)
 
 
 class PriceHistory(msgspec.Struct, kw_only=True):
@@ -159,10 +145,6 @@ def _ordered(first: tuple[str, date | None], second: tuple[str, date | None]) ->
         raise invalid(start_name, f"{start.isoformat()} is after {end_name} ({end.isoformat()})")
 
 
-def _as_of(snapshot: LoadedSnapshot) -> date:
-    return date.fromisoformat(snapshot.as_of)
-
-
 def _model_and_mode(snapshot: LoadedSnapshot, name: str, mode: str | None) -> tuple[dict[str, Any], str]:
     """The model's Greek-sheet record and the mode asked for (`serve.model_mode`)."""
     model = ModelInMode.of(snapshot, name, mode, model_field="ticker")
@@ -201,16 +183,14 @@ def _series_positions(snapshot: LoadedSnapshot) -> dict[tuple[str, str], np.ndar
     def compute() -> dict[tuple[str, str], np.ndarray]:
         history = snapshot.table("price_history")
         order = np.argsort(history["date"].to_numpy(), kind="stable")
-        ordered = history.iloc[order]
-        groups = ordered.groupby(["ticker", "mode"], sort=False).indices
+        groups = history.iloc[order].groupby(["ticker", "mode"], sort=False).indices
         return {key: order[positions] for key, positions in groups.items()}
     return memoized(snapshot, ("history_positions",), compute)
 
 
 def _price_points(rows: pd.DataFrame) -> list[dict[str, Any]]:
-    columns = ["date", "output", *(f for f in PRICE_FIELDS if f != "output"), "tiers", "peak", "source",
-               "source_version", "source_url", "provenance", "observed_on"]
-    names = ["timestamp", "beta", *columns[2:]]
+    names = list(PricePoint.__struct_fields__)
+    columns = ["date", "output", *names[2:]]
     return [{name: row[column] for name, column in zip(names, columns, strict=True)}
             for row in records(rows, columns)]
 
@@ -245,10 +225,10 @@ async def history(
                                                            "before the snapshot date); it ends there")] = None,
 ) -> Response[HistoryResponse]:
     snapshot = reply.snapshot
-    if as_known is not None and as_known > _as_of(snapshot):
+    if as_known is not None and as_known > date.fromisoformat(snapshot.as_of):
         raise invalid("as_known", f"{as_known.isoformat()} is after the snapshot date {snapshot.as_of}: nothing "
                                   "is known of it yet")
-    end = to or as_known or _as_of(snapshot)
+    end = to or as_known or date.fromisoformat(snapshot.as_of)
     if as_known is not None and end > as_known:
         raise invalid("to", f"{end.isoformat()} is after as_known ({as_known.isoformat()}): a history known on a "
                             "day ends on it")
@@ -266,10 +246,8 @@ async def history(
     dates = rows["date"]
     keep = (dates <= end) if from_ is None else (dates >= from_) & (dates <= end)
     rows = rows[keep.to_numpy(dtype=bool)]
-    if points == "changes":
-        rows = rows[change_points(rows, [*PRICE_FIELDS, "tiers", "peak"])]
-    else:
-        rows = rows[period_ends(rows["date"], interval)]
+    rows = rows[change_points(rows, [*PRICE_FIELDS, "tiers", "peak"]) if points == "changes"
+                else period_ends(rows["date"], interval)]
     prices = _price_points(rows)
     first = from_ or (dates.iloc[0] if len(dates) else None)
     return reply({
@@ -300,7 +278,7 @@ async def events(
 ) -> Response[EventsResponse]:
     one_of("kind", kind, EVENT_KINDS)
     snapshot = reply.snapshot
-    start = since or _as_of(snapshot) - timedelta(days=EVENTS_WINDOW_DAYS)
+    start = since or date.fromisoformat(snapshot.as_of) - timedelta(days=EVENTS_WINDOW_DAYS)
     table = snapshot.table("events")
     canonical = None
     if ticker is not None:

@@ -38,11 +38,11 @@ ENDPOINTS = {
     "events": "/v1/events",
     "backtest": "/v1/backtest",
     "task_types": "/v1/task-types",
+    "ici_constituents": "/v1/ici/constituents?date=&type=",
+    "ici_published": "/v1/ici/published",
     "export": "/v1/export/:table?format=parquet or csv",
     "events_stream": "/v1/events/stream",
     "webhooks": {"create": "POST /v1/webhooks", "list": "GET /v1/webhooks", "remove": "DELETE /v1/webhooks/:id"},
-    "ici_constituents": "/v1/ici/constituents?date=&type=",
-    "ici_published": "/v1/ici/published",
 }
 
 
@@ -53,42 +53,12 @@ class OracleBlock(msgspec.Struct):
     model_count: int
 
 
-class KeyEndpoints(msgspec.Struct):
-    create: str
-    usage: str
-    revoke: str
-
-
-class Endpoints(msgspec.Struct):
-    health: str
-    spots: str
-    greeks: str
-    forwards: str
-    forwards_all: str
-    price: str
-    compare: str
-    history: str
-    keys: KeyEndpoints
-    ici: str
-    accuracy: str
-    swap: str
-    simulate: str
-    providers: str
-    disputes: str
-    models: str
-    scheduled: str
-    spot: str
-    greek_sheet: str
-    model: str
-    monte_carlo: str
-    events: str
-    backtest: str
-    task_types: str
-    ici_constituents: str
-    ici_published: str
-    export: str
-    events_stream: str
-    webhooks: dict[str, str]
+# The descriptor's `endpoints` block, in the order of ENDPOINTS: the keys' routes as a struct of
+# their own, any other group as a plain mapping.
+KeyEndpoints = msgspec.defstruct("KeyEndpoints", [(name, str) for name in ENDPOINTS["keys"]], module=__name__)
+Endpoints = msgspec.defstruct("Endpoints", [
+    (name, KeyEndpoints if name == "keys" else dict[str, str] if isinstance(path, dict) else str)
+    for name, path in ENDPOINTS.items()], module=__name__)
 
 
 class Descriptor(msgspec.Struct):

@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Response
-from litestar.params import Parameter
 
 from serve.deps import Reply
 from serve.forward_curves import ForwardCurve, every_forward_curve
-from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed_answer
-from serve.params import MODES, SYNC, one_of
+from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed
+from serve.params import MODES, SYNC, enum_param, one_of
 from serve.records import memoized
 from serve.respond import envelope_type
 from serve.routing import get
@@ -30,13 +29,12 @@ ForwardCurveList = envelope_type("ForwardCurveListResponse", list[ForwardCurve],
 async def every_forward(
     reply: Reply,
     listing: ListQuery,
-    mode: Annotated[str, Parameter(description="sync (the default) or batch", schema_extra={"enum": list(MODES)})]
-    = SYNC,
+    mode: Annotated[str, enum_param("sync (the default) or batch", MODES)] = SYNC,
 ) -> Response[ForwardCurveList]:
     chosen = one_of("mode", mode, MODES)
     snapshot = reply.snapshot
     data = memoized(snapshot, ("every_forward", chosen), lambda: every_forward_curve(snapshot, chosen))
-    return reply.body(listed_answer(snapshot, data, listing, reply.request.url.path))
+    return listed(reply, data, listing)
 
 
 ROUTES = [every_forward]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Annotated, Any
 
@@ -31,17 +32,8 @@ PublishedLevel = struct_from_schema("IciPublishedLevel", ICI_PUBLISHED, exclude=
 Revision = struct_from_schema("IciRevision", ICI_REVISIONS, exclude=("type",))
 
 
-class IciLevel(msgspec.Struct, kw_only=True):
-    type: str
-    value: float
-    as_of: str
-    methodology_version: str
-    verification_hash: str
-    rebalance_date: str
-    carried_forward: int
-    oldest_input_days: int
-    constituents: list[IciConstituent]
-    history: list[IciPoint]
+IciLevel = struct_from_schema("IciLevel", ICI, only=LEVEL_FIELDS,
+                              extra=[("constituents", list[IciConstituent]), ("history", list[IciPoint])])
 
 
 class IciBasket(msgspec.Struct, kw_only=True):
@@ -72,6 +64,14 @@ def _table(snapshot: LoadedSnapshot, name: str) -> pd.DataFrame:
                                               "published before the index kept it; the next refresh adds it") from None
 
 
+def _of_variant(reply: Reply, type_: str, name: str,
+                build: Callable[[LoadedSnapshot, str], dict[str, Any]]) -> Response:
+    """The answer `build` makes for the variant asked for, once per snapshot and variant."""
+    variant = one_of("type", type_, ICI_TYPES)
+    snapshot = reply.snapshot
+    return reply(memoized(snapshot, (name, variant), lambda: build(snapshot, variant)))
+
+
 def _ici_level(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
     ici = snapshot.table("ici")
     rows = ici[ici["type"] == variant]
@@ -82,7 +82,7 @@ def _ici_level(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
     return {
         **{name: head[name] for name in LEVEL_FIELDS},
         "constituents": records(rows, ["ticker", "weight", "price", "contribution"]),
-        "history": records(daily[daily["type"] == variant], [f for f in ICI_HISTORY.names if f != "type"]),
+        "history": records(daily[daily["type"] == variant], list(IciPoint.__struct_fields__)),
     }
 
 
@@ -93,10 +93,7 @@ def _ici_level(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
                  "from a statement older than the day and the age of the oldest, and the daily history of that "
                  "variant (null where it had no level).")
 async def ici(reply: Reply, type_: TypeParam = ICI_TYPES[0]) -> Response[IciResponse]:
-    variant = one_of("type", type_, ICI_TYPES)
-    snapshot = reply.snapshot
-    return reply(memoized(snapshot, ("ici", variant),
-                                                       lambda: _ici_level(snapshot, variant)))
+    return _of_variant(reply, type_, "ici", _ici_level)
 
 
 @get("/v1/ici/constituents", summary="The index basket in force on a date", tags=["index"],
@@ -120,16 +117,15 @@ async def ici_constituents(
     rows = table[(table["rebalance_date"] == rebalance) & (table["type"] == variant)]
     return reply({
         "type": variant, "date": day.isoformat(), "rebalance_date": rebalance.isoformat(),
-        "constituents": records(rows, [f for f in ICI_CONSTITUENTS.names if f not in ("rebalance_date", "type")]),
+        "constituents": records(rows, list(BasketMember.__struct_fields__)),
     })
 
 
 def _record(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
     published, revisions = _table(snapshot, "ici_published"), _table(snapshot, "ici_revisions")
-    levels = records(published[published["type"] == variant], [f for f in ICI_PUBLISHED.names if f != "type"])
+    levels = records(published[published["type"] == variant], list(PublishedLevel.__struct_fields__))
     return {"type": variant, "levels": levels, "count": len(levels),
-            "revisions": records(revisions[revisions["type"] == variant],
-                                 [f for f in ICI_REVISIONS.names if f != "type"])}
+            "revisions": records(revisions[revisions["type"] == variant], list(Revision.__struct_fields__))}
 
 
 @get("/v1/ici/published", summary="The index as published, and every revision since", tags=["index"],
@@ -137,10 +133,7 @@ def _record(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
                  "methodology version), which no later build rewrites, and every revision of a published level "
                  "(old and new level, why, when), oldest first.")
 async def ici_published(reply: Reply, type_: TypeParam = ICI_TYPES[0]) -> Response[IciRecordResponse]:
-    variant = one_of("type", type_, ICI_TYPES)
-    snapshot = reply.snapshot
-    return reply(memoized(snapshot, ("ici_record", variant),
-                                                       lambda: _record(snapshot, variant)))
+    return _of_variant(reply, type_, "ici_record", _record)
 
 
 ROUTES = [ici, ici_constituents, ici_published]

@@ -12,7 +12,8 @@ from litestar.params import Parameter
 from pipelines.evidence import COMPARED_FIELDS, RULES
 from pipelines.model_metadata import ACTIVE, DEPRECATED, RETIRED
 from serve.deps import Reply
-from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed_answer
+from serve.listing import LIST_DESCRIPTION, LIST_QUERY, PAGE_FIELDS, ListQuery, listed
+from serve.params import BATCH
 from serve.problems import invalid
 from serve.records import record_of, table_records, ticker_of
 from serve.respond import envelope_type
@@ -61,16 +62,9 @@ def _model_rows(snapshot: LoadedSnapshot, table: str, name: str | None) -> tuple
     if name is None:
         return table_records(snapshot, table), None
     resolved = ticker_of(snapshot, name, batch=True)
-    mode = "batch" if resolved.mode == "batch" else None
     rows = [row for row in table_records(snapshot, table)
-            if row["ticker"] == resolved.ticker and (mode is None or row["mode"] == mode)]
+            if row["ticker"] == resolved.ticker and (resolved.mode != BATCH or row["mode"] == BATCH)]
     return rows, resolved.ticker
-
-
-def _listed(reply: Reply, table: str, listing: ListQuery) -> Response:
-    """The rows of `table` that `listing` selects, a page of them."""
-    snapshot = reply.snapshot
-    return reply.body(listed_answer(snapshot, table_records(snapshot, table), listing, reply.request.url.path))
 
 
 def _one(reply: Reply, table: str, name: str) -> Response:
@@ -82,7 +76,7 @@ def _one(reply: Reply, table: str, name: str) -> Response:
 @get("/v1/spots", summary="Spot prices of every model", tags=["market"], dependencies=LIST_QUERY,
      description=LIST_DESCRIPTION)
 async def list_spots(reply: Reply, listing: ListQuery) -> Response[SpotList]:
-    return _listed(reply, "spots", listing)
+    return listed(reply, table_records(reply.snapshot, "spots"), listing)
 
 
 @get("/v1/spots/{ticker:path}", summary="Spot prices of one model", tags=["market"])
@@ -93,7 +87,7 @@ async def one_spot(reply: Reply, ticker: str) -> Response[SpotOne]:
 @get("/v1/greeks", summary="The Greek sheet of every model", tags=["market"], dependencies=LIST_QUERY,
      description=LIST_DESCRIPTION)
 async def list_greeks(reply: Reply, listing: ListQuery) -> Response[GreekList]:
-    return _listed(reply, "greeks", listing)
+    return listed(reply, table_records(reply.snapshot, "greeks"), listing)
 
 
 @get("/v1/greeks/{ticker:path}", summary="The Greek sheet of one model", tags=["market"])
@@ -137,8 +131,7 @@ async def disputes(
         raise invalid("field", f"'{field}' is not a compared field; use one of {', '.join(COMPARED_FIELDS)}")
     rows, canonical = _model_rows(reply.snapshot, "price_disputes", ticker)
     rows = [row for row in rows if field is None or row["field"] == field]
-    return reply({"disputes": rows, "count": len(rows), "ticker": canonical, "field": field,
-                  "rules": RULES})
+    return reply({"disputes": rows, "count": len(rows), "ticker": canonical, "field": field, "rules": RULES})
 
 
 @get("/v1/scheduled", summary="Price changes announced for a date after the snapshot", tags=["market"],

@@ -22,6 +22,7 @@ from pipelines.evidence import EVIDENCE_COLUMNS
 from pipelines.listings import BATCH, PRICE_FIELDS, SYNC
 from pipelines.pricing import (
     USAGE_FIELDS,
+    CacheValue,
     PriceBook,
     Rates,
     Usage,
@@ -42,7 +43,7 @@ from pipelines.quotes import (
     provider_quotes,
     rank,
 )
-from pipelines.scheduled import level_ratios, scheduled_beta
+from pipelines.scheduled import level_ratios, scheduled_ratios
 from pipelines.spots import build_spots, rate_columns
 from pipelines.tasks import task_table
 from serve.deps import Reply
@@ -52,7 +53,7 @@ from serve.model_mode import ModelInMode, check_fit
 from serve.outlook import forward_ratios, process_of
 from serve.params import MAX_TOKENS, Eta, Tokens, in_mode
 from serve.problems import invalid
-from serve.records import record_of
+from serve.records import memoized, record_of
 from serve.respond import TidyList, column_values, envelope_type, records, tidy_columns, tidy_floats
 from serve.routing import get
 from serve.state import LoadedSnapshot
@@ -132,10 +133,7 @@ TaskProfileOut = msgspec.defstruct(
                        *((f.name, float, f.default) for f in fields(Usage))], module=__name__)
 
 
-class CacheValueOut(msgspec.Struct):
-    cost_without_cache: float
-    savings: float
-    savings_pct: float
+CacheValueOut = msgspec.defstruct("CacheValueOut", [(f.name, float) for f in fields(CacheValue)], module=__name__)
 
 
 class ForwardOut(msgspec.Struct):
@@ -234,29 +232,13 @@ class OriginOut(msgspec.Struct):
     spot_cost: float
 
 
-class ProviderQuote(msgspec.Struct, kw_only=True):
-    provider: str
-    provider_model_id: str
-    is_origin: bool
-    spot_cost: float
-    spread_to_origin: float | None
-    input: float | None
-    output: float | None
-    cache_read: float | None
-    cache_write: float | None
-    cache_write_1h: float | None
-    reasoning: float | None
-    citation: float | None
-    request_fee: float | None
-    web_search_fee: float | None
-    file_search_fee: float | None
-    grounding_fee: float | None
-    peak: str | None
-    effective_date: str
-    source: str
-    source_version: str
-    source_url: str | None
-    provenance: str
+# One provider's quote: who, its cost beside the origin's, each of its PRICE_FIELDS, and their provenance.
+ProviderQuote = msgspec.defstruct("ProviderQuote", [
+    ("provider", str), ("provider_model_id", str), ("is_origin", bool), ("spot_cost", float),
+    ("spread_to_origin", float | None), *((name, float | None) for name in PRICE_FIELDS), ("peak", str | None),
+    ("effective_date", str), ("source", str), ("source_version", str), ("source_url", str | None),
+    ("provenance", str)], kw_only=True, module=__name__)
+PROVIDER_FIELDS = list(ProviderQuote.__struct_fields__)
 
 
 class ProviderComparison(msgspec.Struct, kw_only=True):
@@ -328,9 +310,8 @@ def _past(snapshot: LoadedSnapshot, day: date) -> dict[str, Any]:
     if day not in kept:
         if len(kept) >= PAST_DAYS_KEPT:
             kept.clear()
-        today = snapshot.table("spots")
         kept[day] = {"spots": build_spots(snapshot.table("price_history"), snapshot.table("models"), day,
-                                          today[["ticker", *EVIDENCE_COLUMNS]])}
+                                          snapshot.table("spots")[["ticker", *EVIDENCE_COLUMNS]])}
     return kept[day]
 
 
@@ -378,9 +359,7 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
                                     spot[f"beta_{mode}"], date.fromisoformat(snapshot.as_of), [months])[0])
         data["forward"] = dict(vars(forward_quote(cost.spot_cost, cost.beta_used, process, months, factor)))
     if cost.cache_value is not None:
-        value = cost.cache_value
-        data["cache_value"] = {"cost_without_cache": value.cost_without_cache, "savings": value.savings,
-                               "savings_pct": value.savings_pct}
+        data["cache_value"] = dict(vars(cost.cache_value))
     if body.as_of is not None:
         data["as_of"] = body.as_of.isoformat()
     return data
@@ -430,26 +409,19 @@ def _listed(snapshot: LoadedSnapshot, names: list[str], mode: str) -> tuple[list
             continue
         if resolved.mode == BATCH and mode != BATCH:
             raise invalid("models", f"'{name}' is a batch ticker; send mode \"batch\" to compare batch prices")
-        if resolved.ticker not in tickers:
-            tickers.append(resolved.ticker)
-    return tickers, unknown
+        tickers.append(resolved.ticker)
+    return list(dict.fromkeys(tickers)), unknown
 
 
 def _roster(snapshot: LoadedSnapshot) -> Roster:
     """Who the models of a comparison are, once per snapshot."""
-    key = ("roster",)
-    if key not in snapshot.cache:
-        snapshot.cache[key] = Roster.of(snapshot.table("spots"))
-    return snapshot.cache[key]
+    return memoized(snapshot, ("roster",), lambda: Roster.of(snapshot.table("spots")))
 
 
 def _rank_labels(snapshot: LoadedSnapshot) -> dict[str, list[Any]]:
     """The spots table's label columns of a comparison, JSON-ready, once per snapshot."""
-    key = ("rank_labels",)
-    if key not in snapshot.cache:
-        spots = snapshot.table("spots")
-        snapshot.cache[key] = {column: column_values(spots[column]) for column in RANK_LABELS}
-    return snapshot.cache[key]
+    return memoized(snapshot, ("rank_labels",),
+                    lambda: {column: column_values(snapshot.table("spots")[column]) for column in RANK_LABELS})
 
 
 def _ranked_rows(snapshot: LoadedSnapshot, rows: list[int], figures: dict[str, list]) -> TidyList:
@@ -478,13 +450,8 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     # past date, a model priced then was sold then, whatever its status today.
     include_retired = body.include_retired or body.models is not None or day is not None
     period, at = _when(body)
-    scheduled = None
-    if body.horizon_months is not None:
-        beta = spots[f"beta_{mode}"].to_numpy(dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scheduled = np.where(beta > 0, scheduled_beta(spots, snapshot.table("scheduled_changes"), mode,
-                                                          date.fromisoformat(snapshot.as_of), body.horizon_months)
-                                 / beta, 1.0)
+    scheduled = None if body.horizon_months is None else scheduled_ratios(
+        spots, snapshot.table("scheduled_changes"), mode, date.fromisoformat(snapshot.as_of), body.horizon_months)
     roster = _roster(snapshot) if body.models is None and day is None else None  # else afresh
     ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
     order = ranking.order.tolist()
@@ -512,17 +479,11 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     return data
 
 
-PROVIDER_FIELDS = ["provider", "provider_model_id", "is_origin", "spot_cost", "spread_to_origin", *PRICE_FIELDS,
-                   "peak", "effective_date", "source", "source_version", "source_url", "provenance"]
-
-
 def _provider_rows(snapshot: LoadedSnapshot, ticker: str, mode: str) -> pd.DataFrame:
-    key = ("providers_by_model",)
-    if key not in snapshot.cache:
-        table = snapshot.table("providers")
-        snapshot.cache[key] = {group: rows.reset_index(drop=True)
-                               for group, rows in table.groupby(["ticker", "mode"], sort=False)}
-    return snapshot.cache[key].get((ticker, mode), snapshot.table("providers").iloc[0:0])
+    table = snapshot.table("providers")
+    by_model = memoized(snapshot, ("providers_by_model",), lambda: {
+        group: rows.reset_index(drop=True) for group, rows in table.groupby(["ticker", "mode"], sort=False)})
+    return by_model.get((ticker, mode), table.iloc[0:0])
 
 
 def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str, Any]:
@@ -536,9 +497,7 @@ def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str
     return {
         "ticker": spot["ticker"], "model_id": spot["model_id"], "display_name": spot["display_name"],
         "mode": mode, "task_profile": _task_profile(profile),
-        "origin": None if origin is None else {"provider": origin.provider,
-                                               "provider_model_id": origin.provider_model_id,
-                                               "spot_cost": origin.spot_cost},
+        "origin": None if origin is None else dict(vars(origin)),
         "providers": providers, "count": len(providers),
     }
 

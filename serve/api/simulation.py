@@ -13,7 +13,6 @@ here and answered with `serve.problems.invalid`.
 from __future__ import annotations
 
 from datetime import date
-from functools import partial
 from typing import Annotated, Any
 
 import msgspec
@@ -22,8 +21,8 @@ from litestar import Response, post
 from litestar.params import Parameter
 from msgspec import Meta, Struct
 
-from pipelines.budget import MAX_HORIZON_MONTHS, Workload, simulate_budget
-from pipelines.monte_carlo import simulate_task_cost
+from pipelines.budget import BANDS, MAX_HORIZON_MONTHS, STAT_PERCENTILES, Workload, simulate_budget
+from pipelines.monte_carlo import FAN_BANDS, simulate_task_cost
 from pipelines.pricing import Rates, task_cost
 from pipelines.scheduled import level_ratios
 from pipelines.spots import rate_columns
@@ -145,16 +144,13 @@ class SwapData(Struct, kw_only=True, rename="camel", omit_defaults=True):
     npv_at_fixed_rate: float | None = None
 
 
-class Stats(Struct):
-    mean: float
-    std: float
-    p01: float
-    p05: float
-    p25: float
-    p50: float
-    p75: float
-    p95: float
-    p99: float
+def _percentiles(levels: tuple[int, ...]) -> list[tuple[str, type]]:
+    """The fields p05, p25, … of the percentiles at `levels`, as the pipelines name them."""
+    return [(f"p{level:02d}", float) for level in levels]
+
+
+Stats = msgspec.defstruct("Stats", [("mean", float), ("std", float), *_percentiles(STAT_PERCENTILES)],
+                          module=__name__)
 
 
 class HistogramBin(Struct):
@@ -163,14 +159,8 @@ class HistogramBin(Struct):
     count: int
 
 
-class FanPoint(Struct):
-    month: int
-    mean: float
-    p05: float
-    p25: float
-    p50: float
-    p75: float
-    p95: float
+FanPoint = msgspec.defstruct("FanPoint", [("month", int), ("mean", float), *_percentiles(FAN_BANDS)],
+                             module=__name__)
 
 
 class MonteCarloData(Struct, kw_only=True, rename="camel"):
@@ -194,14 +184,8 @@ class MonteCarloData(Struct, kw_only=True, rename="camel"):
     fan: list[FanPoint]
 
 
-class BudgetMonthOut(Struct):
-    month: int
-    expected_spend: float
-    p05: float
-    p25: float
-    p50: float
-    p75: float
-    p95: float
+BudgetMonthOut = msgspec.defstruct("BudgetMonthOut", [("month", int), ("expected_spend", float),
+                                                       *_percentiles(BANDS)], module=__name__)
 
 
 class WorkloadOut(Struct, kw_only=True):
@@ -279,18 +263,14 @@ class _Priced:
         self.rates = Rates.from_row(row, columns=rate_columns(model.mode))
         self._snapshot = snapshot
 
-    def check_fit(self, profile: TaskProfile | ProfileIn, field: str) -> None:
-        """A 400 when the model cannot serve the profile (thinking, context window), naming `field`."""
-        check_fit(self.row, self.mode, Profile(profile.n_in, profile.n_out, profile.eta, profile.n_think), field=field)
-
     def levels(self, months) -> np.ndarray:
         """The price announced for each horizon over today's (`scheduled.level_ratios`)."""
         return level_ratios(self._snapshot.table("scheduled_changes"), self.ticker, self.mode, self.beta,
                             date.fromisoformat(self._snapshot.as_of), months)
 
 
-def _profile_out(profile: TaskProfile | ProfileIn) -> TokenProfileOut:
-    return TokenProfileOut(float(profile.n_in), float(profile.n_out), float(profile.eta), float(profile.n_think))
+def _profile_out(profile: Profile) -> TokenProfileOut:
+    return TokenProfileOut(*map(float, profile.args))
 
 
 def _reply(snapshot: LoadedSnapshot, response_type: type[Struct], data: Struct) -> Any:
@@ -317,12 +297,10 @@ async def swap(settings: Settings, snapshot: LoadedSnapshot, data: SwapRequest) 
     _, notional = _twin(notionalTokens=data.notionalTokens, notional_tokens=data.notional_tokens)
     _, fixed = _twin(False, fixedRate=data.fixedRate, fixed_rate=data.fixed_rate)
     priced = _Priced(snapshot, data.model, data.mode)
-    priced.check_fit(profile, task_field)
-    rate = settings.discount_rate
+    check_fit(priced.row, priced.mode, profile, field=task_field)
     try:
-        quote = price_swap(priced.rates, priced.process, profile.n_in, profile.n_out, profile.eta, profile.n_think,
-                           TENORS[tenor_key], notional, rate, date.fromisoformat(snapshot.as_of), fixed,
-                           priced.levels)
+        quote = price_swap(priced.rates, priced.process, *profile.args, TENORS[tenor_key], notional,
+                           settings.discount_rate, date.fromisoformat(snapshot.as_of), fixed, priced.levels)
     except ValueError as error:
         raise invalid("body", str(error)) from None
     return _reply(snapshot, SwapResponse, SwapData(
@@ -373,25 +351,22 @@ async def monte_carlo(
     law's chance of a change, `probabilityOfChangeModel`. `fan` holds the monthly mean and
     percentiles of β to the horizon. Same query, same answer.
     """
-    return await computing.run(partial(
-        _monte_carlo, settings, reply, ticker, taskCategory=taskCategory, task_category=task_category,
-        horizonMonths=horizonMonths, horizon_months=horizon_months, paths=paths, seed=seed, mode=mode))
-
-
-def _monte_carlo(settings: Settings, reply: Reply, ticker: str, *, taskCategory: str | None, task_category: str | None,
-                 horizonMonths: int | None, horizon_months: int | None, paths: int | None, seed: int,
-                 mode: str | None) -> Response[MonteCarloResponse]:
-    """The Monte Carlo answer, computed in a worker thread (`serve.threads`)."""
     category_field, category = _twin(taskCategory=taskCategory, task_category=task_category)
     task, profile = _task(category_field, category)
     horizon_field, horizon = _twin(horizonMonths=horizonMonths, horizon_months=horizon_months)
     if horizon not in MONTE_CARLO_HORIZONS:
         raise invalid(horizon_field, f"must be one of {', '.join(map(str, MONTE_CARLO_HORIZONS))}, got {horizon}")
-    count = _paths(settings, paths)
+    return await computing.run(_monte_carlo, reply, ticker.lstrip("/"), mode, category_field, task, profile, horizon,
+                               _paths(settings, paths), seed)
+
+
+def _monte_carlo(reply: Reply, name: str, mode: str | None, category_field: str, task: str, profile: TaskProfile,
+                 horizon: int, count: int, seed: int) -> Response[MonteCarloResponse]:
+    """The Monte Carlo answer, computed in a worker thread (`serve.threads`)."""
     snapshot = reply.snapshot
-    priced = _Priced(snapshot, ticker.lstrip("/"), mode, "ticker")
-    priced.check_fit(profile, category_field)
-    cost_today = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
+    priced = _Priced(snapshot, name, mode, "ticker")
+    check_fit(priced.row, priced.mode, profile, field=category_field)
+    cost_today = task_cost(priced.rates, *profile.args).spot_cost
     levels = priced.levels(np.arange(1, horizon + 1, dtype=float))
     paths_of = simulate_task_cost(cost_today, priced.beta, priced.process, levels, horizon, count, seed)
     data = MonteCarloData(
@@ -404,8 +379,7 @@ def _monte_carlo(settings: Settings, reply: Reply, ticker: str, *, taskCategory:
         probability_of_change_model=paths_of.probability_of_change_model,
         fan=[FanPoint(**vars(month)) for month in paths_of.fan],
     )
-    body = msgspec.to_builtins(MonteCarloResponse(**computed_envelope(snapshot, data)))
-    return reply.body(body)
+    return reply.body(msgspec.to_builtins(_reply(snapshot, MonteCarloResponse, data)))
 
 
 # --- Budget simulation ---------------------------------------------------------------------------
@@ -439,14 +413,14 @@ def _simulate(settings: Settings, snapshot: LoadedSnapshot, data: SimulateReques
                                                 f"{field}.task_type": item.task_type})
         if (task_name is None) == (item.profile is None):
             raise invalid(f"{field}.taskType", "give a task type (taskType) or an explicit profile, exactly one")
-        task, profile = ("custom", item.profile) if task_name is None else _task(task_field, task_name)
+        task, profile = (("custom", Profile(**msgspec.structs.asdict(item.profile))) if task_name is None
+                         else _task(task_field, task_name))
         priced = _Priced(snapshot, item.model, item.mode, f"{field}.model", f"{field}.mode")
-        priced.check_fit(profile, f"{field}.profile" if task_name is None else task_field)
+        check_fit(priced.row, priced.mode, profile, field=f"{field}.profile" if task_name is None else task_field)
         try:
-            workload = Workload(f"{priced.ticker}:{priced.mode}", priced.rates, priced.process, profile.n_in,
-                                profile.n_out, profile.eta, profile.n_think, item.requests_per_month,
-                                tuple(priced.levels(np.arange(1, MAX_HORIZON_MONTHS + 1))))
-            cost = task_cost(priced.rates, profile.n_in, profile.n_out, profile.eta, profile.n_think).spot_cost
+            workload = Workload(f"{priced.ticker}:{priced.mode}", priced.rates, priced.process, *profile.args,
+                                item.requests_per_month, tuple(priced.levels(np.arange(1, MAX_HORIZON_MONTHS + 1))))
+            cost = task_cost(priced.rates, *profile.args).spot_cost
         except ValueError as error:
             raise invalid(field, str(error)) from None
         workloads.append(workload)
@@ -454,7 +428,7 @@ def _simulate(settings: Settings, snapshot: LoadedSnapshot, data: SimulateReques
     budget = simulate_budget(workloads, horizon, count, data.seed)
     return _reply(snapshot, SimulateResponse, SimulateData(
         horizon_months=horizon, paths=count, seed=data.seed,
-        months=[BudgetMonthOut(m.month, m.expected_spend, m.p05, m.p25, m.p50, m.p75, m.p95) for m in budget.months],
+        months=[BudgetMonthOut(**vars(month)) for month in budget.months],
         workloads=[WorkloadOut(model=priced.ticker, mode=priced.mode, task=task, task_profile=_profile_out(profile),
                                requests_per_month=float(requests), spot_cost=cost, expected_spend_total=spend,
                                share=share)
