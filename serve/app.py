@@ -31,7 +31,7 @@ from serve.api import (
 )
 from serve.dashboard.routes import dashboard_routes
 from serve.deps import DEPENDENCIES
-from serve.direct import StrictBodies, check_query
+from serve.direct import check_query
 from serve.documented import document_problems
 from serve.heap import freeze_what_lives
 from serve.openapi_page import DocumentJson, DocumentPage, operation_id
@@ -82,8 +82,9 @@ def create_app(settings: Settings) -> Litestar:
     sink = open_sink(settings.access_log)
     writer = AccessLogWriter(sink) if sink is not None else None
     log = AccessLog(writer) if writer is not None else None
-    # Every request is counted, limited and logged (outermost), then a strict body checked; a
-    # path no route serves gets the same through the error hooks (serve/access/misses.py).
+    # Every request is counted, limited and logged (outermost), then, on the routes that take a
+    # body, the body checked strictly (serve/direct.py); a path no route serves gets the same
+    # through the error hooks (serve/access/misses.py).
     guard = {"settings": settings, "keys": keys_store, "counters": counters, "log": log}
     misses = RouterMisses(AccessControl(None, **guard), log)
     hooks = WebhookStore(settings.data)
@@ -93,8 +94,7 @@ def create_app(settings: Settings) -> Litestar:
         dependencies=DEPENDENCIES,  # what handlers name as parameters: settings, snapshot, reply (serve/deps.py)
         state=State({"settings": settings, "snapshots": snapshots, "key_store": keys_store, "counters": counters,
                      "computing": computing, "webhooks": hooks}),
-        middleware=[partial(AccessControl, **guard), partial(StrictBodies, max_body_bytes=settings.max_body_bytes,
-                                                                  body_seconds=settings.body_timeout_seconds)],
+        middleware=[partial(AccessControl, **guard)],
         before_request=before_each_request,
         after_exception=[misses.decide],
         on_startup=[dispatcher.start],

@@ -50,15 +50,15 @@ class Direct:
 
 
 def direct(request_type: type[msgspec.Struct], compute: Callable[[LoadedSnapshot, Any], Any],
-           offload: bool = False) -> dict[str, Direct]:
-    """The `opt` of a route handler answered by `handler_answer`."""
-    return {DIRECT: Direct(request_type, compute, offload)}
+           offload: bool = False) -> dict[str, Any]:
+    """The `opt` and middleware of a route handler answered by `handler_answer`."""
+    return {"opt": {DIRECT: Direct(request_type, compute, offload)}, "middleware": [StrictBodies]}
 
 
-def strict(request_type: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:
-    """The `opt` of a framework handler whose body `StrictBodies` decodes strictly before the
-    handler runs (the framework's own decoding is lenient: it would take "100" for 100)."""
-    return {STRICT: request_type}
+def strict(request_type: type[msgspec.Struct]) -> dict[str, Any]:
+    """The `opt` and middleware of a framework handler whose body `StrictBodies` decodes strictly
+    before the handler runs (the framework's own decoding is lenient: it would take "100" for 100)."""
+    return {"opt": {STRICT: request_type}, "middleware": [StrictBodies]}
 
 
 def require_json(headers) -> None:
@@ -227,21 +227,24 @@ def _body_type(scope) -> type[msgspec.Struct] | None:
 
 
 class StrictBodies:
-    """Middleware: the body of a POST marked `strict` or `direct` is JSON, read within the size limit, renamed
+    """Middleware of the handlers marked `strict` or `direct` (no other request passes through it):
+    the body of such a POST is JSON, read within the app's limits on its size and time, renamed
     from the original oracle's names and decoded strictly before the handler reads it; a body
     refused here is answered here, with its problem, through the middleware around this one."""
 
-    def __init__(self, app, max_body_bytes: int, body_seconds: float):
-        self.app, self.max_body_bytes, self.body_seconds = app, max_body_bytes, body_seconds
+    def __init__(self, app):
+        self.app = app
 
     async def __call__(self, scope, receive, send) -> None:
         checked = _body_type(scope)
         if checked is None:
             await self.app(scope, receive, send)
             return
+        settings = scope["litestar_app"].state.settings
         try:
             require_json(scope.get("headers", []))
-            raw = with_our_names(await read_body(receive, self.max_body_bytes, self.body_seconds), checked)
+            raw = with_our_names(await read_body(receive, settings.max_body_bytes, settings.body_timeout_seconds),
+                                 checked)
             decode_strictly(raw, checked)
         except Problem as refused:
             await send_problem(send, refused)

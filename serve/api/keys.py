@@ -83,7 +83,7 @@ def _wrap(snapshots: SnapshotState, data: Any, **original: Any) -> dict[str, Any
     return {**envelope(snapshots.current(), data), **original}
 
 
-@post("/v1/keys", status_code=201, summary="Create an API key (shown once)", tags=["keys"], opt=strict(CreateKey))
+@post("/v1/keys", status_code=201, summary="Create an API key (shown once)", tags=["keys"], **strict(CreateKey))
 async def create_key(request: Request, settings: Settings, snapshots: SnapshotState,
                      data: CreateKey) -> Response[KeyCreatedResponse]:
     if not NAME.match(data.name):

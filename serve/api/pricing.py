@@ -505,19 +505,19 @@ def providers_data(snapshot: LoadedSnapshot, body: ProvidersRequest) -> dict[str
 # Each handler declares its operation; `serve.direct` answers it from the raw body (see there).
 
 @post("/v1/price", status_code=200, summary="The cost of a task profile on one model", tags=["pricing"],
-      opt=direct(PriceRequest, price_data))
+      **direct(PriceRequest, price_data))
 async def price(request: Request, data: PriceRequest) -> Response[PriceResponse]:
     return await handler_answer(request)
 
 
 @post("/v1/compare", status_code=200, summary="Models ranked by the cost of a task profile", tags=["pricing"],
-      opt=direct(CompareRequest, compare_data, offload=True))
+      **direct(CompareRequest, compare_data, offload=True))
 async def compare(request: Request, data: CompareRequest) -> Response[CompareResponse]:
     return await handler_answer(request)
 
 
 @post("/v1/providers", status_code=200, summary="The cost of a task profile at every provider of a model",
-      tags=["pricing"], opt=direct(ProvidersRequest, providers_data))
+      tags=["pricing"], **direct(ProvidersRequest, providers_data))
 async def providers(request: Request, data: ProvidersRequest) -> Response[ProvidersResponse]:
     return await handler_answer(request)
 

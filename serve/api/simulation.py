@@ -280,7 +280,7 @@ def _reply(snapshot: LoadedSnapshot, response_type: type[Struct], data: Struct) 
 # --- Swap ----------------------------------------------------------------------------------------
 
 @post("/v1/swap", status_code=200, summary="Price an inference cost swap", tags=["simulation"],
-      opt=strict(SwapRequest))
+      **strict(SwapRequest))
 async def swap(settings: Settings, snapshot: LoadedSnapshot, data: SwapRequest) -> SwapResponse:
     """Fair fixed rate, npv, notional, greeks and fixing schedule of a swap on one model and task type.
 
@@ -385,7 +385,7 @@ def _monte_carlo(reply: Reply, name: str, mode: str | None, category_field: str,
 # --- Budget simulation ---------------------------------------------------------------------------
 
 @post("/v1/simulate", status_code=200, summary="Budget simulation of a workload portfolio",
-      tags=["simulation"], opt=strict(SimulateRequest))
+      tags=["simulation"], **strict(SimulateRequest))
 async def simulate(computing: Threads, settings: Settings, snapshot: LoadedSnapshot,
                    data: SimulateRequest) -> SimulateResponse:
     """Monthly spend of a portfolio of workloads to the horizon, with percentile bands and shares.

@@ -72,7 +72,7 @@ def _out(hook: Webhook, secret: bool = False) -> dict[str, Any]:
 
 
 @post("/v1/webhooks", status_code=201, summary="Register a webhook for new price events", tags=["alerts"],
-      opt=strict(WebhookIn),
+      **strict(WebhookIn),
       responses={409: problem("The key already has the most webhooks a key may have (code too_many_webhooks).")},
       description="Each newly published snapshot's events that match `ticker` and `kind` are posted to `url` as "
                   "JSON {snapshot_id, events}, signed `X-Oracle-Signature: sha256=<hex HMAC-SHA256 of the body "
