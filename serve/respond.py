@@ -68,16 +68,12 @@ def tidy(value: Any) -> Any:
         return tidy_float(value)
     if kind is str or kind is int or kind is bool or value is None or kind is TidyList:
         return value
-    if kind is dict:
+    if kind is dict or isinstance(value, dict):
         return {k: tidy(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
+    if kind is list or kind is tuple or isinstance(value, list | tuple):
         return [tidy(v) for v in value]
-    if isinstance(value, float):
+    if isinstance(value, float):  # numpy's float64 among them
         return tidy_float(value)
-    if isinstance(value, dict):
-        return {k: tidy(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [tidy(v) for v in value]
     if isinstance(value, msgspec.Struct):
         return tidy(msgspec.to_builtins(value))
     return value
@@ -88,15 +84,14 @@ def computed_envelope(snapshot: LoadedSnapshot, data: Any) -> dict[str, Any]:
     return envelope(snapshot, tidy(data))
 
 
-def envelope(snapshot: LoadedSnapshot | None, data: Any, now: datetime | None = None) -> dict[str, Any]:
+def envelope(snapshot: LoadedSnapshot | None, data: Any) -> dict[str, Any]:
     if snapshot is None:  # only answers that need no snapshot get here (the key endpoints)
         return {"data": data, "oracle_timestamp": None, "cache_age_seconds": None}
-    now = now or datetime.now(UTC)
     stamp = snapshot.cache.get("oracle_timestamp")
     if stamp is None:  # formatting a time costs more than the rest of a small envelope
         stamp = snapshot.cache["oracle_timestamp"] = iso_millis(snapshot.last_update)
     return {"data": data, "oracle_timestamp": stamp,
-            "cache_age_seconds": max(0, int((now - snapshot.last_update).total_seconds()))}
+            "cache_age_seconds": max(0, int((datetime.now(UTC) - snapshot.last_update).total_seconds()))}
 
 
 def etag(snapshot: LoadedSnapshot, request: Request) -> str:

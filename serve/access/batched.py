@@ -43,9 +43,8 @@ class BatchedKeyStore:
     def __init__(self, store: KeyStore, flush_seconds: float = FLUSH_SECONDS,
                  remember_seconds: float = REMEMBER_SECONDS, clock: Callable[[], float] = time.monotonic):
         self.store, self.remember_seconds, self.clock = store, remember_seconds, clock
-        self._pending = UsageBatch()
+        self._pending = UsageBatch()  # uses folded in but not yet written; only a flush touches it
         self._uses: deque[tuple[str, str, datetime]] = deque()  # appended per request, folded in at flush
-        self._pending_lock = threading.Lock()
         self._flush_lock = threading.Lock()  # one flush at a time, so batches land in order
         self._found: dict[str, tuple[KeyRecord, float]] = {}  # key hash → (record, when its lookup began)
         self._lookups: dict[str, asyncio.Future] = {}  # key hash → the lookup in flight
@@ -117,10 +116,6 @@ class BatchedKeyStore:
     def record_use(self, key_id: str, endpoint: str, now: datetime) -> None:
         self._uses.append((key_id, endpoint, utc_moment(now)))  # deque appends are atomic: no lock on the request path
 
-    def record_uses(self, batch: UsageBatch) -> None:
-        with self._pending_lock:
-            self._pending.merge(batch)
-
     def usage(self, key_id: str) -> Usage:
         self.flush()
         return self.store.usage(key_id)
@@ -128,19 +123,11 @@ class BatchedKeyStore:
     def flush(self) -> None:
         """Write what is pending in one transaction; on failure keep it for the next flush."""
         with self._flush_lock:
-            with self._pending_lock:
-                batch, self._pending = self._pending, UsageBatch()
             # popleft is atomic too, so no use is ever missed
-            batch.add_uses([self._uses.popleft() for _ in range(len(self._uses))])
-            if not batch:
-                return
-            try:
-                self.store.record_uses(batch)
-            except Exception:
-                with self._pending_lock:
-                    batch.merge(self._pending)
-                    self._pending = batch
-                raise
+            self._pending.add_uses([self._uses.popleft() for _ in range(len(self._uses))])
+            if self._pending:
+                self.store.record_uses(self._pending)  # if this raises, the batch stays pending
+                self._pending = UsageBatch()
 
     def _flush_periodically(self, every: float) -> None:
         while not self._stop.wait(every):

@@ -42,10 +42,9 @@ def key_store_from(data: str | os.PathLike | object, key_store_url: str | None =
 
 def counter_store_from(counter_store_url: str | object = "") -> CounterStore:
     """Empty URL: in this process; `redis://…`: Redis."""
-    url = counter_store_url
-    if url is not None and not isinstance(url, str):  # a settings-like object
-        url = getattr(url, "counter_store_url", "")
-    url = (url or "").strip()
+    if counter_store_url is not None and not isinstance(counter_store_url, str):  # a settings-like object
+        counter_store_url = getattr(counter_store_url, "counter_store_url", "")
+    url = (counter_store_url or "").strip()
     if not url:
         return MemoryCounterStore()
     if url.startswith(REDIS_SCHEMES):

@@ -6,8 +6,7 @@ while Redis answers."""
 from __future__ import annotations
 
 from serve.access.memory_counter import window_bounds
-
-INSTALL_HINT = "pip install 'inference-pricing-oracle[scale]'"
+from serve.access.stores import INSTALL_HINT
 
 
 def counter_key(bucket: str, window_seconds: int, window_start: int) -> str:
