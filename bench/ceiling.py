@@ -7,7 +7,9 @@ response, byte for byte. Measured against the real app, it shows what the framew
 and the network cost by themselves, so the rest is the oracle's own work.
 
 Settings come from arguments, else `CEILING_*` environment variables, like `serve.settings`:
-`payloads` names a JSON file mapping each path to the body to serve, as a string.
+`payloads` names a JSON file mapping each path to the body to serve, as a string; `headers`, if
+given, one mapping each path to headers sent with it (the real answer's own, to measure what the
+stack itself pays for them).
 
     python -m bench.ceiling --host 127.0.0.1 --port 8100 --payloads payloads.json
 """
@@ -27,18 +29,20 @@ from litestar.handlers import HTTPRouteHandler
 @dataclass(frozen=True)
 class CeilingSettings:
     payloads: str = "payloads.json"
+    headers: str = ""
 
     @classmethod
     def from_env(cls, **overrides) -> CeilingSettings:
         value = overrides.get("payloads") or os.environ.get("CEILING_PAYLOADS") or cls.payloads
-        return cls(payloads=value)
+        return cls(payloads=value, headers=overrides.get("headers") or os.environ.get("CEILING_HEADERS", ""))
 
 
-def constant_handlers(path: str, body: bytes) -> list[HTTPRouteHandler]:
-    """A GET and a POST handler on `path`, both answering `body` as it is, already encoded."""
+def constant_handlers(path: str, body: bytes, headers: dict[str, str] | None = None) -> list[HTTPRouteHandler]:
+    """A GET and a POST handler on `path`, both answering `body` as it is, already encoded, with
+    `headers` beside the type and length."""
 
     async def constant() -> Response[bytes]:
-        return Response(content=body, media_type="application/json", status_code=200)
+        return Response(content=body, media_type="application/json", status_code=200, headers=headers)
 
     name = path.strip("/").replace("/", "_").replace("-", "_")
     return [get(path, name=f"get_{name}")(constant),
@@ -52,7 +56,8 @@ async def health() -> dict[str, str]:
 
 def create_app(settings: CeilingSettings) -> Litestar:
     payloads = json.loads(Path(settings.payloads).read_text())
-    handlers = [h for path, body in payloads.items() for h in constant_handlers(path, body.encode())]
+    headers = json.loads(Path(settings.headers).read_text()) if settings.headers else {}
+    handlers = [h for path, body in payloads.items() for h in constant_handlers(path, body.encode(), headers.get(path))]
     return Litestar(route_handlers=[health, *handlers], openapi_config=None)
 
 
@@ -63,8 +68,9 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8100)
     parser.add_argument("--payloads")
+    parser.add_argument("--headers")
     args = parser.parse_args()
-    app = create_app(CeilingSettings.from_env(payloads=args.payloads))
+    app = create_app(CeilingSettings.from_env(payloads=args.payloads, headers=args.headers))
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", access_log=False)
 
 

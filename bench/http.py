@@ -127,16 +127,23 @@ def stop_server(process: subprocess.Popen) -> None:
             process.wait()
 
 
-def fetch_real_responses(base: str, key: str) -> dict[str, str]:
-    """Each endpoint's real response body, fetched once; these exact bytes are the ceiling's."""
-    payloads = {}
+# The real answer's headers that the ceiling sends too with --ceiling-headers: all but those the
+# stack writes itself (type, length, date).
+STACK_HEADERS = {"content-type", "content-length", "date"}
+
+
+def fetch_real_responses(base: str, key: str) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Each endpoint's real response body, fetched once (these exact bytes are the ceiling's), and
+    its headers other than STACK_HEADERS."""
+    payloads, headers = {}, {}
     with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=60) as client:
         for e in ENDPOINTS:
             response = client.request(e.method, e.path, json=e.body, headers={"Accept-Encoding": "identity"})
             if response.status_code != 200:
                 raise RuntimeError(f"{e.label}: {response.status_code} {response.text[:300]}")
             payloads[e.path.split("?")[0]] = response.content.decode()
-    return payloads
+            headers[e.path.split("?")[0]] = {k: v for k, v in response.headers.items() if k not in STACK_HEADERS}
+    return payloads, headers
 
 
 def check_ceiling_sizes(base: str, payloads: dict[str, str]) -> None:
@@ -374,6 +381,8 @@ def main() -> int:
     parser.add_argument("--json", help="also write the rows and the machine here")
     parser.add_argument("--only", help="measure only the endpoints whose label matches this regular expression")
     parser.add_argument("--rounds", type=int, default=3, help="real and ceiling runs per endpoint and load")
+    parser.add_argument("--ceiling-headers", action="store_true",
+                        help="the ceiling sends each real answer's headers too (ETag, Cache-Control, the rate limits)")
     parser.add_argument("--workers", action="store_true",
                         help="also measure `oracle serve --workers 2` against one worker on a forward curve")
     args = parser.parse_args()
@@ -392,11 +401,13 @@ def main() -> int:
             serve = [sys.executable, str(ROOT / "cli.py"), "serve", "--host", "127.0.0.1", "--warehouse", warehouse]
             servers.append(start_server([*serve, "--port", str(real_port)], {"ORACLE_DATA": str(workdir / "data")}))
             wait_healthy(bases["real"], servers[-1])
-            payloads = fetch_real_responses(bases["real"], key)
+            payloads, headers = fetch_real_responses(bases["real"], key)
             (workdir / "payloads.json").write_text(json.dumps(payloads))
+            (workdir / "headers.json").write_text(json.dumps(headers))
+            ceiling_env = {"CEILING_PAYLOADS": str(workdir / "payloads.json"),
+                           "CEILING_HEADERS": str(workdir / "headers.json") if args.ceiling_headers else ""}
             servers.append(start_server([sys.executable, "-m", "bench.ceiling", "--host", "127.0.0.1",
-                                         "--port", str(ceiling_port)],
-                                        {"CEILING_PAYLOADS": str(workdir / "payloads.json")}))
+                                         "--port", str(ceiling_port)], ceiling_env))
             wait_healthy(bases["ceiling"], servers[-1])
             check_ceiling_sizes(bases["ceiling"], payloads)
             rows = measure(bases, workdir, key, args.duration, endpoints, args.rounds)
@@ -422,7 +433,8 @@ def main() -> int:
               f"{workers['ratio']:.2f} (rounds: {', '.join(f'{r:.2f}' for r in workers['ratios'])})")
     if args.json:
         Path(args.json).write_text(json.dumps({"machine": host, "duration_seconds": args.duration,
-                                               "rounds": args.rounds, "rows": rows, "beside": beside,
+                                               "rounds": args.rounds, "ceiling_headers": args.ceiling_headers,
+                                               "rows": rows, "beside": beside,
                                                "in_process_ms": in_process, "workers": workers}, indent=2) + "\n")
     problems = failures(rows) + failures([{**row, "ceiling": row["real"]} for row in beside])
     for problem in problems:
