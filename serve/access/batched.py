@@ -60,18 +60,23 @@ class BatchedKeyStore:
     def create(self, name: str, tier: str, now: datetime) -> tuple[str, KeyRecord]:
         return self.store.create(name, tier, now)
 
-    async def find(self, key: str) -> KeyRecord | None:
+    def remembered(self, key: str) -> KeyRecord | None:
+        """The key's record if it is remembered still (found, revoked or not), at no await: what
+        almost every keyed request needs; None when `find` must look it up."""
         digest = key_hash(key)
-        now = self.clock()
         remembered = self._found.get(digest)
         if remembered is not None:
             record, found_at = remembered
+            now = self.clock()
             age = now - found_at
             if age < self.remember_seconds:
                 if age >= self.remember_seconds / 2:
                     self._look_up(key, digest, now)  # ahead of time; this request does not wait for it
                 return record
-        return await self._look_up(key, digest, now)
+        return None
+
+    async def find(self, key: str) -> KeyRecord | None:
+        return self.remembered(key) or await self._look_up(key, key_hash(key), self.clock())
 
     def _look_up(self, key: str, digest: str, now: float) -> asyncio.Future:
         """The lookup of `key` in flight, or a new one: concurrent misses share it."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from serve.access.batched import BatchedKeyStore
+from serve.access.memory_counter import MemoryCounterStore
 from serve.access.stores import CounterStore, KeyRecord
 from serve.access_log import CLIENT_SCOPE_KEY, AccessLog
 from serve.problems import Problem, send_problem
@@ -118,6 +119,8 @@ class AccessControl:
         self.app, self.settings, self.keys, self.counters, self.clock = app, settings, keys, counters, clock
         self.log = log
         self.trusted = frozenset(p.strip() for p in settings.trusted_proxies.split(",") if p.strip())
+        # Counters kept in this process are counted without an await, as most requests are.
+        self._in_process = isinstance(counters, MemoryCounterStore)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -168,7 +171,7 @@ class AccessControl:
         key = presented_key(headers)
         record = None
         if key is not None:
-            record = await self.keys.find(key)
+            record = self.keys.remembered(key) or await self.keys.find(key)
             if record is None or record.revoked is not None:
                 failed, reset = await self.counters.hit(f"authfail:{client}", WINDOW_SECONDS, now)
                 if failed > self.settings.failed_auths_per_hour:
@@ -196,7 +199,8 @@ class AccessControl:
         else:
             limit = self.settings.limit_of(tier)
             bucket = f"key:{record.key_id}" if record else f"ip:{client}"
-            count, reset = await self.counters.hit(bucket, WINDOW_SECONDS, now)
+            count, reset = self.counters.count(bucket, WINDOW_SECONDS, now) if self._in_process else \
+                await self.counters.hit(bucket, WINDOW_SECONDS, now)
         rate = rate_headers(limit, count, reset, now)
         if count > limit:
             return _limited("dashboard's" if dashboard else f"{tier} tier", limit, reset, now, rate)
@@ -254,8 +258,11 @@ def _endpoint(scope) -> str:
 
 
 def _headers_added(start: dict, added: Headers) -> dict:
-    """An answer's start message with `added` after its own headers."""
-    return {**start, "headers": [*start.get("headers", []), *added]} if added else start
+    """An answer's start message with `added` after its own headers (in a new list: the
+    response's own may be kept for other requests)."""
+    if added:
+        start["headers"] = [*start.get("headers", []), *added]
+    return start
 
 
 def _with_headers(send, added: Headers):

@@ -183,10 +183,14 @@ def test_a_kept_answer_asked_from_another_origin_gets_its_cors_headers(built_war
 def test_a_failure_before_a_kept_answer_is_the_same_500_problem_as_the_routes(fresh_client, monkeypatch, caplog):
     fresh_client.get("/v1/forwards/SONNET-4")
 
-    async def unreachable(*args, **kwargs):
+    def down(*args, **kwargs):
         raise ConnectionError("the counter store is down")
 
+    async def unreachable(*args, **kwargs):
+        down()
+
     monkeypatch.setattr(fresh_client.app.state.counters, "hit", unreachable)
+    monkeypatch.setattr(fresh_client.app.state.counters, "count", down)  # the in-process store's, not awaited
     kept = fresh_client.get("/v1/forwards/SONNET-4")
     computed = fresh_client.get("/v1/forwards/GPT-4O")
     assert kept.status_code == computed.status_code == 500
