@@ -3,13 +3,13 @@
 Every POST body is JSON (else 415) and is decoded in msgspec's strict mode: a number sent as a
 string is an error, never a guess. An endpoint marked `direct(RequestType, compute)` is answered
 by its handler through `handler_answer`: the raw body, renamed from the original oracle's field
-names, decoded once, computed (in a worker thread when `offload`), and the encoded answer kept
-per snapshot and raw body (`_memo`), so a repeat (a dashboard's preset, a client's polling)
-is neither decoded nor computed again. The other POST endpoints are marked
-`strict(RequestType)`. `StrictBodies` checks the body of both the same way before the framework
-decodes it for the handler (the framework's own decoding is lenient), and sends its refusal
-itself, through the middleware around it, so the access log and the rate-limit headers see it
-as the 4xx it is.
+names and decoded once (by `StrictBodies`, which leaves both in the scope), is computed (in a
+worker thread when `offload`), and the encoded answer kept per snapshot and raw body (`_memo`),
+so a repeat (a dashboard's preset, a client's polling) is not computed again. The other POST
+endpoints are marked `strict(RequestType)`. `StrictBodies` checks the body of both the same way
+before the framework decodes it for the handler (the framework's own decoding is lenient), and
+sends its refusal itself, through the middleware around it, so the access log and the
+rate-limit headers see it as the 4xx it is.
 
 `check_query` (from the app's `before_request` hook, after a kept answer was looked for) refuses a
 query parameter its endpoint does not read, and an integer not written in digits.
@@ -36,6 +36,7 @@ from serve.state import LoadedSnapshot
 
 DIRECT = "direct_json"  # the key of a route handler's `opt` that marks it
 STRICT = "strict_body"  # the key of a framework handler's `opt` naming its body type, checked first
+DECODED = "oracle_body"  # the scope's entry of a checked body: (its raw bytes, renamed; it decoded)
 _ERROR_PATH = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 JSON_HEADERS = [(b"content-type", b"application/json")]
 
@@ -98,16 +99,15 @@ def remembered_answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes)
     return None if snapshot is None else _memo(snapshot, spec).get(raw)
 
 
-def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes, encoding: str | None = None) -> Answer:
-    """The encoded parts of the success envelope for a raw body (`serve.answers.Answer`, with no
-    caching headers: a POST answer is not cached by clients), compressed already for `encoding`:
-    the one path both ways of serving share."""
+def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes, body: Any, encoding: str | None = None) -> Answer:
+    """The encoded parts of the success envelope for a raw body, `body` once decoded
+    (`serve.answers.Answer`, with no caching headers: a POST answer is not cached by clients),
+    compressed already for `encoding`."""
     if snapshot is None:
         raise no_snapshot()
     memo = _memo(snapshot, spec)
     made = memo.get(raw)
     if made is None:
-        body = decode_strictly(raw, spec.request_type)
         envelope = computed_envelope(snapshot, spec.compute(snapshot, body))
         made = Answer("", msgspec.json.encode(envelope["data"]), msgspec.json.encode(envelope["oracle_timestamp"]),
                       "", level=FAST)
@@ -121,13 +121,13 @@ async def handler_answer(request: Request) -> Response:
     """The answer of a handler marked `direct`: its body checked and renamed, then `answer`, in
     a worker thread when the endpoint is marked `offload` and the answer is not kept already."""
     spec: Direct = request.route_handler.opt[DIRECT]
-    raw = await request.body()  # checked and renamed already (`StrictBodies`)
+    raw, body = request.scope[DECODED]  # checked, renamed and decoded already (`StrictBodies`)
     encoding = accepted_encoding(request.headers.get("accept-encoding", ""))
     snapshot = request.app.state.snapshots.current()
     if spec.offload and remembered_answer(snapshot, spec, raw) is None:
-        made = await request.app.state.computing.run(answer, snapshot, spec, raw, encoding)
+        made = await request.app.state.computing.run(answer, snapshot, spec, raw, body, encoding)
     else:
-        made = answer(snapshot, spec, raw, encoding)
+        made = answer(snapshot, spec, raw, body, encoding)
     return reply(snapshot, made, Asked(encoding, ""))
 
 
@@ -245,7 +245,7 @@ class StrictBodies:
             require_json(scope.get("headers", []))
             raw = with_our_names(await read_body(receive, settings.max_body_bytes, settings.body_timeout_seconds),
                                  checked)
-            decode_strictly(raw, checked)
+            scope[DECODED] = (raw, decode_strictly(raw, checked))
         except Problem as refused:
             await send_problem(send, refused)
             return
