@@ -95,10 +95,6 @@ def _memo(snapshot: LoadedSnapshot, spec: Direct) -> AnswerShelf:
     return shelf_of(snapshot, MEMO_BYTES, ("direct", id(spec)))  # a handler's spec lives as long as the app
 
 
-def remembered_answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes) -> Answer | None:
-    return None if snapshot is None else _memo(snapshot, spec).get(raw)
-
-
 def answer(snapshot: LoadedSnapshot | None, spec: Direct, raw: bytes, body: Any, encoding: str | None = None) -> Answer:
     """The encoded parts of the success envelope for a raw body, `body` once decoded
     (`serve.answers.Answer`, with no caching headers: a POST answer is not cached by clients),
@@ -124,7 +120,7 @@ async def handler_answer(request: Request) -> Response:
     raw, body = request.scope[DECODED]  # checked, renamed and decoded already (`StrictBodies`)
     encoding = accepted_encoding(request.headers.get("accept-encoding", ""))
     snapshot = request.app.state.snapshots.current()
-    if spec.offload and remembered_answer(snapshot, spec, raw) is None:
+    if spec.offload and snapshot is not None and _memo(snapshot, spec).get(raw) is None:
         made = await request.app.state.computing.run(answer, snapshot, spec, raw, body, encoding)
     else:
         made = answer(snapshot, spec, raw, body, encoding)
