@@ -59,7 +59,7 @@ test-fast: install
 # writes it into docs/benchmarks.md.
 bench: refresh
 	$(BIN)/python -m bench.inprocess --warehouse $(ORACLE_WAREHOUSE) --json bench-inprocess.json > bench-inprocess.log; \
-	$(BIN)/python -m bench.http --warehouse $(ORACLE_WAREHOUSE) --json bench-http.json > bench-http.log; \
+	$(BIN)/python -m bench.http --warehouse $(ORACLE_WAREHOUSE) --duration 5 --workers --json bench-http.json > bench-http.log; \
 	$(BIN)/python -m bench.pipeline --json bench-pipeline.json > bench-pipeline.log; \
 	$(BIN)/python -m bench.scheduled --json bench-scheduled.json > bench-scheduled.log; \
 	$(BIN)/python -m bench.report
