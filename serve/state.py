@@ -2,7 +2,7 @@
 
 Each request asks for `current()`, which looks at the manifest pointer at most every
 `poll_seconds` (`Settings.snapshot_poll_seconds`, a second by default): on a local disk a look is
-one `stat`, which cost about as much as the rest of a kept answer's own work; on an object store
+one `stat`, which took about a quarter of a kept answer's time in process; on an object store
 (an fsspec URL) it is read at most every `REMOTE_POLL_SECONDS`, since each look is a network
 round trip. When the pointer changed, the new manifest is read and a new
 `LoadedSnapshot` replaces the old in one assignment, so a request sees one snapshot or the other,
