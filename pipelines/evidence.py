@@ -7,7 +7,8 @@ million. From that:
 
 - on every spot, `sources_agreeing`, `sources_disagreeing`, `last_confirmed` (the newest
   publication date among the statements that agree) and an `evidence` grade: `disputed` when any
-  source disagrees, `confirmed` when two or more independent sources agree, else `single_source`;
+  source disagrees on any price it states (sync or batch; input, output, cache reads or writes),
+  `confirmed` when two or more independent sources agree, else `single_source`;
 - the `price_disputes` table: for every (ticker, mode, field) some source disagrees on, every
   source's value and dates beside the chosen value, each with the rule that decided between
   them (`RULES`).
@@ -21,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines.guard import UNCONFIRMED
-from pipelines.listings import AGREEMENT_RTOL, SYNC, prices_agree
+from pipelines.listings import AGREEMENT_RTOL, prices_agree
 from pipelines.observations import CROSS_CHECK_SOURCES, REJECTED_NOTE_PREFIX
 
 COMPARED_FIELDS = ("input", "output", "cache_read", "cache_write")
@@ -70,26 +71,34 @@ def compared(observations: pd.DataFrame, price_history: pd.DataFrame, as_of: dat
 
 
 def spot_evidence(pairs: pd.DataFrame, tickers: pd.Series, as_of: date) -> pd.DataFrame:
-    """The evidence columns of each ticker's sync spot (`EVIDENCE_COLUMNS`), one row per ticker.
+    """The evidence columns of each ticker's spot (`EVIDENCE_COLUMNS`), one row per ticker. A
+    source agrees when every price it states of the model, sync and batch, input, output and
+    cache, equals the one published: a batch or cache price in dispute disputes the spot too.
     A statement read from a release published after `as_of` (a build of an earlier day) confirms
     its price on the day it was first known, never on a later one."""
     # A rejected or held statement is not evidence either way (it stays in the disputes).
-    not_evidence = pairs["note"].fillna("").str.startswith((REJECTED_NOTE_PREFIX, UNCONFIRMED))
-    sync = pairs[(pairs["mode"] == SYNC) & ~not_evidence]
-    agrees = _agree(sync["input"], sync["chosen_input"]) & _agree(sync["output"], sync["chosen_output"])
-    read = sync["source_released"].fillna(sync["effective_date"])
-    published = read.where(pd.to_datetime(read) <= pd.Timestamp(as_of), sync["known_from"])
+    stated = pairs[~pairs["note"].fillna("").str.startswith((REJECTED_NOTE_PREFIX, UNCONFIRMED))]
+    agrees = pd.Series(True, index=stated.index)
+    for field in COMPARED_FIELDS:  # a field either side leaves unstated is no evidence either way
+        both = stated[field].notna() & stated[f"chosen_{field}"].notna()
+        agrees &= ~both | _agree(stated[field], stated[f"chosen_{field}"])
+    read = stated["source_released"].fillna(stated["effective_date"])
+    published = read.where(pd.to_datetime(read) <= pd.Timestamp(as_of), stated["known_from"])
+    by_source = pd.DataFrame({"ticker": stated["ticker"], "source": stated["source"], "agrees": agrees,
+                              "day": pd.to_datetime(published)}).groupby(["ticker", "source"], sort=True)
+    per_source = by_source.agg(agrees=("agrees", "all"), day=("day", "max")).reset_index()
     # One pass over plain values: a frame per ticker costs more than the work on it.
     agreeing: dict[str, list[str]] = {}
     disagreeing: dict[str, list[str]] = {}
     confirmed: dict[str, date] = {}
-    for ticker, source, agree, day in zip(sync["ticker"], sync["source"], agrees, published, strict=True):
+    for ticker, source, agree, day in zip(per_source["ticker"], per_source["source"], per_source["agrees"],
+                                          per_source["day"], strict=True):
         (agreeing if agree else disagreeing).setdefault(ticker, []).append(source)
         if agree and pd.notna(day):
-            confirmed[ticker] = max(confirmed.get(ticker, day), day)
+            confirmed[ticker] = max(confirmed.get(ticker, day.date()), day.date())
     rows = []
     for ticker in tickers:
-        agreed, disputed = sorted(agreeing.get(ticker, [])), sorted(disagreeing.get(ticker, []))
+        agreed, disputed = agreeing.get(ticker, []), disagreeing.get(ticker, [])
         grade = "disputed" if disputed else "confirmed" if len(agreed) >= 2 else "single_source"
         rows.append({"ticker": ticker, "sources_agreeing": agreed, "sources_disagreeing": disputed,
                      "last_confirmed": confirmed.get(ticker), "evidence": grade})

@@ -59,6 +59,23 @@ def test_spot_evidence_grades_each_price_by_its_sources():
     assert out.loc["NO-STATEMENT", "sources_agreeing"] == []
 
 
+def test_a_batch_or_cache_price_in_dispute_disputes_the_spot():
+    """Every source states O3's sync price as chosen; model-prices states its batch cache read
+    otherwise: the grade reads every published field, not only sync input and output. A price one
+    side leaves unstated (genai-prices' batch cache read) is no evidence either way."""
+    batch = [statement("O3", date(2026, 10, 1), 1.0, 4.0, MP, "first_observed", date(2026, 10, 26),
+                       cache_read=0.3, mode="batch"),
+             statement("O3", date(2025, 6, 10), 1.0, 4.0, GENAI, "published", date(2026, 11, 10), mode="batch")]
+    history = pd.concat([HISTORY, pd.DataFrame([chosen("O3", date(2025, 6, 10), 1.0, 4.0, GENAI, cache_read=0.25,
+                                                       mode="batch")])])
+    statements = pd.concat([OBSERVATIONS, pd.DataFrame(batch, columns=OBSERVATION_COLUMNS)])
+    out = spot_evidence(compared(statements, history, AS_OF), pd.Series(["O3"]), AS_OF).set_index("ticker")
+    assert out.loc["O3"].tolist() == [[GENAI, LITELLM], [MP], date(2026, 11, 20), "disputed"]
+    history.loc[history["mode"] == "batch", "cache_read"] = 0.3  # now model-prices states the chosen value
+    out = spot_evidence(compared(statements, history, AS_OF), pd.Series(["O3"]), AS_OF).set_index("ticker")
+    assert out.loc["O3"].tolist() == [[GENAI, LITELLM, MP], [], date(2026, 11, 20), "confirmed"]
+
+
 def test_price_disputes_list_every_source_with_the_rule_that_decided():
     out = price_disputes(compared(OBSERVATIONS, HISTORY, AS_OF))
     assert list(out.columns) == DISPUTE_COLUMNS
