@@ -199,9 +199,14 @@ def chance_at(by_month: np.ndarray, months) -> np.ndarray:
 # The mixture of the atom at 1 (weight 1 − P) and the change law (weight P), in units of S_h.
 
 def mixture_mean(p_change, law: ChangeLaw) -> np.ndarray:
-    """E[R_h] = 1 + P_h·(m − 1): written so, a law whose mean is at most 1 never gives more than 1."""
-    p = np.asarray(p_change, dtype=float)
-    return 1.0 + p * (law.mean - 1.0)
+    """E[R_h] of one law at each chance of change (`mean_ratio`)."""
+    return mean_ratio(p_change, law.mean)
+
+
+def mean_ratio(p_change, law_mean) -> np.ndarray:
+    """E[R_h] = 1 + P_h·(m − 1), elementwise: written so, a law whose mean is at most 1 never
+    gives more than 1."""
+    return 1.0 + np.asarray(p_change, dtype=float) * (np.asarray(law_mean, dtype=float) - 1.0)
 
 
 def _atoms(law: ChangeLaw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

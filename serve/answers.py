@@ -21,7 +21,6 @@ matches, and a tag of any encoding of the same answer matches, since the data is
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -131,10 +130,9 @@ def shelf_of(snapshot: LoadedSnapshot, budget: int, key: Hashable = SHELF) -> An
     return shelf
 
 
-def age_tail(snapshot: LoadedSnapshot, now: float | None = None) -> bytes:
+def age_tail(snapshot: LoadedSnapshot) -> bytes:
     """The envelope's last field's value and its closing brace, as of now."""
-    age = max(0, int((time.time() if now is None else now) - snapshot.published_at))
-    return str(age).encode() + b"}"
+    return str(snapshot.age_seconds()).encode() + b"}"
 
 
 def body(answer: Answer, encoding: str | None, tail: bytes) -> bytes:

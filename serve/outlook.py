@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipelines.forecast import Process, chance_at, read_processes, stack_laws
+from pipelines.forecast import Process, chance_at, mean_ratio, read_processes, stack_laws
 from serve.records import memoized
 from serve.state import LoadedSnapshot
 
@@ -29,5 +29,4 @@ def forward_ratios(snapshot: LoadedSnapshot, mode: str, months: float) -> np.nda
     law: every row's chance of change read at once from a matrix kept per snapshot and mode."""
     by_month, means = memoized(snapshot, ("forward_ratios", mode), lambda: stack_laws(
         [process_of(snapshot, ticker, mode) for ticker in snapshot.table("spots")["ticker"]]))
-    p = chance_at(by_month, months).reshape(-1)
-    return 1.0 + p * (means - 1.0)  # as `forecast.mixture_mean` writes it: never above 1 for a mean ≤ 1
+    return mean_ratio(chance_at(by_month, months).reshape(-1), means)

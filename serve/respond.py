@@ -91,7 +91,7 @@ def envelope(snapshot: LoadedSnapshot | None, data: Any) -> dict[str, Any]:
     if stamp is None:  # formatting a time costs more than the rest of a small envelope
         stamp = snapshot.cache["oracle_timestamp"] = iso_millis(snapshot.last_update)
     return {"data": data, "oracle_timestamp": stamp,
-            "cache_age_seconds": max(0, int((datetime.now(UTC) - snapshot.last_update).total_seconds()))}
+            "cache_age_seconds": snapshot.age_seconds()}
 
 
 def etag(snapshot: LoadedSnapshot, request: Request) -> str:

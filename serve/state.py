@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 
@@ -56,9 +56,18 @@ class LoadedSnapshot:
         """`last_update` as a Unix time, which every answer's age is counted from."""
         return self.last_update.timestamp()
 
+    def age_seconds(self) -> int:
+        """Whole seconds since the snapshot was published, now (an answer's `cache_age_seconds`)."""
+        return max(0, int(time.time() - self.published_at))
+
     @property
     def as_of(self) -> str:
         return str(self.manifest.extra.get("as_of", self.last_update.date().isoformat()))
+
+    @cached_property
+    def as_of_day(self) -> date:
+        """`as_of` as a date, read once per snapshot."""
+        return date.fromisoformat(self.as_of)
 
     def table(self, name: str) -> pd.DataFrame:
         frame = self._tables.get(name)  # every table was read and checked before the switch

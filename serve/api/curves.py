@@ -225,10 +225,10 @@ async def history(
                                                            "before the snapshot date); it ends there")] = None,
 ) -> Response[HistoryResponse]:
     snapshot = reply.snapshot
-    if as_known is not None and as_known > date.fromisoformat(snapshot.as_of):
+    if as_known is not None and as_known > snapshot.as_of_day:
         raise invalid("as_known", f"{as_known.isoformat()} is after the snapshot date {snapshot.as_of}: nothing "
                                   "is known of it yet")
-    end = to or as_known or date.fromisoformat(snapshot.as_of)
+    end = to or as_known or snapshot.as_of_day
     if as_known is not None and end > as_known:
         raise invalid("to", f"{end.isoformat()} is after as_known ({as_known.isoformat()}): a history known on a "
                             "day ends on it")
@@ -278,7 +278,7 @@ async def events(
 ) -> Response[EventsResponse]:
     one_of("kind", kind, EVENT_KINDS)
     snapshot = reply.snapshot
-    start = since or date.fromisoformat(snapshot.as_of) - timedelta(days=EVENTS_WINDOW_DAYS)
+    start = since or snapshot.as_of_day - timedelta(days=EVENTS_WINDOW_DAYS)
     table = snapshot.table("events")
     canonical = None
     if ticker is not None:

@@ -107,10 +107,10 @@ async def ici_constituents(
 ) -> Response[IciBasketResponse]:
     variant = one_of("type", type_, ICI_TYPES)
     snapshot = reply.snapshot
-    day = on or date.fromisoformat(snapshot.as_of)
+    day = on or snapshot.as_of_day
     table = _table(snapshot, "ici_constituents")
     days = sorted(set(table["rebalance_date"]))
-    if not days or day < days[0] or day > date.fromisoformat(snapshot.as_of):
+    if not days or day < days[0] or day > snapshot.as_of_day:
         first = days[0].isoformat() if days else "none"
         raise invalid("date", f"{day.isoformat()} is outside the index's history ({first} to {snapshot.as_of})")
     rebalance = max(d for d in days if d <= day)

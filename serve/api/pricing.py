@@ -296,7 +296,7 @@ def _priced_on(snapshot: LoadedSnapshot, as_of: date | None, months: float | Non
         return None
     if months is not None:
         raise invalid("as_of", "a forward starts from the snapshot's prices: send as_of or a horizon, not both")
-    latest = date.fromisoformat(snapshot.as_of)
+    latest = snapshot.as_of_day
     if as_of > latest:
         raise invalid("as_of", f"{as_of.isoformat()} is after the snapshot date {latest.isoformat()}; prices to "
                                "come are forecasts: ask with horizon_months instead")
@@ -356,7 +356,7 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
     if months is not None:
         process = process_of(snapshot, resolved.ticker, mode)
         factor = float(level_ratios(snapshot.table("scheduled_changes"), resolved.ticker, mode,
-                                    spot[f"beta_{mode}"], date.fromisoformat(snapshot.as_of), [months])[0])
+                                    spot[f"beta_{mode}"], snapshot.as_of_day, [months])[0])
         data["forward"] = dict(vars(forward_quote(cost.spot_cost, cost.beta_used, process, months, factor)))
     if cost.cache_value is not None:
         data["cache_value"] = dict(vars(cost.cache_value))
@@ -451,7 +451,7 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     include_retired = body.include_retired or body.models is not None or day is not None
     period, at = _when(body)
     scheduled = None if body.horizon_months is None else scheduled_ratios(
-        spots, snapshot.table("scheduled_changes"), mode, date.fromisoformat(snapshot.as_of), body.horizon_months)
+        spots, snapshot.table("scheduled_changes"), mode, snapshot.as_of_day, body.horizon_months)
     roster = _roster(snapshot) if body.models is None and day is None else None  # else afresh
     ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
     order = ranking.order.tolist()

@@ -12,7 +12,6 @@ here and answered with `serve.problems.invalid`.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated, Any
 
 import msgspec
@@ -266,7 +265,7 @@ class _Priced:
     def levels(self, months) -> np.ndarray:
         """The price announced for each horizon over today's (`scheduled.level_ratios`)."""
         return level_ratios(self._snapshot.table("scheduled_changes"), self.ticker, self.mode, self.beta,
-                            date.fromisoformat(self._snapshot.as_of), months)
+                            self._snapshot.as_of_day, months)
 
 
 def _profile_out(profile: Profile) -> TokenProfileOut:
@@ -300,7 +299,7 @@ async def swap(settings: Settings, snapshot: LoadedSnapshot, data: SwapRequest) 
     check_fit(priced.row, priced.mode, profile, field=task_field)
     try:
         quote = price_swap(priced.rates, priced.process, *profile.args, TENORS[tenor_key], notional,
-                           settings.discount_rate, date.fromisoformat(snapshot.as_of), fixed, priced.levels)
+                           settings.discount_rate, snapshot.as_of_day, fixed, priced.levels)
     except ValueError as error:
         raise invalid("body", str(error)) from None
     return _reply(snapshot, SwapResponse, SwapData(
