@@ -1,0 +1,1 @@
+"""The measuring scripts of scripts/, on small hand-made inputs."""
