@@ -24,6 +24,7 @@ import pandas as pd
 from pipelines.guard import UNCONFIRMED
 from pipelines.listings import AGREEMENT_RTOL, prices_agree
 from pipelines.observations import CROSS_CHECK_SOURCES, REJECTED_NOTE_PREFIX
+from pipelines.price_rules import CONVERTED_LOSES_NOTE, MAJORITY, OUTVOTED_NOTE, USD_LIST
 
 COMPARED_FIELDS = ("input", "output", "cache_read", "cache_write")
 
@@ -36,7 +37,11 @@ RULES = {
     "later_statement": "the chosen statement is dated later; a newer dated price supersedes an older one",
     "same_date_authority": "dated the same day; the chosen statement ranks higher (a documented price over a "
                            "catalogue, over a first sighting, over an archived list; then the source's rank)",
-    "cross_check": "a cross-check source (undated, asserted as of its release) votes but never sets a price",
+    "usd_list": "a price the source converted from yuan; the maker's USD list of the same model stands",
+    "majority": "outvoted: a majority of the independent sources state another rate, and only this source this "
+                "one (each source one vote, its routes together; the values are on the row's note)",
+    "cross_check": "a cross-check source (undated, asserted as of its release) votes but never sets a price; "
+                   "it does not win by holding the newest statement",
     "outranked": "outranked by the statement in force on the snapshot date",
 }
 DISPUTE_COLUMNS = ["ticker", "mode", "field", "source", "source_version", "provenance", "value", "asserted_on",
@@ -121,7 +126,8 @@ def price_disputes(pairs: pd.DataFrame) -> pd.DataFrame:
             "chosen_asserted_on": rows["chosen_asserted_on"], "rule": _rules(rows), "_note": rows["note"],
         }))
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=DISPUTE_COLUMNS[:-1])
-    out["reason"] = out["rule"].map(RULES).where(~out["rule"].isin(["rejected", UNCONFIRMED]), out.get("_note"))
+    out["reason"] = out["rule"].map(RULES).where(~out["rule"].isin(["rejected", UNCONFIRMED, MAJORITY, USD_LIST]),
+                                                 out.get("_note"))
     order = {field: i for i, field in enumerate(COMPARED_FIELDS)}
     out = out.assign(_field=out["field"].map(order)).sort_values(
         ["ticker", "mode", "_field", "source"], kind="stable")
@@ -133,7 +139,9 @@ def _rules(rows: pd.DataFrame) -> list[str]:
     day, chosen_day = rows["effective_date"], rows["chosen_asserted_on"]
     return np.select(
         [rows["_agrees"], note.str.startswith(REJECTED_NOTE_PREFIX), note.str.startswith(UNCONFIRMED),
+         note.str.startswith(CONVERTED_LOSES_NOTE), note.str.startswith(OUTVOTED_NOTE),
          rows["source"].isin(CROSS_CHECK_SOURCES), day < chosen_day, day == chosen_day],
-        ["agrees", "rejected", UNCONFIRMED, "cross_check", "later_statement", "same_date_authority"],
+        ["agrees", "rejected", UNCONFIRMED, USD_LIST, MAJORITY, "cross_check", "later_statement",
+         "same_date_authority"],
         default="outranked",
     ).tolist()

@@ -35,6 +35,7 @@ from pipelines.listings import (
     tiers_json,
 )
 from pipelines.peak import DAILY, OFF_PEAK, PEAK, PeakHours, PeakPricing
+from pipelines.price_rules import CONVERTED_NOTE
 from pipelines.release_dating import ReleaseDating
 
 SOURCE = "genai-prices"
@@ -105,6 +106,8 @@ def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: 
     rates (`PeakPricing.to_json`), where the price depends on the hour; `known_from`: the first
     release that published the price, where the release history says (else the release read)."""
     rates, tiers = fields if fields is not None else price_fields(price)
+    if converted_from_cny(provider, model):
+        note = f"{CONVERTED_NOTE}: {note}" if note else CONVERTED_NOTE
     if stated is not None:
         rates = {name: value if name in stated else None for name, value in rates.items()}
     return Listing(
@@ -126,6 +129,13 @@ def _listing(provider: Provider, model: ModelInfo, mode: str, day: date, price: 
         peak=peak,
         **rates,
     )
+
+
+def converted_from_cny(provider: Provider, model: ModelInfo) -> bool:
+    """The source says it converted the model's prices from yuan (its comments on the model, else
+    on the provider): such a price loses to a USD list (`pipelines.price_rules`)."""
+    comment = model.price_comments or provider.price_comments or ""
+    return "CNY" in comment and "convert" in comment.lower()
 
 
 def dated_listings(provider: Provider, model: ModelInfo, dating: ReleaseDating) -> list[Listing]:
@@ -166,11 +176,15 @@ def batch_variant(model: ModelInfo, at: datetime) -> PriceVariant | None:
 def _batch_listing(provider: Provider, model: ModelInfo, day: date, at: datetime, provenance: str,
                    dating: ReleaseDating, note: str | None = None) -> Listing | None:
     """The batch price in force at `at`, stating only the fields its variant lists; None where
-    no variant lists its own input and output price (it states no batch price)."""
+    no variant lists its own input and output price (it states no batch price). A variant that
+    lists no price at all says the batch rates are the standard ones (genai-prices' way of
+    writing "the Batch table lists the same rates as standard"): it states them all."""
     variant = batch_variant(model, at)
     listed = variant.prices.__dict__ if variant else {}
     stated = {FIELDS[k] for k, v in listed.items() if v is not None and k in FIELDS}
-    if not {"input", "output"} <= stated:
+    if variant is not None and not any(v is not None for v in listed.values()):
+        stated = None
+    elif not {"input", "output"} <= stated:
         return None
     return _listing(provider, model, BATCH, day, model.get_prices(at, BATCH_CONTEXT), provenance, dating, note,
                     stated=stated)

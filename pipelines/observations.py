@@ -13,6 +13,8 @@ Reconciliation, in order:
 6. A cross-check source (LiteLLM's map, undated: asserted as of its release) never steers a
    price: its statements are kept, marked `superseded` with the reason, and vote in the evidence
    and the disputes (`pipelines.evidence`).
+7. Where sources disagree on today's price, a USD list beats a price converted from yuan, and a
+   rate a majority of independent sources state beats one source's (`pipelines.price_rules`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from pipelines.listings import (
 from pipelines.open_weight import SOURCE as HOST_MEDIAN_SOURCE
 from pipelines.open_weight import Family, host_median_listings, host_priced
 from pipelines.pointers import alias_spans, resolve_pointers
+from pipelines.price_rules import MAJORITY, USD_LIST, converted_loses, outvoted
 from pipelines.tickers import TickerRequest, assign_tickers
 
 # A documented dated price beats today's catalogue, which beats a dataset's first sighting,
@@ -59,6 +62,7 @@ REJECTED_NOTE_PREFIX = "rejected"
 CROSS_CHECK_NOTE = "cross-check only: an undated map, asserted as of its release; it votes but never sets a price"
 PRICE_COLUMNS = [*PRICE_FIELDS, "tiers", "peak"]
 REJECTED_FILE = "rejected_statements.csv"  # what a rejected statement is superseded by
+DECIDED_ONCE = (REJECTED_FILE, USD_LIST, MAJORITY)  # set aside on the build day, not ranked again
 ORIGIN_SOURCES = (GENAI_SOURCE, MODEL_PRICES_SOURCE)
 OBSERVATION_COLUMNS = [
     "ticker", "provider", "provider_model_id", "is_origin", "mode", "effective_date", *PRICE_COLUMNS,
@@ -261,16 +265,17 @@ def as_known_on(observations: pd.DataFrame, day: date) -> pd.DataFrame:
 def ranked_again(known: pd.DataFrame) -> pd.DataFrame:
     """Some of the adjudicated observations, each day's statements ranked again among them alone
     (`mark_superseded`); rejected statements and cross-checks stay aside, as they were."""
-    aside = known["superseded"] & (known["superseded_by"].isna() | (known["superseded_by"] == REJECTED_FILE))
+    aside = known["superseded"] & (known["superseded_by"].isna() | known["superseded_by"].isin(DECIDED_ONCE))
     ranked = mark_superseded(known[~aside].assign(superseded=False, superseded_by=None))
     return pd.concat([ranked, known[aside]], ignore_index=True)
 
 
-def adjudicate(frame: pd.DataFrame, rejected: list[Rejection] = ()) -> pd.DataFrame:
+def adjudicate(frame: pd.DataFrame, rejected: list[Rejection] = (), as_of: date | None = None) -> pd.DataFrame:
     """Rank the price sources' statements (`mark_superseded`) once the rejected ones are set
-    aside; keep the cross-checks beside them. For a model priced at its hosts' median
-    (`open_weight.host_priced`) a cross-check's record of a host's list price is one of the
-    offers the median is taken over, so it stands as the host's price."""
+    aside; keep the cross-checks beside them; then settle disagreements on the price known on
+    `as_of` (`settle`). For a model priced at its hosts' median (`open_weight.host_priced`) a
+    cross-check's record of a host's list price is one of the offers the median is taken over,
+    so it stands as the host's price."""
     frame = reject(frame.assign(superseded=False, superseded_by=None), list(rejected))
     out = frame[frame["superseded"]]
     frame = frame[~frame["superseded"]]
@@ -278,7 +283,25 @@ def adjudicate(frame: pd.DataFrame, rejected: list[Rejection] = ()) -> pd.DataFr
     checks = frame[cross].assign(superseded=True, superseded_by=None,
                                  note=_noted(pd.Series(CROSS_CHECK_NOTE, index=frame.index[cross]),
                                              frame.loc[cross, "note"]))
-    return pd.concat([mark_superseded(frame[~cross]), checks, out], ignore_index=True)
+    return pd.concat([settle(pd.concat([mark_superseded(frame[~cross]), checks], ignore_index=True), as_of), out],
+                     ignore_index=True)
+
+
+def settle(frame: pd.DataFrame, as_of: date | None = None) -> pd.DataFrame:
+    """Set aside, superseded by the rule's name, each statement that loses to a USD list
+    (`price_rules.converted_loses`), then each outvoted one (`price_rules.outvoted`). Cross-checks
+    vote; they never set a price."""
+    for rule, decide in ((USD_LIST, converted_loses), (MAJORITY, outvoted)):
+        setting = ~frame["superseded"].to_numpy(dtype=bool)
+        voting = setting | (frame["source"].isin(CROSS_CHECK_SOURCES) & frame["superseded_by"].isna()).to_numpy()
+        notes = decide(frame, setting, voting, as_of)
+        lost = notes.notna()
+        if lost.any():
+            frame = frame.copy()
+            frame.loc[lost, "superseded"] = True
+            frame.loc[lost, "superseded_by"] = rule
+            frame.loc[lost, "note"] = _noted(notes[lost], frame.loc[lost, "note"])
+    return frame
 
 
 def _noted(text: pd.Series, note: pd.Series) -> pd.Series:
@@ -332,7 +355,7 @@ def build_observations(listings: pd.DataFrame, resolver: Resolver, overrides: di
     frame["note"] = np.where(frame["_pointer"].notna(),
                              _noted("stated for the alias " + frame["_pointer"].astype(str), frame["note"]),
                              frame["note"].astype("object"))
-    frame = adjudicate(frame, rejected)
+    frame = adjudicate(frame, rejected, as_of)
     spans = alias_spans(pointers)
     spans = spans[spans["model_id"].isin(set(mapped["_model"]))]
     spans.insert(2, "ticker", [tickers[(m, i)] for m, i in zip(spans["maker"], spans["model_id"], strict=True)])

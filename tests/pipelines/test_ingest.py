@@ -261,11 +261,12 @@ def test_canonical_provider(raw, expected):
     assert L.canonical_provider(raw) == expected
 
 
-def test_a_batch_variant_without_its_own_prices_states_no_batch_price():
+def test_a_batch_variant_without_any_price_states_the_standard_rates():
+    # gpt-3.5-turbo-1106 in 0.2.3: "The Batch table lists the same rates as standard".
     standard = ModelPrice(input_mtok=D("1"), output_mtok=D("2"))
-    empty = PriceVariant(when={"processing": "batch"}, prices=ModelPrice())  # gpt-3.5-turbo-1106 in 0.2.3
+    empty = PriceVariant(when={"processing": "batch"}, prices=ModelPrice())
     out = current_listings(provider(), model("gpt-4.1", standard, [empty]), date(2026, 11, 22), SINCE)
-    assert [x.mode for x in out] == [L.SYNC]
+    assert [(x.mode, x.input, x.output) for x in out] == [(L.SYNC, 1.0, 2.0), (L.BATCH, 1.0, 2.0)]
 
 
 def test_the_batch_variant_in_force_is_used_not_one_that_starts_later():

@@ -148,7 +148,7 @@ def test_every_disagreement_on_a_spot_is_in_the_disputes(spots, store):
         assert set(row["sources_disagreeing"]) == set(listed.loc[listed["ticker"] == ticker, "source"]), ticker
     assert set(listed["ticker"]) == set(disputed.index)
     assert disputes["rule"].isin(["agrees", "later_statement", "same_date_authority", "cross_check", "rejected",
-                                  "outranked"]).all()
+                                  "majority", "usd_list", "outranked"]).all()
 
 
 def test_first_seen_is_the_earliest_statement_not_the_snapshot_day(store):
@@ -217,10 +217,11 @@ def test_lifecycle_is_judged_on_every_id_of_the_model_unless_another_lives_on(st
     assert (dated["deprecated_on"] <= dated["retired_on"]).all()
 
 
-def test_a_batch_variant_that_lists_no_prices_does_not_restate_the_sync_price(spots):
-    """genai-prices 0.2.3's batch variant for gpt-3.5-turbo-1106 is empty; model-prices dates 0.5/1.0."""
+def test_a_batch_variant_that_lists_no_prices_states_the_standard_rates(spots):
+    """genai-prices 0.2.3's batch variant for gpt-3.5-turbo-1106 is empty ("The Batch table lists the
+    same rates as standard", verified 2026-10-14): later than model-prices' 0.5/1.0, and LiteLLM agrees."""
     row = spots.loc["GPT-3.5-TURBO-1106"]
-    assert (row["input_batch"], row["beta_batch"], row["r_batch"]) == (0.5, 1.0, 0.5)
+    assert (row["input_batch"], row["beta_batch"], row["r_batch"]) == (1.0, 2.0, 1.0)
 
 
 def test_a_rejected_statement_is_no_evidence_either_way(spots, store):
@@ -234,6 +235,7 @@ def test_a_rejected_statement_is_no_evidence_either_way(spots, store):
     # of the maker's (free or other) price.
     # GEMINI-OMNI-FLASH-PREVIEW is no dispute: model-prices' own release 0.0.3 (2026-10-04) listed the
     # 9.00 the others give, later than the rejected 17.50 it first recorded.
-    assert (len(disputes), disputes.groupby(["ticker", "mode", "field"]).ngroups) == (207, 82)
-    assert disputes["rule"].value_counts().to_dict() == {"agrees": 117, "cross_check": 61, "later_statement": 28,
-                                                         "rejected": 1}
+    assert (len(disputes), disputes.groupby(["ticker", "mode", "field"]).ngroups) == (209, 82)
+    # DEEPSEEK-V3.2 and GEMINI-3.5-FLASH-LITE's batch cache read are settled by the majority.
+    assert disputes["rule"].value_counts().to_dict() == {"agrees": 120, "cross_check": 58, "later_statement": 27,
+                                                         "majority": 3, "rejected": 1}
