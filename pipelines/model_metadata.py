@@ -18,7 +18,8 @@ preferred, then genai-prices, model-prices, the genai-prices release history, Li
   a retirement date has passed; `deprecated` when a source marks it deprecated or a retirement date is announced; else
   `active`. The retirement dates are LiteLLM's and the makers' own notices
   (`warehouse/seed/lifecycle_notices.csv`, for models the price sources list without saying they
-  were retired), the earlier where both give one. `retired_on` is that date (it may lie after the
+  were retired), the earlier where both give one; a maker's notice that names no retirement date
+  deprecates the model. `retired_on` is that date (it may lie after the
   snapshot date for a deprecated model: the announced date); `deprecated_on` the first date a
   source shows the model deprecated (the release of genai-prices that first lists it so, or the
   day a maker's notice was published), else the retirement date once passed.
@@ -179,10 +180,14 @@ def _of_model(frame: pd.DataFrame, ids: pd.DataFrame, provider: str, model: str)
 
 
 def lifecycle_notices(table: pd.DataFrame) -> pd.DataFrame:
-    """`lifecycle_notices.csv` as `lifecycle` reads it: ids lower case, dates as dates."""
+    """`lifecycle_notices.csv` as `lifecycle` reads it: ids lower case, dates as dates (an empty
+    retired_on, a deprecation without a shutdown day, as None)."""
+    def day(text):
+        return date.fromisoformat(text) if isinstance(text, str) and text.strip() else None
+
     return table.assign(provider=table["provider"].map(canonical_provider), model_id=table["model_id"].str.lower(),
-                        published_on=table["published_on"].map(date.fromisoformat),
-                        retired_on=table["retired_on"].map(date.fromisoformat))
+                        published_on=table["published_on"].map(day),
+                        retired_on=pd.Series([day(t) for t in table["retired_on"]], index=table.index, dtype=object))
 
 
 def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,
@@ -195,17 +200,22 @@ def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFram
     status `removed`), as of `removed_as_of` (that source's publication date). `retired_by` is
     the first date the model is known to be retired: `retired_on` once passed, else the
     publication date of the source that says it was removed. `notices`: makers' notices
-    (provider, model_id, published_on, retired_on), as `lifecycle_notices.csv` holds them.
+    (provider, model_id, published_on, retired_on), as `lifecycle_notices.csv` holds them; one
+    without a retired_on deprecates the model from published_on and retires it never.
     """
     if ids is None:
         ids = models[["ticker", "provider", "model_id"]].rename(columns={"model_id": "id"})
+    noticed = _of_model(notices[notices["published_on"] <= as_of], ids, "provider", "model_id")
+    undated = noticed[noticed["retired_on"].isna()]  # deprecated, no shutdown day named
+    noticed = noticed[noticed["retired_on"].notna()]
     flags = _of_model(listings[listings["deprecated"].fillna(False).astype(bool)], ids, "provider", "source_model_id")
-    flagged = _first_word(flags, [f"{s} lists {i} as deprecated" for s, i in zip(flags["source"], flags["id"],
-                                                                                 strict=True)])
+    flagged = _first_word(pd.concat([flags[["ticker"]], undated[["ticker"]]], ignore_index=True),
+                          [f"{s} lists {i} as deprecated" for s, i in zip(flags["source"], flags["id"], strict=True)]
+                          + [f"the maker's notice of {p} deprecates {i}, naming no retirement date" for i, p in
+                             zip(undated["id"], undated["published_on"], strict=True)])
     removals = _of_model(pd.DataFrame(sorted(removed), columns=["provider", "id"]), ids, "provider", "id")
     gone = _first_word(removals, [f"model-prices gives {i} the status removed" for i in removals["id"]])
     dated = _of_model(litellm[litellm["deprecation_date"].notna()], ids, "provider", "source_model_id")
-    noticed = _of_model(notices[notices["published_on"] <= as_of], ids, "provider", "model_id")
     dated = pd.concat([
         dated[["ticker", "deprecation_date"]].assign(
             word=[f"litellm dates {i}'s deprecation {d}" for i, d in zip(dated["id"], dated["deprecation_date"],
@@ -219,7 +229,7 @@ def lifecycle(models: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFram
     first_flag = pd.concat([
         _of_model(history[history["deprecated"].fillna(False).astype(bool)], ids, "provider",
                   "model_id")[["ticker", "first_released"]],
-        noticed[["ticker", "published_on"]].rename(columns={"published_on": "first_released"})])
+        pd.concat([noticed, undated])[["ticker", "published_on"]].rename(columns={"published_on": "first_released"})])
     first_flag = first_flag.groupby("ticker")["first_released"].min()
     rows = []
     for ticker in models["ticker"]:

@@ -154,6 +154,36 @@ def test_a_models_status_is_read_from_its_other_ids_unless_one_of_them_lives_on(
                      date(2026, 10, 26), AS_OF)["status"].tolist() == ["active"] * 4
 
 
+def test_a_makers_notice_reaches_the_model_through_its_other_ids_and_may_name_no_retirement_date():
+    """A notice under the dated id the maker retired is read for the model named by its undated id;
+    a notice that names no shutdown day deprecates from its publication and retires nothing."""
+    models = pd.DataFrame({"ticker": ["OLD", "CMD", "LATER"], "provider": ["anthropic", "cohere", "perplexity"],
+                           "model_id": ["claude-old", "command", "r-1"]})
+    keys = id_keys(pd.DataFrame([observation("OLD", "anthropic", "claude-old"),
+                                 observation("OLD", "anthropic", "claude-old-20240101"),
+                                 observation("CMD", "cohere", "command"), observation("LATER", "perplexity", "r-1")]))
+    notices = lifecycle_notices(pd.DataFrame([
+        {"provider": "anthropic", "model_id": "claude-old-20240101", "published_on": "2025-06-30",
+         "retired_on": "2026-01-05"},
+        {"provider": "cohere", "model_id": "command", "published_on": "2025-09-15", "retired_on": ""},
+        {"provider": "perplexity", "model_id": "r-1", "published_on": "2026-12-01", "retired_on": ""},
+    ]))
+    empty_listings = pd.DataFrame(columns=["provider", "source_model_id", "deprecated", "source"])
+    empty_history = pd.DataFrame(columns=["provider", "model_id", "deprecated", "first_released"])
+    empty_litellm = pd.DataFrame(columns=["provider", "source_model_id", "deprecation_date"])
+    rows = lifecycle(models, empty_listings, empty_history, empty_litellm, notices, set(), None, AS_OF,
+                     lifecycle_ids(models, keys, set())).set_index("ticker")
+    assert rows.loc["OLD", ["status", "deprecated_on", "retired_on", "retired_by"]].tolist() == [
+        "retired", date(2025, 6, 30), date(2026, 1, 5), date(2026, 1, 5)]
+    assert rows.loc["OLD", "status_source"] == ("the maker's notice of 2025-06-30 retires claude-old-20240101 "
+                                                "on 2026-01-05")
+    assert rows.loc["CMD", ["status", "deprecated_on", "retired_on", "retired_by"]].tolist() == [
+        "deprecated", date(2025, 9, 15), None, None]
+    assert rows.loc["CMD", "status_source"] == ("the maker's notice of 2025-09-15 deprecates command, "
+                                                "naming no retirement date")
+    assert rows.loc["LATER", "status"] == "active"  # published after the snapshot date
+
+
 def test_inputs_are_the_union_of_the_makers_entries_else_of_the_hosts():
     """The maker's dated id says vision, its undated id text: the model takes images. A host's
     audio claim does not count beside the maker's own entries; with no maker entry, hosts' do."""
@@ -174,9 +204,16 @@ def test_inputs_are_the_union_of_the_makers_entries_else_of_the_hosts():
     assert rows == {"M": ["image", "text"], "H": ["image", "text"]}
 
 
-def test_every_bundled_notice_names_a_model_and_retires_it_after_announcing_it():
+def test_every_bundled_notice_names_a_maker_a_source_and_dates_in_order():
+    """Each row: a maker of makers.csv, the maker's page (https), a publication day, and a
+    retirement day no earlier (or none, where the maker named no shutdown day)."""
     from warehouse.seed_files import read_seed_csv
     notices = lifecycle_notices(read_seed_csv("lifecycle_notices"))
-    assert len(notices) >= 8 and notices["source_url"].str.startswith("https://").all()
-    assert (notices["published_on"] < notices["retired_on"]).all()
+    makers = set(read_seed_csv("makers")["maker"])
+    assert len(notices) >= 25 and set(notices["provider"]) <= makers
+    assert notices["source_url"].str.fullmatch(r"https://[a-z0-9.-]+\.[a-z]{2,}/\S*").all()
+    assert notices["published_on"].notna().all()
+    dated = notices[notices["retired_on"].notna()]
+    assert (dated["published_on"] <= dated["retired_on"]).all()
+    assert notices["retired_on"].isna().sum() == 1  # cohere's command: deprecated, no shutdown day named
     assert not notices.duplicated(["provider", "model_id"]).any()

@@ -207,14 +207,38 @@ def test_lifecycle_is_judged_on_every_id_of_the_model_unless_another_lives_on(st
     """model-prices marks claude-opus-4-6-20260205 removed, but lists claude-opus-4-6 alive; it
     marks claude-sonnet-4-20250514 removed (and LiteLLM 1.110.2 no longer lists it for Anthropic)."""
     models = store.read_table("models").set_index("ticker")
-    # 9 of the retired are retired by the makers' own notices (warehouse/seed/lifecycle_notices.csv)
-    assert models["status"].value_counts().to_dict() == {"active": 279, "retired": 113, "deprecated": 71}
+    # 24 of the retired are retired by the makers' own notices (warehouse/seed/lifecycle_notices.csv),
+    # and one is deprecated by one (COMMAND: no shutdown day named).
+    assert models["status"].value_counts().to_dict() == {"active": 271, "retired": 120, "deprecated": 72}
+    assert models["status_source"].fillna("").str.startswith("the maker's notice of").sum() == 25
     assert (models.loc["ADA", "status"], str(models.loc["ADA", "retired_on"])) == ("retired", "2024-01-04")
     assert models.loc["OPUS-4.6", "status"] == "active" and models.loc["GROK-4.20", "status"] == "active"
     sonnet = models.loc["SONNET-4"]
     assert (sonnet["status"], sonnet["retired_on"], str(sonnet["retired_by"])) == ("retired", None, "2026-10-26")
     dated = models[models["deprecated_on"].notna() & models["retired_on"].notna()]
     assert (dated["deprecated_on"] <= dated["retired_on"]).all()
+
+
+# Models the price sources still list (or mark removed without a day) that their makers retired.
+RETIRED_BY_THEIR_MAKERS = ("HAIKU-3", "OPUS-3", "SONNET-3", "SONNET-3.5", "MISTRAL-7B", "MIXTRAL-8X7B",
+                           "MISTRAL-LARGE", "CODEX-MINI", "GROK-CODE-FAST-1", "GPT-4O-SEARCH-PREVIEW", "GPT-4-32K",
+                           "GPT-3.5-TURBO-0613", "GPT-3.5", "GEMINI-PRO", "GEMINI-1.0-PRO-VISION", "MISTRAL-MEDIUM",
+                           "R1-1776")
+
+
+def test_models_their_makers_retired_are_retired_with_a_date_and_a_source(store):
+    """Each is retired on a day its maker's notice (warehouse/seed/lifecycle_notices.csv) or LiteLLM
+    states; COMMAND is deprecated since Cohere's notice of 2025-09-15, which names no shutdown day."""
+    models = store.read_table("models").set_index("ticker")
+    retired = models.loc[list(RETIRED_BY_THEIR_MAKERS)]
+    assert (retired["status"] == "retired").all()
+    assert retired["retired_on"].notna().all() and (retired["retired_by"] == retired["retired_on"]).all()
+    assert retired["status_source"].str.contains(" retires | dates ").all()
+    assert str(models.loc["GPT-3.5", "retired_on"]) == "2024-09-13"  # OpenAI's gpt-3.5-turbo-0301
+    command = models.loc["COMMAND"]
+    assert (command["status"], str(command["deprecated_on"]), command["retired_on"]) == (
+        "deprecated", "2025-09-15", None)
+    assert command["status_source"].startswith("the maker's notice of 2025-09-15")
 
 
 def test_a_batch_variant_that_lists_no_prices_states_the_standard_rates(spots):
