@@ -24,6 +24,7 @@ import pandas as pd
 
 from pipelines.forecast import Process
 from pipelines.model_metadata import RETIRED as RETIRED_STATUS
+from pipelines.model_metadata import DEPRECATED as DEPRECATED_STATUS
 from pipelines.pricing import FEE_LINES, LINES, PriceBook, Rates, TaskCost, is_missing, spot_costs, task_costs
 from pipelines.spots import rate_columns
 from pipelines.tasks import Profile
@@ -35,10 +36,13 @@ NO_THINKING = "no_thinking"  # thinking tokens asked of a model that does not th
 CONTEXT_WINDOW = "context_window"  # n_in + n_think + n_out above the model's known window
 REASONS = (NO_PRICE, NO_OUTPUT_PRICE, NO_THINKING, CONTEXT_WINDOW)
 # Why a comparison leaves a model out although it could be priced: it is not a text model (it
-# does not take text in and write text out), or it is retired (unless retired ones are asked for).
+# does not take text in and write text out), or it is retired or deprecated (unless those are asked
+# for). A deprecated model is on its way out, often closed to new users already: a comparison
+# that helps choose a model ranks, like the board's default view, the ones a user can adopt.
 NOT_TEXT = "not_text"
 RETIRED = "retired"
-SCOPE_REASONS = (NOT_TEXT, RETIRED)
+DEPRECATED = "deprecated"
+SCOPE_REASONS = (NOT_TEXT, RETIRED, DEPRECATED)
 
 RANK_COLUMNS = ["ticker", "model_id", "display_name", "provider", "spot_cost", "kappa", "beta", "is_reasoning",
                 "theta", "forward_cost", "r_in_eff", "context_window", "status"]
@@ -147,7 +151,8 @@ def scope_masks(input_modalities: list, output_modalities: list, status: list[st
     not_text = np.array(["text" not in list(ins) or "text" not in list(outs)
                          for ins, outs in zip(input_modalities, output_modalities, strict=True)], dtype=bool)
     retired = np.array([value == RETIRED_STATUS for value in status], dtype=bool) & (not include_retired)
-    return {NOT_TEXT: not_text, RETIRED: retired}
+    deprecated = np.array([value == DEPRECATED_STATUS for value in status], dtype=bool) & (not include_retired)
+    return {NOT_TEXT: not_text, RETIRED: retired, DEPRECATED: deprecated}
 
 
 def describe_scope(reason: str, input_modalities, output_modalities) -> str:
@@ -156,6 +161,9 @@ def describe_scope(reason: str, input_modalities, output_modalities) -> str:
                 "a comparison of text models leaves it out; price it alone with POST /v1/price")
     if reason == RETIRED:
         return "the model is retired; send include_retired true to rank it (marked status retired)"
+    if reason == DEPRECATED:
+        return ("the model is deprecated: its maker is retiring it; send include_retired true to rank it "
+                "(marked status deprecated)")
     raise ValueError(f"unknown reason {reason!r}")
 
 
@@ -193,7 +201,8 @@ class Roster:
         """`scope_masks` of the rows, for this `include_retired`."""
         if not include_retired:
             return self.out_of_scope
-        return {**self.out_of_scope, RETIRED: np.zeros(len(self.tickers), dtype=bool)}
+        kept = np.zeros(len(self.tickers), dtype=bool)
+        return {**self.out_of_scope, RETIRED: kept, DEPRECATED: kept}
 
     def left_out_of_scope(self, include_retired: bool) -> tuple[np.ndarray, list[int], list[Entry]]:
         """Which rows are in scope (a mask); and the others, in order, with their entries (each

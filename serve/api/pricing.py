@@ -114,7 +114,8 @@ class CompareRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
     horizon_months: Horizon | None = None
     mode: Mode = SYNC
     models: Annotated[list[ModelName], msgspec.Meta(min_length=1, max_length=MAX_MODELS)] | None = None
-    include_retired: bool = False
+    include_retired: Annotated[bool, msgspec.Meta(
+        description="rank deprecated and retired models too (by default a comparison ranks active ones)")] = False
     as_of: AsOf | None = None
 
 
@@ -206,7 +207,7 @@ ExcludedRow = msgspec.defstruct("ExcludedRow", [(column, Any) for column in EXCL
 
 class Excluded(msgspec.Struct):
     ticker: Annotated[str | None, msgspec.Meta(description="null for a name no model answers to")]
-    reason: Annotated[str, msgspec.Meta(description="not_text, retired, no_price, no_output_price, no_thinking, "
+    reason: Annotated[str, msgspec.Meta(description="not_text, retired, deprecated, no_price, no_output_price, no_thinking, "
                                                     "context_window, or unknown_model (a name in `models` no "
                                                     "model answers to: skipped, with `model` and `suggestions`)")]
     detail: str

@@ -12,6 +12,7 @@ from pipelines.forecast import ChangeLaw, Process
 from pipelines.pricing import Rates
 from pipelines.quotes import (
     CONTEXT_WINDOW,
+    DEPRECATED,
     EXCLUDED_COLUMNS,
     NO_OUTPUT_PRICE,
     NO_PRICE,
@@ -223,20 +224,20 @@ def test_provider_quotes_without_an_origin_have_no_spread():
     assert quoted["spread_to_origin"].isna().all()
 
 
-def test_a_text_comparison_leaves_out_non_text_and_retired_models_with_the_reason():
+def test_a_text_comparison_leaves_out_non_text_retired_and_deprecated_models_with_the_reason():
     spots = pd.DataFrame([
         spot("CHEAP", 1.0, 0.5),
         spot("ASR", 0.035, 0.01, inputs=("audio",)),           # speech in, text out: not a text model
         spot("OLD", 0.5, 0.25, status="retired"),
-        spot("LATE", 2.0, 1.0, status="deprecated"),           # deprecated models still rank
+        spot("LATE", 2.0, 1.0, status="deprecated"),           # on its way out: ranked only when asked
     ]).astype({"context_window": "Int64"})
     ranking = rank(spots, Profile(1000, 100), "sync")
-    assert ranking.priced(spots)[["ticker", "status"]].values.tolist() == [["CHEAP", "active"],
-                                                                          ["LATE", "deprecated"]]
+    assert ranking.priced(spots)[["ticker", "status"]].values.tolist() == [["CHEAP", "active"]]
     excluded = ranking.excluded.set_index("ticker")
-    assert excluded["reason"].to_dict() == {"ASR": NOT_TEXT, "OLD": RETIRED}
+    assert excluded["reason"].to_dict() == {"ASR": NOT_TEXT, "OLD": RETIRED, "LATE": DEPRECATED}
     assert excluded.loc["ASR", "detail"].startswith("not a text model (input: audio; output: text)")
     assert "include_retired" in excluded.loc["OLD", "detail"]
+    assert "deprecated" in excluded.loc["LATE", "detail"] and "include_retired" in excluded.loc["LATE", "detail"]
     with_retired = rank(spots, Profile(1000, 100), "sync", include_retired=True)
     assert with_retired.priced(spots)[["ticker", "status"]].values.tolist() == [
         ["OLD", "retired"], ["CHEAP", "active"], ["LATE", "deprecated"]]

@@ -212,7 +212,7 @@ def expected_costs(spots, mode, n_in, n_out, eta=0.0, n_think=0.0):
 
 
 def test_compare_ranks_every_model_with_the_task_cost_of_each(client, tables):
-    data = post(client, "/v1/compare", {"n_in": 12000, "n_out": 700, "eta": 0.4})
+    data = post(client, "/v1/compare", {"n_in": 12000, "n_out": 700, "eta": 0.4, "include_retired": True})
     msgspec.convert(data, Comparison)
     spots = tables["spots"]
     assert data["mode"] == "sync" and data["count"] == len(data["models"]) > 20
@@ -229,12 +229,19 @@ def test_compare_ranks_every_model_with_the_task_cost_of_each(client, tables):
         assert model["r_in_eff"] == pytest.approx(truth.r_in_eff, rel=REL)
         assert model["beta"] == truth.beta_used
         assert "forward_cost" not in model
-    assert {e["reason"] for e in data["excluded"]} <= {"context_window", "no_output_price", "no_price", "not_text",
-                                                       "retired"}
+    assert {e["reason"] for e in data["excluded"]} <= {"context_window", "no_output_price", "no_price", "not_text"}
+    assert {e["ticker"]: e["reason"] for e in data["excluded"]}["QWEN3-ASR-FLASH"] == "not_text"  # speech in
+
+
+def test_a_default_comparison_ranks_active_models_and_says_why_the_others_are_left_out(client, tables):
+    """Like the board's default view: deprecated and retired models are listed, with the reason."""
+    spots = tables["spots"]
+    data = post(client, "/v1/compare", {"n_in": 12000, "n_out": 700, "eta": 0.4})
+    assert data["count"] > 3 and all(m["status"] == "active" for m in data["models"])
     excluded = {e["ticker"]: e["reason"] for e in data["excluded"]}
-    assert excluded["QWEN3-ASR-FLASH"] == "not_text"  # speech in: never ranked as a text model
-    assert set(spots.loc[spots["status"] == "retired", "ticker"]) <= {t for t, r in excluded.items() if r == "retired"}
-    assert all(m["status"] in ("active", "deprecated") for m in data["models"])
+    for status in ("retired", "deprecated"):
+        left_out = set(spots.loc[spots["status"] == status, "ticker"])
+        assert left_out and all(excluded[t] in (status, "not_text") for t in left_out), status
 
 
 def test_compare_brings_retired_models_back_when_asked_and_marks_them(client, tables):
@@ -249,7 +256,7 @@ def test_compare_brings_retired_models_back_when_asked_and_marks_them(client, ta
 
 def test_compare_excludes_models_that_cannot_think_or_hold_the_prompt(client, tables):
     spots = tables["spots"]
-    thinking = post(client, "/v1/compare", {"n_in": 1000, "n_out": 100, "n_think": 500})
+    thinking = post(client, "/v1/compare", {"n_in": 1000, "n_out": 100, "n_think": 500, "include_retired": True})
     reasons = {e["ticker"]: e["reason"] for e in thinking["excluded"]}
     assert reasons["GPT-4.1"] == "no_thinking"
     assert set(reasons) >= set(spots.loc[~spots["is_reasoning"], "ticker"])
@@ -295,7 +302,7 @@ def test_compare_forward_cost_is_the_spot_cost_times_the_scheduled_factor_and_th
     """Every ranked model, by hand: forward_cost = spot_cost · L_h · E[R_h], L_h the output price
     announced for the horizon over today's, E[R_h] = 1 + P_h·(m − 1) from its processes rows."""
     data = post(client, "/v1/compare", {"n_in": 2000, "n_out": 500, "eta": 0.2, "mode": mode,
-                                        "horizon_months": months})
+                                        "horizon_months": months, "include_retired": True})
     assert data["count"] > (20 if mode == "sync" else 10)  # the small universe: 24 and 15
     moved = set()
     for model in data["models"]:
