@@ -34,9 +34,11 @@ refresh: install $(DAGSTER_HOME)/dagster.yaml
 	$(SERVICE_ENV) $(BIN)/oracle refresh
 
 # Builds a snapshot, then serves the API (port 8000) and the Dagster UI (port 3000) with its
-# daemon, so the daily 06:00 UTC schedule keeps the API's data fresh. Ctrl-C stops both.
+# daemon, so the daily 06:00 UTC schedule keeps the API's data fresh. Ctrl-C stops both. Both
+# listen on this machine only unless told (`make run HOST=0.0.0.0`).
+HOST ?= 127.0.0.1
 run: refresh
-	$(SERVICE_ENV) $(BIN)/oracle up --host 0.0.0.0
+	$(SERVICE_ENV) $(BIN)/oracle up --host $(HOST)
 
 validate: install
 	$(BIN)/dagster definitions validate -w workspace.yaml

@@ -1,23 +1,29 @@
 """The `oracle` command: `refresh`, `serve`, `up` and `keys`.
 
-    oracle refresh [--warehouse PATH] [--as-of DATE]   build and publish a snapshot
+    oracle refresh [--warehouse PATH] [--as-of DATE] [--allow-future]   build and publish a snapshot
     oracle refresh --replay DATE [--warehouse PATH]   rebuild DATE's snapshot from the kept live copies
     oracle refresh --clean [...]   first remove what failed or killed refreshes left staged
-    oracle serve [--host H] [--port P] [--warehouse PATH]   run the HTTP API
+    oracle serve [--host H] [--port P] [--warehouse PATH] [--data PATH]   run the HTTP API
     oracle up [--warehouse PATH]   refresh if empty, then the API (8000) and Dagster with its daemon (3000)
     oracle keys create --name N --tier T | keys list | keys revoke KEY_ID   manage API keys
 
 Settings come from arguments, else from `ORACLE_*` environment variables, read when the command
-runs. Each subcommand imports its room only when called, so `refresh` never loads the API.
+runs. Each subcommand imports its room only when called, so `refresh` never loads the API. Bad
+input is refused before any work, in one line on stderr, with exit status 2.
 """
 
 import argparse
 import os
 import re
 import sys
+from datetime import UTC, date, datetime
 
 KEY_TIERS = ("developer", "enterprise", "internal")  # `free` is the keyless tier, never issued
 KEY_NAME = re.compile(r"[A-Za-z0-9 _.@-]{1,64}")
+
+
+class Refused(Exception):
+    """Input the command cannot work with: said in one line, exit status 2."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,7 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     refresh.add_argument("--warehouse", default=None,
                          help="snapshot folder or fsspec URL (default: $ORACLE_WAREHOUSE, else warehouse/snapshots)")
     refresh.add_argument("--as-of", default=None,
-                         help="snapshot date, YYYY-MM-DD (default: $ORACLE_AS_OF, else today in UTC)")
+                         help="snapshot date, YYYY-MM-DD, from the bundled data's first day to today (default: "
+                              "$ORACLE_AS_OF, else today in UTC)")
+    refresh.add_argument("--allow-future", action="store_true",
+                         help="accept an --as-of after today (a rehearsal of a day ahead: announced prices only)")
     refresh.add_argument("--clean", action="store_true",
                          help="first remove every staging folder that no running refresh owns (what failed or "
                               "killed runs left behind), then refresh")
@@ -37,17 +46,24 @@ def _parser() -> argparse.ArgumentParser:
     for name, help_text in (("serve", "run the HTTP API"),
                             ("up", "refresh if needed, then run the API and the Dagster UI with its daemon")):
         command = commands.add_parser(name, help=help_text)
-        command.add_argument("--host", default=os.environ.get("ORACLE_HOST", "127.0.0.1"))
-        command.add_argument("--port", type=int, default=int(os.environ.get("ORACLE_PORT", "8000")))
+        command.add_argument("--host", default=os.environ.get("ORACLE_HOST", "127.0.0.1"),
+                             help="address to bind (default: %(default)s, from $ORACLE_HOST when set); 0.0.0.0 "
+                                  "listens on every interface")
+        command.add_argument("--port", type=int, default=int(os.environ.get("ORACLE_PORT", "8000")),
+                             help="the API's port (default: %(default)s, from $ORACLE_PORT when set)")
         command.add_argument("--warehouse", default=None,
                              help="snapshot folder or fsspec URL (default: $ORACLE_WAREHOUSE, "
                                   "else warehouse/snapshots)")
+        command.add_argument("--data", default=None,
+                             help="folder of the key database and counters (default: $ORACLE_DATA, else data)")
         if name == "serve":
             command.add_argument("--workers", type=int, default=int(os.environ.get("ORACLE_WORKERS", "1")),
-                                 help="server processes on the one port (share limits only through a "
-                                      "counter store URL: ORACLE_COUNTER_STORE_URL=redis://...)")
+                                 help="server processes on the one port (default: %(default)s, from "
+                                      "$ORACLE_WORKERS when set; share limits only through a counter store "
+                                      "URL: ORACLE_COUNTER_STORE_URL=redis://...)")
         if name == "up":
-            command.add_argument("--dagster-port", type=int, default=3000)
+            command.add_argument("--dagster-port", type=int, default=3000,
+                                 help="the Dagster UI's port (default: %(default)s)")
     _add_keys(commands)
     return parser
 
@@ -116,7 +132,7 @@ def _print_keys(records) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
 
 
-def _serve(host: str, port: int, warehouse: str | None, workers: int = 1) -> None:
+def _serve(host: str, port: int, warehouse: str | None, workers: int = 1, data: str | None = None) -> None:
     import uvicorn
 
     from serve.app import server_app
@@ -124,11 +140,13 @@ def _serve(host: str, port: int, warehouse: str | None, workers: int = 1) -> Non
     from serve.settings import Settings
 
     if workers <= 1:
-        uvicorn.run(server_app(Settings.from_env(warehouse=warehouse)), host=host, port=port, **SERVER_OPTIONS)
+        uvicorn.run(server_app(Settings.from_env(warehouse=warehouse, data=data)), host=host, port=port,
+                    **SERVER_OPTIONS)
         return
     # Each worker process builds its own app from the environment, so the settings travel there.
-    if warehouse:
-        os.environ["ORACLE_WAREHOUSE"] = warehouse
+    for name, value in (("ORACLE_WAREHOUSE", warehouse), ("ORACLE_DATA", data)):
+        if value:
+            os.environ[name] = value
     uvicorn.run("serve.app:app_from_env", factory=True, host=host, port=port, workers=workers, **SERVER_OPTIONS)
 
 
@@ -157,7 +175,7 @@ def _up(args) -> int:
     dagster = subprocess.Popen([sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml",
                                 "-h", args.host, "-p", str(args.dagster_port)], env=env, start_new_session=True)
     try:
-        _serve(args.host, args.port, warehouse)
+        _serve(args.host, args.port, warehouse, data=args.data)
     finally:
         _stop_group(dagster)
     return 0
@@ -180,35 +198,75 @@ def _stop_group(process, grace_seconds: float = 20.0) -> None:
         pass
 
 
+def _day(option: str, text: str, allow_future: bool = False) -> str:
+    """`text` as a snapshot day (ISO), or Refused saying why: not a date, before the bundled
+    data's first day (nothing was known then), or after today without `allow_future`."""
+    from warehouse.seed_files import first_known_day
+
+    try:
+        day = date.fromisoformat(text)
+    except ValueError as err:
+        raise Refused(f"{option} {text!r} is not a date ({err}): give YYYY-MM-DD") from None
+    first, today = first_known_day(), datetime.now(UTC).date()
+    if day < first:
+        raise Refused(f"{option} {day} is before {first}, the first day the bundled data knows a price")
+    if day > today and not allow_future:
+        raise Refused(f"{option} {day} is after today ({today}, UTC); add --allow-future to build a day ahead")
+    return day.isoformat()
+
+
+def _refresh(args) -> int:
+    if args.replay and args.as_of and args.as_of != args.replay:
+        raise Refused("--replay DATE is the snapshot date; give --as-of only with the same date")
+    warehouse = args.warehouse or os.environ.get("ORACLE_WAREHOUSE")
+    if args.replay:
+        day = _day("--replay", args.replay)
+        _refuse_empty_replay(warehouse, day)
+    elif args.as_of or os.environ.get("ORACLE_AS_OF"):
+        day = _day("--as-of" if args.as_of else "ORACLE_AS_OF", args.as_of or os.environ["ORACLE_AS_OF"],
+                   args.allow_future)
+    else:
+        day = ""
+    if args.clean:
+        from assets.resources import WarehouseResource
+        from warehouse.runs import clean
+
+        removed = clean(WarehouseResource(root=args.warehouse or "").store(), datetime.now(UTC))
+        print(f"Removed {len(removed)} staging folder{'s' * (len(removed) != 1)} no running refresh owns"
+              + (f": {', '.join(removed)}" if removed else ""))
+    from assets.refresh import refresh
+
+    return 0 if refresh(warehouse, day, replay=bool(args.replay)) else 1
+
+
+def _refuse_empty_replay(warehouse: str | None, day: str) -> None:
+    """A replay rebuilds a day from the live sources' kept copies: with none kept for that day it
+    would quietly build from the bundled data alone, so it is refused."""
+    from assets.resources import WarehouseResource
+    from pipelines.upstream_formats import UPSTREAMS
+
+    raw = WarehouseResource(root=warehouse or "").raw()
+    if not any(raw.on_day(source, day) for source in UPSTREAMS):
+        raise Refused(f"--replay {day}: no live source's copy is kept for that day in {raw.storage.url}/raw; "
+                      "a replay rebuilds only from kept copies")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "refresh":
-        from assets.refresh import refresh
-
-        if args.replay and args.as_of and args.as_of != args.replay:
-            raise SystemExit("oracle refresh: --replay DATE is the snapshot date; give --as-of only with the same date")
-        if args.clean:
-            from datetime import UTC, datetime
-
-            from assets.resources import WarehouseResource
-            from warehouse.runs import clean
-
-            removed = clean(WarehouseResource(root=args.warehouse or "").store(), datetime.now(UTC))
-            print(f"Removed {len(removed)} staging folder{'s' * (len(removed) != 1)} no running refresh owns"
-                  + (f": {', '.join(removed)}" if removed else ""))
-        published = refresh(args.warehouse or os.environ.get("ORACLE_WAREHOUSE"),
-                            args.replay or args.as_of or os.environ.get("ORACLE_AS_OF", ""),
-                            replay=bool(args.replay))
-        return 0 if published else 1
-    if args.command == "serve":
-        _serve(args.host, args.port, args.warehouse, args.workers)
-        return 0
-    if args.command == "up":
-        return _up(args)
-    if args.command == "keys":
-        return _keys(args)
+    try:
+        if args.command == "refresh":
+            return _refresh(args)
+        if args.command == "serve":
+            _serve(args.host, args.port, args.warehouse, args.workers, args.data)
+            return 0
+        if args.command == "up":
+            return _up(args)
+        if args.command == "keys":
+            return _keys(args)
+    except Refused as refused:
+        print(f"oracle {args.command}: {refused}", file=sys.stderr)
+        return 2
     return 2
-
 
 if __name__ == "__main__":
     sys.exit(main())

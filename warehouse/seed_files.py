@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import zlib
+from datetime import date
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,6 +185,18 @@ def read_price_archive_meta(seed_dir: Path = SEED_DIR) -> dict:
 def read_litellm_prices_meta(seed_dir: Path = SEED_DIR) -> dict:
     """Where LiteLLM's price map comes from (version, release day, checksum), without reading it."""
     return read_meta(Path(seed_dir) / LITELLM_PRICES_META)
+
+
+def first_known_day(seed_dir: Path = SEED_DIR) -> date:
+    """The first day a bundled source that sets prices published one: the first release of
+    genai-prices or of model-prices (LiteLLM's map only cross-checks, and the price archive holds
+    hosts' prices). A build for an earlier day has no price to publish (`oracle refresh` refuses it)."""
+    seed_dir = Path(seed_dir)
+    history = read_meta(seed_dir / "genai_release_history.meta.json")
+    days = [release["uploaded"][:10] for release in history.get("release_files", [])]
+    changes = read_meta(seed_dir / "release_changes.meta.json")["sources"]
+    days += [release["uploaded"][:10] for release in changes.get("model-prices", {}).get("releases", [])]
+    return min(date.fromisoformat(day) for day in days)
 
 
 def read_meta(path: Path) -> dict:
