@@ -40,6 +40,12 @@ def tickers_unique(models):
 
 
 @asset_check(asset="models", blocking=True)
+def names_unique(models):
+    """Every name a model answers to (its ticker, model id, aliases) names that model alone."""
+    return _result(quality.names_on_several_tickers(models), tickers=len(models))
+
+
+@asset_check(asset="models", blocking=True)
 def coverage_floor(models, settings: RefreshSettings):
     """The registry reaches the configured floors of tickers and origin providers."""
     problems = quality.coverage_shortfall(models, settings.min_tickers, settings.min_providers)
@@ -55,7 +61,7 @@ def history_complete(price_history: TableFile, settings: RefreshSettings):
     return _result(problems, rows=rows)
 
 
-CHECKS = [observation_prices_valid, tickers_unique, coverage_floor, history_complete]
+CHECKS = [observation_prices_valid, tickers_unique, names_unique, coverage_floor, history_complete]
 
 
 @asset_check(asset="ici", blocking=True)

@@ -7,7 +7,7 @@ from dagster import AssetOut, asset, multi_asset
 from assets.history_rows import on_days
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
-from pipelines.aliases import curated_aliases, genai_matcher
+from pipelines.aliases import curated_aliases, curated_pointers, genai_matcher
 from pipelines.evidence import compared
 from pipelines.evidence import price_disputes as price_disputes_of
 from pipelines.guard import hold_unconfirmed
@@ -40,7 +40,8 @@ def price_observations(genai_prices, model_prices, price_archive, litellm_prices
     reconciled with the sources' own alias knowledge, then every price keyed by ticker; a live
     source's unconfirmed big move held (`pipelines.guard`)."""
     providers, _ = sources.genai_prices()
-    resolver = Resolver(maker_table(sources.seed_table("makers")), matcher=genai_matcher(providers))
+    resolver = Resolver(maker_table(sources.seed_table("makers")), matcher=genai_matcher(providers),
+                        pointers=curated_pointers(sources.seed_table("pointer_ids")))
     overrides = ticker_overrides(sources.seed_table("model_overrides"))
     curated = curated_aliases(sources.seed_table("model_aliases"))
     listings = known_by(all_listings(genai_prices, model_prices, price_archive, litellm_prices, openrouter_prices),
@@ -67,7 +68,8 @@ def models(price_observations, model_aliases, genai_prices, model_prices, provid
     enriched = enrich_models(registry, price_observations, listings, history,
                              litellm_metadata(entries, date.fromisoformat(meta["released"])),
                              lifecycle_notices(sources.seed_table("lifecycle_notices")),
-                             removed, removed_as_of, rules, settings.as_of_date(), listed_alive(snapshot))
+                             removed, removed_as_of, rules, settings.as_of_date(), listed_alive(snapshot),
+                             set(model_aliases["alias"]))
     return enriched.merge(host_spread(providers), on="ticker", how="left", validate="one_to_one")
 
 

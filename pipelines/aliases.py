@@ -41,6 +41,17 @@ def curated_aliases(frame: pd.DataFrame) -> list[CuratedAlias]:
     return rows
 
 
+def curated_pointers(frame: pd.DataFrame) -> list[tuple[str, str]]:
+    """(maker, pointer id) of each row of `pointer_ids.csv`: ids without `-latest` that the maker
+    repoints; a row without a reason is refused, like a curated alias."""
+    rows = []
+    for maker, pointer_id, reason in frame[["maker", "pointer_id", "reason"]].itertuples(index=False):
+        if not str(reason).strip():
+            raise ValueError(f"pointer_ids.csv: {maker}/{pointer_id} has no reason")
+        rows.append((maker, pointer_id.lower()))
+    return rows
+
+
 def _stated_ids(clause) -> list[str]:
     """The ids a match clause names exactly (`equals`, directly or inside an `or`)."""
     if hasattr(clause, "equals"):

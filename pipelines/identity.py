@@ -134,15 +134,22 @@ class Resolver:
     (`matcher`, genai-prices' match rules), then the exact id, then its normal form. A catalogue
     that lists two ids with one normal form as separate models (`mistral-large` and
     `mistral-large-2512`) is believed: with `distinct=True` the second id becomes a model of its
-    own, reachable by its exact id. Pointer ids (`-latest`) are never models: `pointer_of` names
-    them, and `pipelines.pointers` decides per date which model they served.
+    own, reachable by its exact id. Pointer ids (`-latest`, and the curated `pointers`: ids
+    without `-latest` that the maker repoints, `mistral-medium`) are never models: `pointer_of`
+    names them, and `pipelines.pointers` decides per date which model they served.
     """
 
-    def __init__(self, makers: MakerTable, matcher: Callable[[str, str], str | None] | None = None):
+    def __init__(self, makers: MakerTable, matcher: Callable[[str, str], str | None] | None = None,
+                 pointers: Iterable[tuple[str, str]] = ()):
         self.makers = makers
         self._matcher = matcher
+        self._pointers = {(maker, pointer.lower()) for maker, pointer in pointers}
         self._exact: dict[tuple[str, str], ModelKey] = {}
         self._normal: dict[tuple[str, str], ModelKey] = {}
+        self._offers: dict[tuple[str, str], ModelKey] = {}
+
+    def is_pointer(self, maker: str | None, bare: str) -> bool:
+        return is_pointer(bare) or (maker, bare.strip().lower()) in self._pointers
 
     def _maker_and_bare(self, listed_id: str) -> tuple[str | None, str]:
         vendor, bare = split_vendor(listed_id)
@@ -151,7 +158,7 @@ class Resolver:
     def pointer_of(self, listed_id: str) -> tuple[str, str] | None:
         """(maker, pointer id) when the id is a pointer of a known maker."""
         maker, bare = self._maker_and_bare(listed_id)
-        return (maker, bare.lower()) if maker and is_pointer(bare) else None
+        return (maker, bare.lower()) if maker and self.is_pointer(maker, bare) else None
 
     def source_match(self, maker: str, bare: str) -> ModelKey | None:
         """The model the source's own match rules give for an id, if that model is known here."""
@@ -166,11 +173,25 @@ class Resolver:
     def key_of(self, provider: str, listed_id: str) -> tuple[ModelKey | None, bool]:
         """(model key or None, whether this provider is the model's maker)."""
         maker, bare = self._maker_and_bare(listed_id)
-        if maker is None or (is_pointer(bare) and (maker, bare.lower()) not in self._exact):
+        own = maker == canonical_provider(provider)
+        if own and (maker, listed_id.strip().lower()) in self._offers:
+            return self._offers[(maker, listed_id.strip().lower())], True
+        if maker is None or (self.is_pointer(maker, bare) and (maker, bare.lower()) not in self._exact):
             return None, False
         key = (self._exact.get((maker, bare.lower())) or self.source_match(maker, bare)
                or self._normal.get((maker, normal_form(bare))))
-        return key, maker == canonical_provider(provider)
+        return key, own
+
+    def learn_offer(self, provider: str, listed_id: str) -> ModelKey | None:
+        """Register the maker's own listing of `maker/x` beside its `x` as another product, a model
+        under its full id: Perplexity's Agent API names its models `perplexity/…`, and its
+        `perplexity/sonar` is priced apart from the Sonar API's `sonar`. Only the maker's own
+        listings of the full id reach it; a host's `perplexity/sonar` resells `sonar`."""
+        maker, bare = self._maker_and_bare(listed_id)
+        if maker is None or maker != canonical_provider(provider) or not is_text_model(bare):
+            return None
+        full = listed_id.strip().lower()
+        return self._offers.setdefault((maker, full), ModelKey(maker, full))
 
     def claim(self, maker: str, alias_id: str, key: ModelKey) -> None:
         """Register `alias_id` as another name of the model `key`, whatever its normal form says."""
@@ -184,8 +205,10 @@ class Resolver:
         """
         maker, bare = self._maker_and_bare(listed_id)
         if (maker is None or maker != canonical_provider(provider) or not is_text_model(bare)
-                or (is_pointer(bare) and not product)):
+                or (self.is_pointer(maker, bare) and not product)):
             return None
+        if (maker, listed_id.strip().lower()) in self._offers:
+            return self._offers[(maker, listed_id.strip().lower())]
         exact, normal = (maker, bare.lower()), (maker, normal_form(bare))
         if exact in self._exact:
             return self._exact[exact]

@@ -154,21 +154,23 @@ def modalities(models: pd.DataFrame, litellm: pd.DataFrame, keys: pd.DataFrame, 
 ACTIVE, DEPRECATED, RETIRED = "active", "deprecated", "retired"
 
 
-def lifecycle_ids(models: pd.DataFrame, keys: pd.DataFrame, listed: set[tuple[str, str]]) -> pd.DataFrame:
+def lifecycle_ids(models: pd.DataFrame, keys: pd.DataFrame, listed: set[tuple[str, str]],
+                  pointers: set[str] = frozenset()) -> pd.DataFrame:
     """(ticker, provider, id): the ids at its maker whose lifecycle is the model's.
 
     A model's own id always. Every other id the maker prices it under too (a dated snapshot, the
     API id beside an undated name, a `-latest` form), where the model is the maker's to sell
     (`pricing_basis` maker: an open-weight model lives on at its hosts whatever its maker's API
     does) and no other of its ids is still listed without a status by model-prices, the source
-    of statuses (`listed`: the (provider, id) pairs it lists alive). A pointer is no such
-    evidence: it serves whatever model is newest. So a model retired under its dated id is
+    of statuses (`listed`: the (provider, id) pairs it lists alive). A pointer (`-latest`, or an
+    id in `pointers`, the `model_aliases` table's) is no such evidence: it serves whatever model is newest. So a model retired under its dated id is
     retired, and one of several snapshots retired while another lives is not the model's."""
     own = models[["ticker", "provider", "model_id"]].rename(columns={"model_id": "id"})
     basis = models.assign(pricing_basis=models.get("pricing_basis", MAKER))[["ticker", "provider", "pricing_basis"]]
     others = keys[keys["is_origin"]].merge(basis, on=["ticker", "provider"])
     others = others[others["pricing_basis"] == MAKER]
-    alive = [(p, i) in listed and not is_pointer(i) for p, i in zip(others["provider"], others["id"], strict=True)]
+    alive = [(p, i) in listed and not (is_pointer(i) or i in pointers)
+             for p, i in zip(others["provider"], others["id"], strict=True)]
     living = set(others.loc[alive, "ticker"])
     others = others[~others["ticker"].isin(living)][["ticker", "provider", "id"]]
     return pd.concat([own, others], ignore_index=True).drop_duplicates()
@@ -259,21 +261,21 @@ def _first_word(rows: pd.DataFrame, words: list[str]) -> dict[str, str]:
 def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd.DataFrame,
                   history: pd.DataFrame, litellm: pd.DataFrame, notices: pd.DataFrame,
                   removed: set[tuple[str, str]], removed_as_of: date | None, rules, as_of: date,
-                  listed: set[tuple[str, str]] = frozenset()) -> pd.DataFrame:
+                  listed: set[tuple[str, str]] = frozenset(), pointers: set[str] = frozenset()) -> pd.DataFrame:
     """`models` (`registry.build_models`) with what every source says of each model: display_name
     and display_name_source, context_window, max_output_tokens, input_modalities,
     output_modalities, status, deprecated_on, retired_on and retired_by.
 
     `listings`: the price sources' listings; `history`: the genai-prices release history;
     `litellm`: `ingest_litellm.litellm_metadata`; `notices` and `removed`: see `lifecycle`;
-    `listed`: see `lifecycle_ids`.
+    `listed`, `pointers`: see `lifecycle_ids`.
     """
     keys = id_keys(observations)
     history = history.assign(provider=history["provider_id"].map(canonical_provider))
     parts = [names_and_limits(models, _statements(listings, history, litellm, keys)),
              modalities(models, litellm, keys, rules),
              lifecycle(models, listings, history, litellm, notices, removed, removed_as_of, as_of,
-                       lifecycle_ids(models, keys, listed))]
+                       lifecycle_ids(models, keys, listed, pointers))]
     out = models
     for part in parts:
         out = out.merge(part, on="ticker", how="left", validate="one_to_one")

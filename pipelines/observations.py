@@ -85,6 +85,8 @@ def learn_models(listings: pd.DataFrame, resolver: Resolver, curated: list[Curat
     ).drop_duplicates(["provider", "source_model_id"])
     aliased = {(alias.maker, alias.alias_id) for alias in curated}
     genai = order["source"] == GENAI_SOURCE
+    for provider, listed_id in own_prefixed_offers(order.loc[genai, ["provider", "source_model_id"]]):
+        resolver.learn_offer(provider, listed_id)
     for provider, listed_id in order.loc[genai, ["provider", "source_model_id"]].itertuples(index=False):
         # genai-prices separates models deliberately (its match rules group the snapshots of one).
         if (provider, listed_id.lower()) not in aliased:
@@ -96,6 +98,19 @@ def learn_models(listings: pd.DataFrame, resolver: Resolver, curated: list[Curat
         resolver.claim(alias.maker, alias.alias_id, key)
     for provider, listed_id in order.loc[~genai, ["provider", "source_model_id"]].itertuples(index=False):
         resolver.learn(provider, listed_id)
+
+
+def own_prefixed_offers(pairs: pd.DataFrame) -> list[tuple[str, str]]:
+    """(provider, id) of each id a maker's own catalogue lists with its own name as prefix beside
+    the bare id (`perplexity/sonar` beside `sonar`): two entries at two prices are two products,
+    not one model written twice (`Resolver.learn_offer`)."""
+    listed = set(_pairs(pairs.assign(source_model_id=pairs["source_model_id"].str.lower())))
+    offers = []
+    for provider, listed_id in _pairs(pairs):
+        vendor, bare = split_vendor(listed_id)
+        if "/" in listed_id and vendor == provider and (provider, bare.lower()) in listed:
+            offers.append((provider, listed_id))
+    return offers
 
 
 def map_listings(listings: pd.DataFrame, resolver: Resolver) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -169,10 +184,15 @@ def published_overrides(published: pd.DataFrame, resolver: Resolver) -> dict[tup
     """(maker, model) → the ticker published for it before, so no ticker changes meaning.
 
     Where several published tickers now name one model (its aliases were tickers), the one
-    published for the model's own id keeps it, else the shortest.
+    published for the model's own id keeps it, else the shortest. A ticker that spells a pointer
+    id (`MISTRAL-MEDIUM`, `mistral-medium`) is no model's: lookups are case-insensitive, so it
+    answers as the pointer does (`registry.published_ticker_targets`), and the model it was
+    published for takes the ticker of its own id (`MISTRAL-MEDIUM-2312`).
     """
     claims: dict[tuple[str, str], list[tuple[bool, int, str]]] = {}
     for ticker, maker, model_id in published[["ticker", "maker", "model_id"]].itertuples(index=False):
+        if resolver.is_pointer(maker, ticker):
+            continue
         key = resolver.key_of(maker, model_id)[0]
         if key is not None:
             claims.setdefault((key.maker, key.model_id), []).append(

@@ -10,8 +10,9 @@ for a pointer is read as a statement about the model the pointer served on that 
 - the target is the candidate that some source prices exactly as the pointer was priced (input
   and output, in the same mode); where several do, the one the source's own match rules name
   (genai-prices), else the newest that was known by that date;
-- where no candidate has that price, the source's match rules decide, else the statement names
-  no model we know, and stays out of the observations (it is still in its source's table).
+- where no candidate has that price, the source's match rules decide if the model they name was
+  known by that date, else the statement names no model we know, and stays out of the
+  observations (it is still in its source's table).
 
 The spans of one pointer's targets are the `model_aliases` table; a change of target is an
 `alias_moved` event, never a price change.
@@ -114,7 +115,10 @@ def resolve_pointers(pointers: pd.DataFrame, mapped: pd.DataFrame, source_match)
             if candidates:
                 out.at[index, "_model"] = _pick(candidates, named, first_seen, maker, row["effective_date"])
                 out.at[index, "_basis"] = "price"
-            elif named is not None and named in set(ids.loc[ids["_maker"] == maker, "_model"]):
+            elif (named is not None and named in set(ids.loc[ids["_maker"] == maker, "_model"])
+                  and first_seen.get((maker, named), row["effective_date"]) <= row["effective_date"]):
+                # a pointer cannot have served a model no source knew yet (LiteLLM's 2023 price of
+                # `mistral-medium` is not of the Medium 3 that genai-prices bills that id as today)
                 out.at[index, "_model"], out.at[index, "_basis"] = named, "source_match"
     return out
 

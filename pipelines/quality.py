@@ -30,6 +30,26 @@ def duplicate_values(values: pd.Series) -> list[str]:
     return [f"{value} appears {count} times" for value, count in duplicated.value_counts().items()]
 
 
+def names_on_several_tickers(models: pd.DataFrame) -> list[str]:
+    """Each name (ticker in lower case, model id or alias) that more than one ticker answers to:
+    one name, one model."""
+    names = pd.DataFrame({"ticker": models["ticker"].to_numpy(dtype=object),
+                          "name": [{t.lower(), m, *a} for t, m, a in zip(models["ticker"], models["model_id"],
+                                                                          models["aliases"], strict=True)]})
+    owners = names.explode("name").drop_duplicates().groupby("name")["ticker"].agg(sorted)
+    return [f"{name} names {', '.join(tickers)}" for name, tickers in owners.items() if len(tickers) > 1]
+
+
+def active_twins(models: pd.DataFrame, spots: pd.DataFrame) -> list[str]:
+    """Active tickers with the same display name and the same sync input and output prices: one
+    model published twice."""
+    active = models.loc[models["status"] == "active", ["ticker", "display_name"]].merge(
+        spots[["ticker", "input_sync", "beta_sync"]], on="ticker")
+    twins = active.groupby(["display_name", "input_sync", "beta_sync"])["ticker"].agg(sorted)
+    return [f"{', '.join(tickers)}: {name} at {i:g}/{o:g}" for (name, i, o), tickers in twins.items()
+            if len(tickers) > 1]
+
+
 def coverage_shortfall(models: pd.DataFrame, min_tickers: int, min_providers: int) -> list[str]:
     problems = []
     if len(models) < min_tickers:

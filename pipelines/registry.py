@@ -106,7 +106,8 @@ def current_pointer_targets(model_aliases: pd.DataFrame) -> dict[str, str]:
 def published_ticker_targets(published: pd.DataFrame, observations: pd.DataFrame,
                              pointers: dict[str, str]) -> dict[str, str]:
     """Each published ticker that is no longer a ticker → the ticker of the model its id names now
-    (`pointers`: what each pointer id serves today)."""
+    (`pointers`: what each pointer id serves today); a ticker that spells a pointer id answers as
+    that pointer (`observations.published_overrides`)."""
     tickers = set(observations["ticker"])
     origin = observations[observations["is_origin"]]
     by_id = origin.assign(_id=origin["provider_model_id"].str.lower()).drop_duplicates(
@@ -115,7 +116,8 @@ def published_ticker_targets(published: pd.DataFrame, observations: pd.DataFrame
     for ticker, maker, model_id in published[["ticker", "maker", "model_id"]].itertuples(index=False):
         if ticker in tickers:
             continue
-        target = pointers.get(model_id.lower()) or by_id.get((maker, model_id.lower()))
+        target = (pointers.get(ticker.lower()) or pointers.get(model_id.lower())
+                  or by_id.get((maker, model_id.lower())))
         if target is not None:
             out[ticker] = target
     return out
@@ -146,12 +148,13 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
     # seconds per thousand tickers).
     by_ticker = origin.groupby("ticker", sort=True)
     makers = by_ticker["provider"].first()
-    ids = {ticker: sorted(set(listed))
-           for ticker, listed in _grouped(origin["ticker"], origin["provider_model_id"]).items()}
     listed = observations["provider_model_id"].str.lower()
     kept = np.ones(len(listed), dtype=bool)
-    if model_aliases is not None:  # a pointer is an alias of what it serves today only
+    if model_aliases is not None:  # a pointer is an alias of what it serves today only, never a model's id
         kept = ~listed.isin(set(model_aliases["alias"])).to_numpy(dtype=bool)
+    own = observations["is_origin"].to_numpy(dtype=bool) & kept
+    ids = {ticker: sorted(set(names)) for ticker, names in _grouped(
+        observations["ticker"][own], observations["provider_model_id"][own]).items()}
     aliases = {ticker: set(names) for ticker, names in _grouped(observations["ticker"][kept], listed[kept]).items()}
     extra: dict[str, set[str]] = {}
     if model_aliases is not None:
@@ -168,7 +171,8 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
     output_prices, first_seen, hosts = latest_sync["output"].to_dict(), first_seen.to_dict(), hosts.to_dict()
     records = []
     for ticker, maker in makers.items():
-        model_id = choose_model_id(ids[ticker])
+        model_id = choose_model_id(ids.get(ticker) or sorted(set(origin.loc[origin["ticker"] == ticker,
+                                                                            "provider_model_id"])))
         subject = f"{maker}/{model_id}"
         output_price = float(output_prices[ticker])
         records.append(
@@ -187,4 +191,16 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
                 "pricing_basis": HOST_MEDIAN if ticker in host_median else MAKER,
             }
         )
-    return pd.DataFrame.from_records(records)
+    return owned_names(pd.DataFrame.from_records(records))
+
+
+def owned_names(models: pd.DataFrame) -> pd.DataFrame:
+    """Each model's aliases without the names that are another model's own: its ticker (a ticker
+    is always itself, whatever case it is asked in) or its model id. A host that resells one
+    product under another's id (`perplexity/sonar`, the id of Perplexity's Agent API product, is
+    OpenRouter's name for `sonar`) does not make that id a second name of the product it resells."""
+    owner = {model_id: ticker for ticker, model_id in zip(models["ticker"], models["model_id"], strict=True)}
+    owner.update({ticker.lower(): ticker for ticker in models["ticker"]})
+    kept = [[name for name in names if owner.get(name, ticker) == ticker]
+            for ticker, names in zip(models["ticker"], models["aliases"], strict=True)]
+    return models.assign(aliases=kept)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from pipelines.quality import active_twins, names_on_several_tickers
 from tests.small_universe import IDS_FILE, TICKERS, ids_of
 
 
@@ -48,3 +49,10 @@ def test_every_rule_has_a_case(tables):
 def test_the_id_list_is_what_the_full_data_gives_the_tickers(full_warehouse):
     """After a change of the bundled data, regenerate it: python -m tests.small_universe WAREHOUSE."""
     assert json.loads(IDS_FILE.read_text())["ids"] == ids_of(str(full_warehouse))
+
+
+def test_one_name_one_model_and_no_active_twins(tables):
+    """Each name a model answers to names it alone, and no two active tickers share a display name
+    and sync prices (the full data's check: tests/pipelines/test_price_truth.py)."""
+    assert names_on_several_tickers(tables["models"]) == []
+    assert active_twins(tables["models"], tables["spots"]) == []

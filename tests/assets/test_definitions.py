@@ -71,6 +71,7 @@ def test_blocking_checks_guard_the_tables_and_warnings_flag_surprises():
     blocking = {
         ("price_observations", "observation_prices_valid"),
         ("models", "tickers_unique"),
+        ("models", "names_unique"),
         ("models", "coverage_floor"),
         ("price_history", "history_complete"),
         ("ici", "ici_weights_sum_to_one"),

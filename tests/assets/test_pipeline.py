@@ -105,7 +105,11 @@ def test_observations_record_source_version_and_a_url_for_dated_entries(store):
                    for source, info in read_release_changes_meta()["sources"].items() for r in info["releases"]}}
     archived = observations[observations["provenance"].eq("archived")
                             & observations["source"].isin([GENAI, "model-prices", "litellm"])]
-    assert len(archived) == 194 + 1 + 2835
+    # LiteLLM's 2835 lost six on 2026-12-04 (one name, one model): statements of pointers that name
+    # no model known on their day (mistral-medium 2023, codestral-latest and mistral-large-latest
+    # 2024-11-28), a host's mistral-medium-3 (a pointer), and step-3-5-flash-2603 (now one model with
+    # step-3-5-flash, whose statement of that release is the same).
+    assert len(archived) == 194 + 1 + 2829
     for source, version, released in archived[["source", "source_version", "source_released"]].itertuples(index=False):
         assert releases[(source, version)] == released.isoformat(), (source, version)
     rest = observations.drop(archived.index)

@@ -4,6 +4,7 @@ ever published still answering. Each case names its evidence."""
 import pandas as pd
 import pytest
 
+from pipelines.quality import active_twins, names_on_several_tickers
 from serve.lookup import ModelLookup
 from warehouse.seed_files import read_seed_csv
 
@@ -69,7 +70,8 @@ def test_pointers_resolve_to_the_model_they_serve_today(lookup, store):
     assert flash["ticker"].tolist()[-1] == "GEMINI-3.8-FLASH" and pd.isna(flash["valid_to"].tolist()[-1])
 
 
-@pytest.mark.parametrize("ticker", ["MISTRAL-LARGE", "MISTRAL-MEDIUM", "GEMINI-3.5-FLASH-LITE", "GEMINI-3.8-FLASH"])
+@pytest.mark.parametrize("ticker", ["MISTRAL-LARGE", "MISTRAL-MEDIUM-3.1", "MISTRAL-MEDIUM-3.5", "GEMINI-3.5-FLASH-LITE",
+                                    "GEMINI-3.8-FLASH"])
 def test_no_phantom_change_from_a_repointed_alias(store, ticker):
     """mistral-large-latest moved from Large 2411 (2/6) to Large 2512 (0.5/1.5) on 2025-12-08 and
     gemini-flash-lite-latest through three models: neither is a price change of any model."""
@@ -209,7 +211,7 @@ def test_lifecycle_is_judged_on_every_id_of_the_model_unless_another_lives_on(st
     models = store.read_table("models").set_index("ticker")
     # 24 of the retired are retired by the makers' own notices (warehouse/seed/lifecycle_notices.csv),
     # and one is deprecated by one (COMMAND: no shutdown day named).
-    assert models["status"].value_counts().to_dict() == {"active": 271, "retired": 120, "deprecated": 72}
+    assert models["status"].value_counts().to_dict() == {"active": 269, "retired": 119, "deprecated": 72}
     assert models["status_source"].fillna("").str.startswith("the maker's notice of").sum() == 25
     assert (models.loc["ADA", "status"], str(models.loc["ADA", "retired_on"])) == ("retired", "2024-01-04")
     assert models.loc["OPUS-4.6", "status"] == "active" and models.loc["GROK-4.20", "status"] == "active"
@@ -222,7 +224,7 @@ def test_lifecycle_is_judged_on_every_id_of_the_model_unless_another_lives_on(st
 # Models the price sources still list (or mark removed without a day) that their makers retired.
 RETIRED_BY_THEIR_MAKERS = ("HAIKU-3", "OPUS-3", "SONNET-3", "SONNET-3.5", "MISTRAL-7B", "MIXTRAL-8X7B",
                            "MISTRAL-LARGE", "CODEX-MINI", "GROK-CODE-FAST-1", "GPT-4O-SEARCH-PREVIEW", "GPT-4-32K",
-                           "GPT-3.5-TURBO-0613", "GPT-3.5", "GEMINI-PRO", "GEMINI-1.0-PRO-VISION", "MISTRAL-MEDIUM",
+                           "GPT-3.5-TURBO-0613", "GPT-3.5", "GEMINI-PRO", "GEMINI-1.0-PRO-VISION", "MISTRAL-MEDIUM-2312",
                            "R1-1776")
 
 
@@ -253,13 +255,56 @@ def test_a_rejected_statement_is_no_evidence_either_way(spots, store):
     assert (list(omni["sources_agreeing"]), omni["evidence"]) == (["genai-prices", "litellm"], "confirmed")
     # Three spots are disputed only on a batch price: GEMINI-3.5-FLASH-LITE's and GPT-5.4's cache
     # reads (model-prices against the chosen), GPT-3.5-TURBO-1106's batch rates (LiteLLM's 1/2).
-    assert spots["evidence"].value_counts().to_dict() == {"confirmed": 235, "single_source": 195, "disputed": 33}
+    # One name, one model (2026-12-04): 235/195/33 became 239/191/30. No longer disputed: SONAR (the
+    # Agent API's 0.25/2.50 is SONAR-AGENT's), MISTRAL-MEDIUM-3.1 (LiteLLM's 1.50/7.50 for the pointer
+    # mistral-medium is Medium 3.5's), MISTRAL-MEDIUM-3 (a pointer now); confirmed: MISTRAL-MEDIUM-2312,
+    # SONAR-AGENT; four single-source duplicates merged.
+    assert spots["evidence"].value_counts().to_dict() == {"confirmed": 239, "single_source": 191, "disputed": 30}
     disputes = store.read_table("price_disputes")
     # With the open-weight models: their hosts' median against model-prices' and LiteLLM's records
     # of the maker's (free or other) price.
     # GEMINI-OMNI-FLASH-PREVIEW is no dispute: model-prices' own release 0.0.3 (2026-10-04) listed the
     # 9.00 the others give, later than the rejected 17.50 it first recorded.
-    assert (len(disputes), disputes.groupby(["ticker", "mode", "field"]).ngroups) == (209, 82)
-    # DEEPSEEK-V3.2 and GEMINI-3.5-FLASH-LITE's batch cache read are settled by the majority.
-    assert disputes["rule"].value_counts().to_dict() == {"agrees": 120, "cross_check": 58, "later_statement": 27,
+    # One name, one model (MISTRAL-MEDIUM-3's and MISTRAL-MEDIUM-3.1's sync rates, SONAR's) took 23
+    # rows away; DEEPSEEK-V3.2 and GEMINI-3.5-FLASH-LITE's batch cache read are settled by the majority.
+    assert (len(disputes), disputes.groupby(["ticker", "mode", "field"]).ngroups) == (186, 74)
+    assert disputes["rule"].value_counts().to_dict() == {"agrees": 105, "cross_check": 53, "later_statement": 24,
                                                          "majority": 3, "rejected": 1}
+
+
+# --- one model, one ticker; one name, one model ----------------------------------------------------
+
+def test_no_name_on_two_tickers_and_no_active_twins(store):
+    """Before: mistral-medium named MISTRAL-MEDIUM and MISTRAL-MEDIUM-3.1; SOLAR-MINI-4 and
+    SOLAR-MINI4 were both active Solar Mini 4 at 0.10/0.40."""
+    models = store.read_table("models")
+    assert names_on_several_tickers(models) == []
+    assert active_twins(models, store.read_table("spots")) == []
+
+
+def test_mistral_medium_is_todays_medium_and_the_2023_model_only_its_own_id(lookup, spots, store):
+    """mistral-medium and mistral-medium-3 are pointers (pointer_ids.csv): both serve Medium 3.5 at
+    1.50/7.50 today; Medium 1 (2.70/8.10) answers to mistral-medium-2312 and its own ticker only."""
+    for name in ("mistral-medium", "MISTRAL-MEDIUM", "mistral-medium-3", "MISTRAL-MEDIUM-3", "mistral-medium-latest"):
+        assert lookup.resolve(name).ticker == "MISTRAL-MEDIUM-3.5", name
+    assert spots.loc["MISTRAL-MEDIUM-3.5", ["input_sync", "beta_sync"]].tolist() == [1.5, 7.5]
+    old = store.read_table("models").set_index("ticker").loc["MISTRAL-MEDIUM-2312"]
+    assert list(old["aliases"]) == ["mistral-medium-2312"] and old["display_name"] == "Mistral Medium 1"
+    assert spots.loc["MISTRAL-MEDIUM-2312", ["input_sync", "beta_sync"]].tolist() == [2.7, 8.1]
+    assert lookup.resolve("mistral-medium-2505").ticker == "MISTRAL-MEDIUM-3.1"
+
+
+def test_sonar_is_the_sonar_api_and_the_agent_api_product_is_apart(lookup, spots):
+    """genai-prices 0.2.3: sonar 1/1 and 12 per 1,000 requests (low context); perplexity/sonar (the
+    Agent API) 0.25/2.50 and web searches at 2.50 per 1,000."""
+    assert lookup.resolve("sonar").ticker == "SONAR" and lookup.resolve("perplexity/sonar").ticker == "SONAR-AGENT"
+    assert spots.loc["SONAR", ["input_sync", "beta_sync", "request_fee_sync"]].tolist() == [1.0, 1.0, 12.0]
+    agent = spots.loc["SONAR-AGENT"]
+    assert [agent["input_sync"], agent["beta_sync"], agent["web_search_fee_sync"]] == [0.25, 2.5, 2.5]
+    assert pd.isna(agent["request_fee_sync"])
+
+
+@pytest.mark.parametrize("old, ticker", [("SOLAR-MINI-4", "SOLAR-MINI4"), ("GROK-4.1-FAST", "GROK-4.1-FAST-REASONING"),
+                                         ("STEP-3.5-FLASH-2603", "STEP-3.5-FLASH")])
+def test_a_merged_ticker_answers_as_the_model(lookup, old, ticker):
+    assert lookup.resolve(old).ticker == ticker

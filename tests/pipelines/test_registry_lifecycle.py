@@ -14,7 +14,9 @@ from pipelines.quotes import RETIRED, scope_masks
 # A source marks each of these retired under an id other than the ticker's own (a dated
 # snapshot, the API id beside an undated name, a `-latest` form), and no other id of it lives on.
 RETIRED_UNDER_ANOTHER_ID = {
-    "HAIKU-3": "claude-3-haiku-20240307", "OPUS-3": "claude-3-opus-20240229",
+    # (OPUS-3 is no longer here: a pointer id is never a model id, so its model_id is
+    # claude-3-opus-20240229 itself, not claude-3-opus-latest.)
+    "HAIKU-3": "claude-3-haiku-20240307",
     "SONNET-3": "claude-3-sonnet-20240229", "SONNET-3.5": "claude-3-5-sonnet-2024",
     "MISTRAL-7B": "open-mistral-7b", "MIXTRAL-8X7B": "open-mixtral-8x7b", "MISTRAL-LARGE": "mistral-large-2411",
     "CODEX-MINI": "codex-mini-latest", "GROK-CODE-FAST-1": "grok-code-fast-1",
