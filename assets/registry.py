@@ -15,8 +15,10 @@ from pipelines.history import price_history_parts
 from pipelines.identity import Resolver
 from pipelines.ingest_litellm import litellm_metadata
 from pipelines.ingest_model_prices import listed_alive, removed_models
+from pipelines.ingest_models_dev import known_statements, models_dev_metadata
 from pipelines.listings import known_by
-from pipelines.model_metadata import enrich_models, lifecycle_notices
+from pipelines.model_metadata import enrich_models, lifecycle_notices, metadata_statements
+from pipelines.model_metadata import metadata_disputes as metadata_disputes_of
 from pipelines.observations import build_observations, rejections
 from pipelines.open_weight import families_from
 from pipelines.providers import build_providers, host_spread
@@ -53,24 +55,46 @@ def price_observations(genai_prices, model_prices, price_archive, litellm_prices
     return hold_unconfirmed(observations, live.max_move), aliases
 
 
-@asset(group_name=GROUP, kinds={"parquet"}, deps=["curated_tables"])
+def _metadata_sources(genai_prices, model_prices, sources: PriceSources, as_of: date):
+    """What the sources say of models besides prices, as `enrich_models` reads it: the price
+    sources' listings, genai-prices' release history, LiteLLM's entries, and models.dev's
+    catalogue as known on `as_of` (none before the package's upload day)."""
+    history, _ = sources.genai_release_history()
+    entries, meta = sources.litellm_prices()
+    catalogue, catalogue_meta = sources.models_dev()
+    models_dev = known_statements(models_dev_metadata(catalogue), date.fromisoformat(catalogue_meta["released"]),
+                                  as_of)
+    return (all_listings(genai_prices, model_prices), history,
+            litellm_metadata(entries, date.fromisoformat(meta["released"])), models_dev)
+
+
+@asset(group_name=GROUP, kinds={"parquet"}, deps=["curated_tables", "models_dev_file"])
 def models(price_observations, model_aliases, genai_prices, model_prices, providers, sources: PriceSources,
            settings: RefreshSettings):
     """The registry: one record per ticker (contract §1), with every name it answers to, what the
-    sources say of its name, limits, modalities and lifecycle, and its hosts' price spread."""
+    sources say of its name, limits, modalities and lifecycle (each with its source), and its
+    hosts' price spread."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
-    listings = all_listings(genai_prices, model_prices)
     registry = build_models(price_observations, rules, model_aliases, sources.seed_table("published_tickers"))
-    history, _ = sources.genai_release_history()
-    entries, meta = sources.litellm_prices()
+    listings, history, litellm, models_dev = _metadata_sources(genai_prices, model_prices, sources,
+                                                               settings.as_of_date())
     snapshot, _ = sources.model_prices()
     removed, removed_as_of = removed_models(snapshot)
-    enriched = enrich_models(registry, price_observations, listings, history,
-                             litellm_metadata(entries, date.fromisoformat(meta["released"])),
+    enriched = enrich_models(registry, price_observations, listings, history, litellm,
                              lifecycle_notices(sources.seed_table("lifecycle_notices")),
                              removed, removed_as_of, rules, settings.as_of_date(), listed_alive(snapshot),
-                             set(model_aliases["alias"]))
+                             set(model_aliases["alias"]), models_dev=models_dev)
     return enriched.merge(host_spread(providers), on="ticker", how="left", validate="one_to_one")
+
+
+@asset(group_name=GROUP, kinds={"parquet"}, deps=["models_dev_file"])
+def metadata_disputes(price_observations, genai_prices, model_prices, sources: PriceSources,
+                      settings: RefreshSettings):
+    """Every model limit (context window, maximum output) the sources state differently, with
+    what each said and the value the rule chose (`pipelines.model_metadata.metadata_disputes`)."""
+    listings, history, litellm, models_dev = _metadata_sources(genai_prices, model_prices, sources,
+                                                               settings.as_of_date())
+    return metadata_disputes_of(metadata_statements(price_observations, listings, history, litellm, models_dev))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -26,11 +26,14 @@ from warehouse.release_history import (
 )
 from warehouse.seed_files import (
     LITELLM_PRICES,
+    MODELS_DEV,
     PRICE_ARCHIVE,
     SEED_DIR,
     curated_tables,
     read_litellm_prices,
     read_litellm_prices_meta,
+    read_models_dev,
+    read_models_dev_meta,
     read_price_archive,
     read_price_archive_meta,
     read_seed_csv,
@@ -91,8 +94,8 @@ class RefreshSettings(ConfigurableResource):
 
 
 class PriceSources(ConfigurableResource):
-    """Offline readers for the four sources, each with its name and version, and for the
-    genai-prices release history that dates its catalogue.
+    """Offline readers for the four price sources and models.dev's catalogue of model metadata,
+    each with its name and version, and for the genai-prices release history that dates its catalogue.
 
     The packages' own network refreshers (genai-prices' `UpdatePrices`, model-prices'
     `refresh()`) are never called: the data is what the pinned versions ship.
@@ -118,6 +121,10 @@ class PriceSources(ConfigurableResource):
     def litellm_prices(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         return read_litellm_prices()
 
+    def models_dev(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """models.dev's catalogue: names, limits, modalities (shipped seed file, `read_models_dev`)."""
+        return read_models_dev()
+
     def versions(self) -> dict[str, str]:
         """Name → version of every source, recorded in the snapshot's manifest."""
         return {
@@ -125,6 +132,7 @@ class PriceSources(ConfigurableResource):
             "model-prices": importlib.metadata.version("model-prices"),
             "model-price-radar-mcp": read_price_archive_meta()["source_version"],
             "litellm": read_litellm_prices_meta()["source_version"],
+            "models.dev": read_models_dev_meta()["source_version"],
         }
 
     def seed_table(self, name: str) -> pd.DataFrame:
@@ -140,6 +148,7 @@ class PriceSources(ConfigurableResource):
                                      [Path(str(in_package("model_prices").joinpath("snapshot.json")))]),
             "price_archive_file": (version["model-price-radar-mcp"], [SEED_DIR / PRICE_ARCHIVE]),
             "litellm_prices_file": (version["litellm"], [SEED_DIR / LITELLM_PRICES]),
+            "models_dev_file": (version["models.dev"], [SEED_DIR / MODELS_DEV]),
             "release_history_files": ("seed", [SEED_DIR / GENAI_RELEASE_HISTORY, SEED_DIR / RELEASE_CHANGES]),
             "curated_tables": ("seed", curated_tables()),
         }

@@ -2,17 +2,21 @@
 
 Every source statement is keyed by (provider, model id); `price_observations` says which ticker
 each such id belongs to (makers and hosts alike), so a statement about any of a model's ids, at
-any provider, is a statement about the model. Where sources differ, the maker's own listing is
-preferred, then genai-prices, model-prices, the genai-prices release history, LiteLLM.
+any provider, is a statement about the model. models.dev's rows at providers the project does not
+follow count too where their id, without a vendor prefix, is a maker's own id (`elsewhere`).
+Statements are ranked by standing (the maker's own, a followed host's, elsewhere), then by
+`SOURCE_ORDER`: genai-prices, model-prices, the genai-prices release history, LiteLLM, models.dev.
 
 - display_name: the first source name that is not just the id (a host's "Vendor: Name" loses
   its vendor prefix); else a name spelt from the ticker (`name_from_ticker`), and
   `display_name_source` says which;
-- context_window, max_output_tokens: the maker's statement first, else the largest any host states;
-- input_modalities, output_modalities: LiteLLM's (inputs: the union of the entries of every id
-  of the model at its maker, else at its hosts, with the inputs their capability flags add;
-  outputs: the maker's entry first); else
-  curated pattern rules (`model_rules.csv`, kinds `input` and `output`); else text in, text out;
+- context_window, max_output_tokens (`_limits`): the maker's statement first, else the largest
+  any followed host states, else the value most other providers state; `<limit>_source` says
+  which ("<source> at <provider>", or `UNKNOWN`), and `metadata_disputes` every difference;
+- input_modalities, output_modalities: the union of LiteLLM's and models.dev's entries of every
+  id of the model at its maker (else, where no source has one there, at its hosts) and the curated
+  pattern rules (`model_rules.csv`, kinds `input` and `output`); else text in, text out;
+  `<side>_modalities_source` names each source and what it said;
 - status, read from each of the model's `lifecycle_ids` (its own id, and its other ids at its
   maker unless another of them lives on): `retired` when a source says the model was removed or
   a retirement date has passed; `deprecated` when a source marks it deprecated or a retirement date is announced; else
@@ -30,9 +34,11 @@ from __future__ import annotations
 import re
 from datetime import date
 
+import numpy as np
 import pandas as pd
 
 from pipelines.identity import is_pointer
+from pipelines.ingest_models_dev import METADATA_COLUMNS as MODELS_DEV_COLUMNS
 from pipelines.listings import canonical_provider
 from pipelines.registry import MAKER
 
@@ -80,37 +86,85 @@ def _real_name(name: object, model_id: str) -> str | None:
     if not isinstance(name, str) or not name.strip():
         return None
     name = re.sub(r"^[^:]{1,40}:\s+", "", name.strip())  # "Qwen: Qwen3 Max" → "Qwen3 Max"
+    if "/" in name and " " not in name:
+        return None  # "Qwen/Qwen3-VL-32B-Thinking" is an id, not a name
     return name if name != model_id else None  # "GPT-5" is a name; "gpt-5" is the id again
 
 
-SOURCE_ORDER = {"genai-prices": 0, "model-prices": 1, "genai-prices releases": 2, "litellm": 3}
+# The order that decides between sources of one standing: the price sources' own catalogues,
+# genai-prices' older releases, LiteLLM, then models.dev last: its catalogue is the oldest of
+# them (2026-08-18) and states what an id serves today, so a repointed id (`deepseek-chat`) would
+# give its newer model's limits to the model the project files under it; it fills what the
+# others leave unstated, and where it differs the difference is published (`metadata_disputes`).
+SOURCE_ORDER = {"genai-prices": 0, "model-prices": 1, "genai-prices releases": 2, "litellm": 3, "models.dev": 4}
+# Who states it: the model's maker, a host the project follows (one of `price_observations`'
+# providers), or another provider of models.dev's catalogue stating the maker's own id.
+BY_MAKER, BY_HOST, ELSEWHERE = 0, 1, 2
+LIMIT_FIELDS = ("context_window", "max_output_tokens")
+UNKNOWN = "unknown: no source states it"
+# How `_limits` chose a value, by the standing of the statements it chose among.
+LIMIT_RULES = {BY_MAKER: "maker_first", BY_HOST: "largest_host", ELSEWHERE: "most_stated_elsewhere"}
+STATEMENT_COLUMNS = ["ticker", "standing", "source", "provider", "source_model_id", "display_name",
+                     *LIMIT_FIELDS]
+
+
+def elsewhere(models_dev: pd.DataFrame, keys: pd.DataFrame) -> pd.DataFrame:
+    """models.dev's rows at providers the project does not follow whose id, without a vendor
+    prefix (`ai21/jamba-large` → `jamba-large`), is a maker's own id of exactly one ticker."""
+    origin = keys[keys["is_origin"]].drop_duplicates(["id", "ticker"])
+    origin = origin[~origin["id"].duplicated(keep=False)][["id", "ticker"]]
+    rows = models_dev[~models_dev["provider"].isin(set(keys["provider"]))]
+    rows = rows.assign(id=rows["source_model_id"].str.lower().str.rsplit("/", n=1).str[-1])
+    return rows.merge(origin, on="id", how="inner").assign(is_origin=False)
 
 
 def _statements(listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,
-                keys: pd.DataFrame) -> pd.DataFrame:
-    """Every source's (name, window, max output) statement per ticker, best first."""
-    frames = [
-        keyed(listings, keys)[["ticker", "is_origin", "source", "display_name", "context_window"]],
-        keyed(history.assign(source="genai-prices releases"), keys, "provider", "model_id")[
-            ["ticker", "is_origin", "source", "name", "context_window"]].rename(columns={"name": "display_name"}),
-        keyed(litellm.assign(source="litellm"), keys)[
-            ["ticker", "is_origin", "source", "context_window", "max_output_tokens"]],
+                keys: pd.DataFrame, models_dev: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every source's (name, window, max output) statement per ticker, best first: by standing
+    (maker, followed host, elsewhere), then SOURCE_ORDER."""
+    models_dev = _or_empty(models_dev).assign(source="models.dev")
+    followed = [
+        keyed(listings, keys),
+        keyed(history.assign(source="genai-prices releases"), keys, "provider", "model_id").rename(
+            columns={"name": "display_name", "model_id": "source_model_id"}),
+        keyed(litellm.assign(source="litellm"), keys),
+        keyed(models_dev, keys),
     ]
-    out = pd.concat(frames, ignore_index=True)
+    frames = [f.assign(standing=[BY_MAKER if origin else BY_HOST for origin in f["is_origin"]]) for f in followed]
+    frames.append(elsewhere(models_dev, keys).assign(standing=ELSEWHERE))
+    out = pd.concat([f.reindex(columns=STATEMENT_COLUMNS) for f in frames], ignore_index=True)
     out["_order"] = out["source"].map(SOURCE_ORDER)
-    return out.sort_values(["ticker", "is_origin", "_order"], ascending=[True, False, True], kind="stable")
+    out = out.sort_values(["ticker", "standing", "_order"], kind="stable")
+    return out[STATEMENT_COLUMNS].reset_index(drop=True)
 
 
-def _limits(statements: pd.DataFrame, column: str) -> pd.Series:
-    """The maker's own statement where there is one, else the largest any provider states."""
+def _or_empty(models_dev: pd.DataFrame | None) -> pd.DataFrame:
+    return pd.DataFrame(columns=MODELS_DEV_COLUMNS) if models_dev is None else models_dev
+
+
+def _limits(statements: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Per ticker: `column`'s value, its source ("<source> at <provider>") and the rule that chose
+    (`LIMIT_RULES`), from the statements of the best standing that states it: the maker's own,
+    first by SOURCE_ORDER; else the largest a followed host states (the first source stating it);
+    else the value most of models.dev's other providers state for the maker's id (ties: the
+    smaller, the cautious reading)."""
     known = statements[statements[column].notna()]
-    origin = known[known["is_origin"]].groupby("ticker")[column].first()
-    hosts = known[~known["is_origin"]].groupby("ticker")[column].max()
-    return origin.combine_first(hosts)
+    known = known.assign(value=known[column].astype("int64"))
+    known = known[known["standing"] == known.groupby("ticker")["standing"].transform("min")]
+    stated_by = known.groupby(["ticker", "value"])["value"].transform("size")
+    host, other = known["standing"] == BY_HOST, known["standing"] == ELSEWHERE
+    known = known.assign(_first=np.where(host, -known["value"], np.where(other, -stated_by, 0)),
+                         _then=np.where(other, known["value"], 0))
+    chosen = known.sort_values(["ticker", "_first", "_then"], kind="stable").drop_duplicates("ticker")
+    return pd.DataFrame({"value": chosen["value"].to_numpy(),
+                         "source": [f"{s} at {p}" for s, p in zip(chosen["source"], chosen["provider"], strict=True)],
+                         "rule": chosen["standing"].map(LIMIT_RULES).to_numpy()},
+                        index=pd.Index(chosen["ticker"], name="ticker"))
 
 
 def names_and_limits(models: pd.DataFrame, statements: pd.DataFrame) -> pd.DataFrame:
-    """display_name, display_name_source, context_window, max_output_tokens per ticker."""
+    """display_name, display_name_source, and per limit its value and `<limit>_source` per ticker
+    (UNKNOWN where no source states it)."""
     rows = []
     # Each ticker's statements by position, in order (a frame per ticker cost more than the names).
     positions = statements.groupby("ticker", sort=False).indices
@@ -122,33 +176,65 @@ def names_and_limits(models: pd.DataFrame, statements: pd.DataFrame) -> pd.DataF
                      "display_name": _real_name(found[0], model_id) if found else name_from_ticker(ticker),
                      "display_name_source": found[1] if found else "derived from the ticker"})
     out = pd.DataFrame(rows)
-    out["context_window"] = out["ticker"].map(_limits(statements, "context_window")).astype("Int64")
-    out["max_output_tokens"] = out["ticker"].map(_limits(statements, "max_output_tokens")).astype("Int64")
+    for column in LIMIT_FIELDS:
+        chosen = _limits(statements, column)
+        out[column] = out["ticker"].map(chosen["value"]).astype("Int64")
+        out[f"{column}_source"] = out["ticker"].map(chosen["source"]).fillna(UNKNOWN)
     return out
 
 
-def modalities(models: pd.DataFrame, litellm: pd.DataFrame, keys: pd.DataFrame, rules) -> pd.DataFrame:
-    """input_modalities and output_modalities per ticker (LiteLLM, then rules, then text). The
-    inputs are the union over the LiteLLM entries of every id of the model at its maker (one
-    entry often states less than another: a dated id's says vision, the undated one's not), or,
-    with none at its maker, at its hosts; the outputs are the maker's entry's first."""
-    entries = keyed(litellm, keys).sort_values("is_origin", ascending=False, kind="stable")
-    stated = entries.drop_duplicates("ticker").set_index("ticker")
-    # The maker's entries speak for the model where there are any; else every host's.
-    own = entries[entries["is_origin"] | ~entries["ticker"].isin(set(entries.loc[entries["is_origin"], "ticker"]))]
-    union = own.groupby("ticker")["input_modalities"].agg(lambda lists: sorted({m for x in lists for m in x}))
+def metadata_disputes(statements: pd.DataFrame) -> pd.DataFrame:
+    """Every (ticker, limit) on which the sources state different values: one row per statement
+    (source, provider, the id it is about, value) with the value chosen, its source and the rule
+    (`LIMIT_RULES`). The maker's and followed hosts' statements always count; models.dev's other
+    providers' only where they decided."""
+    frames = []
+    for column in LIMIT_FIELDS:
+        chosen = _limits(statements, column)
+        known = statements[statements[column].notna() & statements["ticker"].isin(chosen.index)]
+        decided_elsewhere = known["ticker"].map(chosen["rule"]) == LIMIT_RULES[ELSEWHERE]
+        known = known[(known["standing"] != ELSEWHERE) | decided_elsewhere]
+        values = known.groupby("ticker")[column].transform("nunique")
+        known = known[values > 1]
+        frames.append(pd.DataFrame({
+            "ticker": known["ticker"], "field": column, "source": known["source"], "provider": known["provider"],
+            "provider_model_id": known["source_model_id"], "value": known[column].astype("int64"),
+            "chosen_value": known["ticker"].map(chosen["value"]).astype("int64"),
+            "chosen_source": known["ticker"].map(chosen["source"]), "rule": known["ticker"].map(chosen["rule"])}))
+    out = pd.concat(frames, ignore_index=True)
+    return out.sort_values(["ticker", "field", "source", "provider", "provider_model_id"],
+                           ignore_index=True).drop_duplicates(ignore_index=True)
+
+
+def modalities(models: pd.DataFrame, litellm: pd.DataFrame, keys: pd.DataFrame, rules,
+               models_dev: pd.DataFrame | None = None) -> pd.DataFrame:
+    """input_modalities and output_modalities per ticker: the union of what the sources state
+    (LiteLLM's entries with their capability flags, models.dev's entries) of any of the model's
+    ids at its maker, or, where no source has an entry at the maker, at its hosts (one entry often
+    states less than another: a dated id's says vision, the undated one's not; a host's claim
+    does not count beside the maker's own entries), with the curated rules of `model_rules.csv`;
+    text where none states any. `input_modalities_source` and `output_modalities_source` name
+    each source and what it stated ("litellm: image, text; models.dev: image, text")."""
+    entries = pd.concat([keyed(frame, keys).assign(source=source) for source, frame in
+                         (("litellm", litellm), ("models.dev", _or_empty(models_dev)))], ignore_index=True)
+    makers = set(entries.loc[entries["is_origin"].astype(bool), "ticker"])
+    entries = entries[entries["is_origin"].astype(bool) | ~entries["ticker"].isin(makers)]
+    stated = {side: entries.groupby(["ticker", "source"])[f"{side}_modalities"].agg(
+        lambda lists: sorted({m for x in lists for m in x})) for side in ("input", "output")}
     rows = []
     for ticker, maker, model_id in models[["ticker", "provider", "model_id"]].itertuples(index=False):
-        subject = f"{maker}/{model_id}"
-        ins = outs = None
-        if ticker in stated.index and len(union[ticker]):
-            ins = ",".join(union[ticker])
-            outs = ",".join(stated.at[ticker, "output_modalities"]) or TEXT
-        ins = ins or rules.first("input", subject)
-        outs = outs or rules.first("output", subject)
-        rows.append({"ticker": ticker, "input_modalities": sorted((ins or TEXT).split(",")),
-                     "output_modalities": sorted((outs or TEXT).split(","))})
-    return pd.DataFrame(rows)
+        row = {"ticker": ticker}
+        for side in ("input", "output"):
+            said = {source: stated[side].get((ticker, source)) for source in ("litellm", "models.dev")}
+            rule = rules.first(side, f"{maker}/{model_id}")
+            said["model_rules"] = sorted(rule.split(",")) if rule else None
+            said = {source: values for source, values in said.items() if values is not None and len(values)}
+            row[f"{side}_modalities"] = sorted({m for values in said.values() for m in values}) or [TEXT]
+            row[f"{side}_modalities_source"] = ("; ".join(f"{s}: {', '.join(v)}" for s, v in said.items())
+                                                or "default: text (no source states any)")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["ticker", "input_modalities", "input_modalities_source", "output_modalities",
+                                       "output_modalities_source"])
 
 
 ACTIVE, DEPRECATED, RETIRED = "active", "deprecated", "retired"
@@ -258,22 +344,32 @@ def _first_word(rows: pd.DataFrame, words: list[str]) -> dict[str, str]:
         "word"].to_dict() if len(rows) else {}
 
 
+def metadata_statements(observations: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFrame,
+                        litellm: pd.DataFrame, models_dev: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every source's name and limits statements per ticker, best first (see `_statements`)."""
+    history = history.assign(provider=history["provider_id"].map(canonical_provider))  # idempotent
+    return _statements(listings, history, litellm, id_keys(observations), models_dev)
+
+
 def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd.DataFrame,
                   history: pd.DataFrame, litellm: pd.DataFrame, notices: pd.DataFrame,
                   removed: set[tuple[str, str]], removed_as_of: date | None, rules, as_of: date,
-                  listed: set[tuple[str, str]] = frozenset(), pointers: set[str] = frozenset()) -> pd.DataFrame:
+                  listed: set[tuple[str, str]] = frozenset(), pointers: set[str] = frozenset(),
+                  models_dev: pd.DataFrame | None = None) -> pd.DataFrame:
     """`models` (`registry.build_models`) with what every source says of each model: display_name
-    and display_name_source, context_window, max_output_tokens, input_modalities,
-    output_modalities, status, deprecated_on, retired_on and retired_by.
+    and display_name_source, context_window and max_output_tokens with their sources,
+    input_modalities and output_modalities with theirs, status, deprecated_on, retired_on and
+    retired_by.
 
     `listings`: the price sources' listings; `history`: the genai-prices release history;
     `litellm`: `ingest_litellm.litellm_metadata`; `notices` and `removed`: see `lifecycle`;
-    `listed`, `pointers`: see `lifecycle_ids`.
+    `listed`, `pointers`: see `lifecycle_ids`; `models_dev`: `ingest_models_dev.models_dev_metadata`,
+    as known on the build's day (`ingest_models_dev.known_statements`).
     """
     keys = id_keys(observations)
     history = history.assign(provider=history["provider_id"].map(canonical_provider))
-    parts = [names_and_limits(models, _statements(listings, history, litellm, keys)),
-             modalities(models, litellm, keys, rules),
+    parts = [names_and_limits(models, metadata_statements(observations, listings, history, litellm, models_dev)),
+             modalities(models, litellm, keys, rules, models_dev),
              lifecycle(models, listings, history, litellm, notices, removed, removed_as_of, as_of,
                        lifecycle_ids(models, keys, listed, pointers))]
     out = models

@@ -99,6 +99,13 @@ class SmallUniverse(PriceSources):
         entries, meta = super().litellm_prices()
         return [e for e in entries if _kept(source_model_id(e["key"], e.get("litellm_provider") or ""))], meta
 
+    def models_dev(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        catalogue, meta = super().models_dev()
+        # A kept id, or a kept id behind a vendor prefix (`ai21/jamba-large`): models.dev's other
+        # providers name a model by its maker's id.
+        kept = [_kept(i) or _kept(i.rsplit("/", 1)[-1]) for i in catalogue["model_id"]]
+        return catalogue[kept].reset_index(drop=True), meta
+
     def seed_table(self, name: str) -> pd.DataFrame:
         table = super().seed_table(name)
         return kept_rows(table) if name.removesuffix(".csv") in PER_MODEL_TABLES else table

@@ -102,6 +102,13 @@ MODELS = pa.schema(
         pa.field("host_max_input", pa.float64()),
         pa.field("host_min_output", pa.float64()),
         pa.field("host_max_output", pa.float64()),
+        # Where each limit and modality list comes from: "<source> at <provider>" for a limit
+        # ("unknown: no source states it" where none does), "<source>: <modalities>; ..." for
+        # the modalities (every source that stated some), `pipelines/model_metadata.py`.
+        pa.field("context_window_source", pa.string(), nullable=False),
+        pa.field("max_output_tokens_source", pa.string(), nullable=False),
+        pa.field("input_modalities_source", pa.string(), nullable=False),
+        pa.field("output_modalities_source", pa.string(), nullable=False),
     ]
 )
 
@@ -261,6 +268,16 @@ PRICE_DISPUTES = _schema(
     chosen_asserted_on=(_DATE, False), rule=(_STR, False), reason=(_STR, False),
 )
 
+# Every (ticker, limit) on which the sources state different values (field: context_window or
+# max_output_tokens): one row per statement (source, the provider whose listing it is, the id it
+# is about, value), with the value the rule chose, its source and the rule
+# (`pipelines.model_metadata.LIMIT_RULES`).
+METADATA_DISPUTES = _schema(
+    ticker=(_STR, False), field=(_STR, False), source=(_STR, False), provider=(_STR, False),
+    provider_model_id=(_STR, False), value=(_I64, False), chosen_value=(_I64, False), chosen_source=(_STR, False),
+    rule=(_STR, False),
+)
+
 # Every change of a price field that a source announces for a date after the snapshot, against
 # the value in force before it (pipelines/scheduled.py); announced_on: the source's publication.
 SCHEDULED_CHANGES = _schema(
@@ -285,6 +302,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "model_aliases": MODEL_ALIASES,
     "providers": PROVIDERS,
     "models": MODELS,
+    "metadata_disputes": METADATA_DISPUTES,
     "price_history": PRICE_HISTORY,
     "price_disputes": PRICE_DISPUTES,
     "spots": SPOTS,

@@ -61,6 +61,11 @@ PRICE_ARCHIVE = "price_archive.csv.gz"
 PRICE_ARCHIVE_META = "price_archive.meta.json"
 PRICE_ARCHIVE_COLUMNS = ("date", "model_id", "input", "output")
 
+MODELS_DEV = "models_dev.csv.gz"
+MODELS_DEV_META = "models_dev.meta.json"
+MODELS_DEV_COLUMNS = ("provider", "model_id", "name", "context_window", "max_output_tokens", "input_modalities",
+                      "output_modalities", "status", "input", "output", "cache_read", "cache_write")
+
 LITELLM_PRICES = "litellm_prices.json.gz"
 LITELLM_PRICES_META = "litellm_prices.meta.json"
 # Fields of a LiteLLM entry that hold a price or fee: each must be absent or a finite number >= 0.
@@ -128,6 +133,43 @@ def read_litellm_prices(seed_dir: Path = SEED_DIR) -> tuple[list[dict], dict]:
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
                 raise ValueError(f"{path}: {entry['key']}: {name} must be a finite number >= 0, got {value!r}")
     return entries, meta
+
+
+def read_models_dev(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
+    """models.dev's catalogue, one row per (provider, model id), and its provenance.
+
+    Columns as MODELS_DEV_COLUMNS: provider and model_id as the catalogue spells them, name,
+    context_window and max_output_tokens (Int64, null where not stated, else > 0),
+    input_modalities and output_modalities (lists of strings), status ("" where none) and the
+    prices (float64 USD per million tokens, null where not stated, else >= 0). The file is
+    checked against models_dev.meta.json (sha256 and row count). Raises FileNotFoundError if
+    either file is missing and ValueError naming the file if either is damaged.
+    """
+    path = Path(seed_dir) / MODELS_DEV
+    meta = read_meta(Path(seed_dir) / MODELS_DEV_META)
+    raw = read_gzip_csv(verified_bytes(path, meta, MODELS_DEV_META), path, MODELS_DEV_COLUMNS)
+    if (raw["provider"] == "").any() or (raw["model_id"] == "").any():
+        raise ValueError(f"{path}: a row without a provider or a model id")
+    if raw.duplicated(["provider", "model_id"]).any():
+        raise ValueError(f"{path}: duplicate (provider, model_id) rows")
+    if meta.get("rows") != len(raw):
+        raise ValueError(f"{path}: {len(raw)} rows but {MODELS_DEV_META} says {meta.get('rows')}")
+    frame = raw[["provider", "model_id", "name", "status"]].copy()
+    for col in ("context_window", "max_output_tokens"):
+        frame[col] = checked_prices(raw, col, path, "a whole number > 0 or empty",
+                                    lambda t, v: (t == "") | ((v > 0) & (v < math.inf) & (v % 1 == 0)))
+        frame[col] = frame[col].astype("Int64")
+    for col in ("input_modalities", "output_modalities"):
+        frame[col] = [[m for m in text.split(",") if m] for text in raw[col]]
+    for col in ("input", "output", "cache_read", "cache_write"):
+        frame[col] = checked_prices(raw, col, path, "a finite number >= 0 or empty",
+                                    lambda t, v: (t == "") | ((v >= 0) & (v < math.inf)))
+    return frame[list(MODELS_DEV_COLUMNS)], meta
+
+
+def read_models_dev_meta(seed_dir: Path = SEED_DIR) -> dict:
+    """Where models.dev's catalogue comes from (package, version, upload day, checksum), without reading it."""
+    return read_meta(Path(seed_dir) / MODELS_DEV_META)
 
 
 def _litellm_prices_of(entry: dict):

@@ -18,7 +18,7 @@ FETCHES = {"fetch_genai_prices", "fetch_model_prices", "fetch_openrouter", "fetc
 SOURCES = {"genai_prices", "model_prices", "price_archive", "litellm_prices", "openrouter_prices"}
 # The bundled inputs the source assets read, observed at the start of every refresh.
 BUNDLED = {"genai_prices_package", "model_prices_package", "price_archive_file", "litellm_prices_file",
-           "release_history_files", "curated_tables"}
+           "models_dev_file", "release_history_files", "curated_tables"}
 TABLE_GRAPH = {
     "source_fetches": FETCHES,
     # Each live source's reader waits for every fetch (`source_fetches`), which stops the run when all failed.
@@ -30,7 +30,9 @@ TABLE_GRAPH = {
     "openrouter_prices": {"fetch_openrouter", "source_fetches"},
     "price_observations": {*SOURCES, "curated_tables"},
     "model_aliases": {*SOURCES, "curated_tables"},
-    "models": {"price_observations", "model_aliases", "genai_prices", "model_prices", "providers", "curated_tables"},
+    "models": {"price_observations", "model_aliases", "genai_prices", "model_prices", "providers", "curated_tables",
+               "models_dev_file"},
+    "metadata_disputes": {"price_observations", "genai_prices", "model_prices", "models_dev_file"},
     "providers": {"price_observations"},
     "price_history": {"price_observations"},
     "price_disputes": {"price_observations", "price_history"},
