@@ -50,6 +50,7 @@ from pipelines.open_weight import Family, host_median_listings, host_priced
 from pipelines.pointers import alias_spans, resolve_pointers
 from pipelines.price_rules import MAJORITY, USD_LIST, converted_loses, outvoted
 from pipelines.tickers import TickerRequest, assign_tickers
+from pipelines.tier_thresholds import read_at_exact_boundaries
 
 # A documented dated price beats today's catalogue, which beats a dataset's first sighting,
 # which beats an archived host list. Between sources with the same marker, the one that reads
@@ -375,7 +376,7 @@ def build_observations(listings: pd.DataFrame, resolver: Resolver, overrides: di
     frame["note"] = np.where(frame["_pointer"].notna(),
                              _noted("stated for the alias " + frame["_pointer"].astype(str), frame["note"]),
                              frame["note"].astype("object"))
-    frame = adjudicate(frame, rejected, as_of)
+    frame = adjudicate(read_at_exact_boundaries(frame), rejected, as_of)
     spans = alias_spans(pointers)
     spans = spans[spans["model_id"].isin(set(mapped["_model"]))]
     spans.insert(2, "ticker", [tickers[(m, i)] for m, i in zip(spans["maker"], spans["model_id"], strict=True)])

@@ -180,6 +180,14 @@ class GenaiPrices:
         self.version = genai_prices.__version__
         self.snapshot = data_snapshot.get_snapshot()
         self.clock = clock
+        # maker → {id asked: the entry another model's prices were found under}, for the report
+        self.elsewhere: dict[str, dict[str, str]] = {}
+
+    def at(self, clock: datetime) -> "GenaiPrices":
+        """The same data asked at another time (prices in force then)."""
+        other = object.__new__(GenaiPrices)
+        other.version, other.snapshot, other.clock, other.elsewhere = self.version, self.snapshot, clock, {}
+        return other
 
     def find(self, maker: str, ids: list[str]):
         for wanted in ids:
@@ -188,10 +196,48 @@ class GenaiPrices:
                     provider, model = self.snapshot.find_provider_model(wanted, None, provider_id, None)
                 except LookupError:
                     continue
+                if not lists(model, wanted):
+                    self.elsewhere.setdefault(maker, {})[wanted] = f"{provider.id}:{model.id}"
+                    continue
                 statement = genai_statement(model, self.clock)
                 if statement:
                     return f"{provider.id}:{model.id}", wanted, statement
         return None
+
+
+# What may follow a prefix genai-prices matches on and still name the same model: a date or build
+# stamp (`magistral-small-` + `2506`, `-001`, `:0`), never a word or a size (`-8b`, `-vision-exp`).
+STAMP_TAIL = re.compile(r"^[-_:@.]?v?[0-9][0-9\-_:.@]*$|^$")
+
+
+def lists(model, wanted: str) -> bool:
+    """Whether a genai-prices entry lists `wanted` as its own id: its id, an `equals` clause, or a
+    prefix or substring clause that leaves no more than a date or build stamp. Its lookup also
+    lands on an entry whose prefix merely begins the id (`gemini-1.5-flash` for
+    `gemini-1.5-flash-8b`): that prices another model, and is no match of this one."""
+    wanted = wanted.lower()
+    if model.id.lower() == wanted:
+        return True
+    return any(_names(clause, wanted) for clause in _clauses(model.match))
+
+
+def _clauses(clause):
+    for child in getattr(clause, "or_", None) or getattr(clause, "and_", None) or ():
+        yield from _clauses(child)
+    if not hasattr(clause, "or_") and not hasattr(clause, "and_"):
+        yield clause
+
+
+def _names(clause, wanted: str) -> bool:
+    if hasattr(clause, "equals"):
+        return clause.equals.lower() == wanted
+    for attr in ("starts_with", "contains"):
+        text = getattr(clause, attr, None)
+        if text is not None:
+            text = text.lower()
+            at = wanted.find(text) if attr == "contains" else (0 if wanted.startswith(text) else -1)
+            return at == 0 and bool(STAMP_TAIL.match(wanted[len(text):]))
+    return False
 
 
 def _flat(prices, out: dict, mode: str, tiers: dict) -> None:

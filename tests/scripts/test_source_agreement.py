@@ -178,3 +178,76 @@ def test_thresholds_one_token_apart_are_a_tier_convention():
     theirs = [{"above": 200000, "input": 2.5, "output": 5.0}]
     disputed = row("sync.tiers", ours, theirs)
     assert classes.classify(disputed, context({"DEMO-1": {"sync.tiers": ours}}))[0] == classes.UNIT_OR_TIER
+
+
+class _Clause:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class _Entry:
+    def __init__(self, model_id, match):
+        self.id, self.match = model_id, match
+
+
+def test_a_genai_entry_found_by_a_prefix_of_another_model_is_no_match():
+    prefix = _Entry("gemini-1.5-flash", _Clause(contains="gemini-1.5-flash"))
+    assert not sources.lists(prefix, "gemini-1.5-flash-8b")  # a size: another model
+    assert sources.lists(prefix, "gemini-1.5-flash-002")  # a build stamp: the same model
+    listed = _Entry("gpt-5", _Clause(or_=[_Clause(equals="gpt-5"), _Clause(equals="gpt-5-codex")]))
+    assert sources.lists(listed, "gpt-5-codex") and not sources.lists(listed, "gpt-5-mini")
+    dated = _Entry("magistral-small", _Clause(starts_with="magistral-small-"))
+    assert sources.lists(dated, "magistral-small-2506") and not sources.lists(dated, "magistral-small-vision")
+
+
+def test_genai_prices_leaves_an_id_it_prices_only_under_another_model_unmatched():
+    genai = sources.GenaiPrices(datetime(2026, 12, 4, 12, tzinfo=timezone.utc))
+    assert genai.find("google", ["gemini-1.5-flash-8b"]) is None
+    assert genai.elsewhere["google"]["gemini-1.5-flash-8b"] == "google:gemini-1.5-flash"
+    # its own entry for the 8B, under the other spelling, is a match
+    assert genai.find("google", ["gemini-1.5-flash-8b", "gemini-flash-1.5-8b"])[0] == "google:gemini-flash-1.5-8b"
+
+
+def test_litellm_reads_a_threshold_in_thousands_so_ours_one_token_short_is_compared_there():
+    ours = {"sync.input": 1.25, "sync.tiers": [{"above": 199999, "input": 2.5}]}
+    theirs = {"sync.input": 1.25, "sync.tiers": [{"above": 200000, "input": 2.5}]}
+    view, notes = agreement.like_for_like(ours, theirs)
+    assert view["sync.tiers"] == [{"above": 200000, "input": 2.5}] and notes == ["sync.tiers in thousands"]
+    assert ours["sync.tiers"][0]["above"] == 199999  # our statement itself is not changed
+    # a threshold that is not one token short of a thousand is compared as it is
+    assert agreement.in_thousands([{"above": 128000}, {"above": 32767}]) == [{"above": 128000}, {"above": 32767}]
+
+
+def test_one_flat_rate_for_a_model_billed_by_the_hour_is_compared_with_the_period_it_states():
+    peak = {"peak": {"input": 0.3, "output": 1.2, "cache_read": 0.006},
+            "off_peak": {"input": 0.15, "output": 0.6, "cache_read": 0.003}}
+    ours = {"sync.input": 0.15, "sync.output": 0.6, "sync.cache_read": 0.003, "sync.peak": peak}
+    at_peak = {"sync.input": 0.3, "sync.output": 1.2, "sync.cache_read": 0.006}
+    view, notes = agreement.like_for_like(ours, at_peak)
+    assert agreement.compare(view, at_peak)[0] == {"sync.input": True, "sync.output": True, "sync.cache_read": True}
+    assert notes == ["sync rates of the peak period"]
+    # the period is the one its input rate equals; the other rates must then agree on their own
+    wrong = dict(at_peak, **{"sync.output": 1.5})
+    assert agreement.compare(agreement.like_for_like(ours, wrong)[0], wrong)[0]["sync.output"] is False
+    # a rate equal to neither period is compared with our standard (off-peak) rate
+    assert agreement.like_for_like(ours, {"sync.input": 0.2})[0]["sync.input"] == 0.15
+    assert agreement.period_stated(ours, dict(at_peak, **{"sync.peak": peak})) is None  # it states both
+
+
+def test_our_price_on_a_past_day_is_read_from_the_price_history(tmp_path):
+    history = pd.DataFrame({"ticker": ["DEMO-1", "DEMO-1", "DEMO-1"], "mode": ["sync", "sync", "batch"],
+                            "date": [date(2026, 11, 19), date(2026, 11, 20), date(2026, 11, 20)],
+                            "input": [2.0, 4.0, 2.0], "output": [10.0, 20.0, 10.0], "cache_read": [None, 0.4, None],
+                            "tiers": [None, '[{"above":200000,"input":8.0}]', None], "peak": [None, None, None]})
+    history.to_parquet(tmp_path / "price_history.parquet")
+    frame = tickers(("DEMO-1", "google", "demo-1", [], {"sync.input": 5.0}), ("NEW-1", "google", "new-1", [], {}))
+    day = agreement.on_day(frame, tmp_path, date(2026, 11, 20))
+    assert day.loc[0, "statement"] == {"sync.input": 4.0, "sync.output": 20.0, "sync.cache_read": 0.4,
+                                       "sync.tiers": [{"above": 200000, "input": 8.0}],
+                                       "batch.input": 2.0, "batch.output": 10.0}
+    assert day.loc[1, "statement"] == {}  # no price that day: unmatched, not compared
+
+
+def test_a_ticker_without_a_price_that_day_is_not_matched(litellm):
+    frame = tickers(("DEMO-1", "anthropic", "claude-demo-1", [], {}))
+    assert agreement.measure(frame, litellm.find)[0].source_id is None
