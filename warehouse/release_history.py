@@ -4,6 +4,9 @@
   listed a (provider_id, model_id) at the same (input, output, cache_read, cache_write) price, with
   the first and last release's version and upload date. Built by
   scripts/build_genai_release_history.py.
+- litellm_limits.csv.gz: each row is an entry of LiteLLM's map whose token limits are first
+  stated, or changed, in a release read (the releases release_changes.csv.gz reads), or that a
+  release read dropped, with that release's version and upload date. Built by scripts/build_litellm_limits.py.
 - release_changes.csv.gz: each row is a change between consecutive releases read of model-prices
   or LiteLLM: a series first listed, repriced or delisted, with the release's version and upload
   date. Built by scripts/build_release_changes.py.
@@ -38,6 +41,12 @@ RELEASE_CHANGES_COLUMNS = (
 RELEASE_CHANGE_SOURCES = ("litellm", "model-prices")
 RELEASE_CHANGE_MODES = ("sync", "batch")
 LISTED, REPRICED, DELISTED = "listed", "price", "delisted"
+
+LITELLM_LIMITS = "litellm_limits.csv.gz"
+LITELLM_LIMITS_META = "litellm_limits.meta.json"
+LIMIT_COLUMNS = ("max_input_tokens", "max_tokens", "max_output_tokens")
+LITELLM_LIMITS_COLUMNS = ("litellm_provider", "key", *LIMIT_COLUMNS, "version", "released", "change")
+STATED, DROPPED = "stated", "dropped"
 
 
 def read_genai_release_history(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
@@ -139,3 +148,40 @@ def read_release_changes(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]
 def read_release_changes_meta(seed_dir: Path = SEED_DIR) -> dict:
     """Where the change file comes from (the releases read per source, licences), without reading it."""
     return read_meta(Path(seed_dir) / RELEASE_CHANGES_META)
+
+
+def read_litellm_limits(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
+    """The token limits LiteLLM's releases stated, and their provenance.
+
+    Columns: litellm_provider and key (LiteLLM's), max_input_tokens, max_tokens, max_output_tokens
+    (Int64, null where the release states none, else > 0; at least one stated on a `stated` row,
+    none on a `dropped` one), version (str), released (datetime.date, the release's upload day)
+    and change (STATED or DROPPED). Raises FileNotFoundError if either file is
+    missing and ValueError naming the file if either is damaged.
+    """
+    path = Path(seed_dir) / LITELLM_LIMITS
+    meta = read_meta(Path(seed_dir) / LITELLM_LIMITS_META)
+    raw = read_gzip_csv(verified_bytes(path, meta, LITELLM_LIMITS_META), path, LITELLM_LIMITS_COLUMNS)
+    for col in ("litellm_provider", "key", "version"):
+        if (raw[col] == "").any():
+            raise ValueError(f"{path}: empty {col}")
+    frame = raw[["litellm_provider", "key"]].copy()
+    for col in LIMIT_COLUMNS:
+        frame[col] = checked_prices(raw, col, path, "a whole number > 0 or empty",
+                                    lambda t, v: (t == "") | ((v > 0) & (v < math.inf) & (v % 1 == 0)))
+        frame[col] = frame[col].astype("Int64")
+    if not raw["change"].isin((STATED, DROPPED)).all():
+        raise ValueError(f"{path}: change must be {STATED} or {DROPPED}")
+    if (frame[list(LIMIT_COLUMNS)].isna().all(axis=1) != (raw["change"] == DROPPED)).any():
+        raise ValueError(f"{path}: a stated row must state a limit, a dropped row none")
+    frame["version"] = raw["version"]
+    try:
+        frame["released"] = pd.to_datetime(raw["released"], format="%Y-%m-%d").dt.date
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{path}: bad released ({str(e).splitlines()[0]})") from e
+    frame["change"] = raw["change"]
+    if frame.duplicated(["litellm_provider", "key", "version"]).any():
+        raise ValueError(f"{path}: duplicate (litellm_provider, key, version) rows")
+    if meta.get("rows") != len(frame):
+        raise ValueError(f"{path}: {len(frame)} rows but {LITELLM_LIMITS_META} says {meta.get('rows')}")
+    return frame, meta

