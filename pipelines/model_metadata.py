@@ -275,8 +275,9 @@ def lifecycle_ids(models: pd.DataFrame, keys: pd.DataFrame, listed: set[tuple[st
     (`pricing_basis` maker: an open-weight model lives on at its hosts whatever its maker's API
     does) and no other of its ids is still listed without a status by model-prices, the source
     of statuses (`listed`: the (provider, id) pairs it lists alive). A pointer (`-latest`, or an
-    id in `pointers`, the `model_aliases` table's) is no such evidence: it serves whatever model is newest. So a model retired under its dated id is
-    retired, and one of several snapshots retired while another lives is not the model's."""
+    id in `pointers`, the `model_aliases` table's) is no such evidence: it serves whatever model
+    is newest. So a model retired under its dated id is retired, and one of several snapshots
+    retired while another lives is not the model's."""
     own = models[["ticker", "provider", "model_id"]].rename(columns={"model_id": "id"})
     basis = models.assign(pricing_basis=models.get("pricing_basis", MAKER))[["ticker", "provider", "pricing_basis"]]
     others = keys[keys["is_origin"]].merge(basis, on=["ticker", "provider"])

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from pipelines.forecast import Process
-from pipelines.model_metadata import RETIRED as RETIRED_STATUS
 from pipelines.model_metadata import DEPRECATED as DEPRECATED_STATUS
+from pipelines.model_metadata import RETIRED as RETIRED_STATUS
 from pipelines.pricing import FEE_LINES, LINES, PriceBook, Rates, TaskCost, is_missing, spot_costs, task_costs
 from pipelines.spots import rate_columns
 from pipelines.tasks import Profile

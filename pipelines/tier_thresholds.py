@@ -33,7 +33,7 @@ def exact_boundaries(frame: pd.DataFrame) -> dict[str, set[int]]:
     exactly (any source not writing thousands)."""
     exact = frame[~frame["source"].isin(THOUSANDS_NOTATION) & frame["tiers"].notna()]
     out: dict[str, set[int]] = {}
-    for ticker, tiers in zip(exact["ticker"], exact["tiers"]):
+    for ticker, tiers in zip(exact["ticker"], exact["tiers"], strict=True):
         for above in _thresholds(tiers):
             if (above + 1) % THOUSAND == 0:
                 out.setdefault(ticker, set()).add(above)
@@ -46,7 +46,8 @@ def read_at_exact_boundaries(frame: pd.DataFrame) -> pd.DataFrame:
     boundaries = exact_boundaries(frame)
     if not boundaries:
         return frame
-    candidates = frame["source"].isin(THOUSANDS_NOTATION) & frame["ticker"].isin(set(boundaries)) & frame["tiers"].notna()
+    candidates = (frame["source"].isin(THOUSANDS_NOTATION) & frame["ticker"].isin(set(boundaries))
+                  & frame["tiers"].notna())
     tiers, notes = frame["tiers"].copy(), frame["note"].astype("object").copy()
     changed = np.zeros(len(frame), dtype=bool)
     for position in np.flatnonzero(candidates.to_numpy()):

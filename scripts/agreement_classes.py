@@ -160,7 +160,8 @@ def _past_pair(row: dict, days: pd.DataFrame, mode: str) -> str | None:
     ours = row["ours_statement"]
     if a is None or b is None or (close(a, ours.get(f"{mode}.input", -1)) and close(b, ours.get(f"{mode}.output", -1))):
         return None
-    hit = days[days["input"].map(lambda v: pd.notna(v) and close(v, a)) & days["output"].map(lambda v: pd.notna(v) and close(v, b))]
+    hit = days[days["input"].map(lambda v: pd.notna(v) and close(v, a))
+               & days["output"].map(lambda v: pd.notna(v) and close(v, b))]
     if hit.empty:
         return None
     return (f"`{row['source_id']}` states {_show(a)}/{_show(b)}, {row['ticker']}'s {mode} input/output "
@@ -204,8 +205,8 @@ def threshold(row: dict, ctx: Context) -> str | None:
     ours, theirs = row["ours"], row["theirs"]
     if len(ours) != len(theirs) or not ours:
         return None
-    shifted = [dict(t, above=o["above"]) for t, o in zip(theirs, ours)]
-    near = all(abs(int(t["above"]) - int(o["above"])) <= 1 for t, o in zip(theirs, ours))
+    shifted = [dict(t, above=o["above"]) for t, o in zip(theirs, ours, strict=True)]
+    near = all(abs(int(t["above"]) - int(o["above"])) <= 1 for t, o in zip(theirs, ours, strict=True))
     if near and tiers_agree(ours, shifted):
         return f"the same tier rates, above {_thresholds(ours)} tokens against above {_thresholds(theirs)}"
     return None
@@ -219,7 +220,8 @@ def classify(row: dict, ctx: Context) -> tuple[str, str]:
     still hold (a person's reading with its evidence), else the first rule that decides, else
     unclassified."""
     curated = ctx.curated.get((row["ticker"], row["field"]))
-    if curated and _same(row["field"], curated["ours"], row["ours"]) and _same(row["field"], curated["theirs"], row["theirs"]):
+    if (curated and _same(row["field"], curated["ours"], row["ours"])
+            and _same(row["field"], curated["theirs"], row["theirs"])):
         return curated["class"], curated["evidence"] + " (curated)"
     for name, rule in RULES:
         evidence = rule(row, ctx)

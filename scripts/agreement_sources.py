@@ -183,7 +183,7 @@ class GenaiPrices:
         # maker → {id asked: the entry another model's prices were found under}, for the report
         self.elsewhere: dict[str, dict[str, str]] = {}
 
-    def at(self, clock: datetime) -> "GenaiPrices":
+    def at(self, clock: datetime) -> GenaiPrices:
         """The same data asked at another time (prices in force then)."""
         other = object.__new__(GenaiPrices)
         other.version, other.snapshot, other.clock, other.elsewhere = self.version, self.snapshot, clock, {}

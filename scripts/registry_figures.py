@@ -51,7 +51,8 @@ def figures(models: pd.DataFrame, spots: pd.DataFrame) -> list[str]:
         f"context windows known: {share(int(window.sum()), len(models))}; "
         f"of active tickers {share(int((window & active).sum()), int(active.sum()))}",
         f"maximum outputs known: {share(int(models['max_output_tokens'].notna().sum()), len(models))}",
-        f"display names spelt from the ticker: {share(int((models['display_name_source'] == DERIVED).sum()), len(models))}",
+        "display names spelt from the ticker: "
+        f"{share(int((models['display_name_source'] == DERIVED).sum()), len(models))}",
         "statuses: " + ", ".join(f"{k} {v}" for k, v in models["status"].value_counts().items()),
         f"image input stated by a source but published without it: {share(text_only, stated_image)}",
         f"names on several tickers: {len(names_on_several_tickers(models))}",

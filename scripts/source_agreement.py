@@ -24,7 +24,7 @@ import csv
 import json
 import sys
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -230,7 +230,7 @@ def render(summaries: list[Summary], on_release: list[Summary], disagreements: d
     """The published table: per source the agreement with our price on the snapshot day (the
     headline) and with our price in force on the source's release day (like for like: a source
     cannot know a change after its release), per field, then every disagreement."""
-    lines = [f"# Agreement of the spot prices with genai-prices and LiteLLM", "",
+    lines = ["# Agreement of the spot prices with genai-prices and LiteLLM", "",
              f"Measured {head['measured']} by `scripts/source_agreement.py` on snapshot `{head['snapshot']}` "
              f"(as of {head['as_of']}); genai-prices {head['genai-prices']} (released {head['genai_released']}; "
              f"its prices in force at {head['clock']} UTC of the day compared), LiteLLM {head['litellm']} (released "
@@ -242,10 +242,12 @@ def render(summaries: list[Summary], on_release: list[Summary], disagreements: d
              "The headline is our price on the snapshot day. Beside it, like for like, our price in force "
              "on the source's release day: a source cannot state a change that came after it was released.", "",
              "| source | maker-priced tickers | matched | agree on every field (snapshot day) | "
-             "agree on every field (our price on the source's release day) | fields stated by one side only (ours / theirs) |",
+             "agree on every field (our price on the source's release day) | "
+             "fields stated by one side only (ours / theirs) |",
              "|---|---|---|---|---|---|"]
-    for s, r in zip(summaries, on_release):
-        lines.append(f"| {s.source} {s.version} | {s.tickers} | {s.matched} | {s.agreeing} ({pct(s.agreeing, s.matched)}) "
+    for s, r in zip(summaries, on_release, strict=True):
+        lines.append(f"| {s.source} {s.version} | {s.tickers} | {s.matched} | "
+                     f"{s.agreeing} ({pct(s.agreeing, s.matched)}) "
                      f"| {r.agreeing}/{r.matched} ({pct(r.agreeing, r.matched)}) | {s.only_ours} / {s.only_theirs} |")
     if notes:
         lines += [""] + [f"- {n}" for n in notes]
@@ -355,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     manifest = json.loads((args.snapshot.parent / "manifest.json").read_text())
     as_of = date.fromisoformat(manifest["extra"]["as_of"])
-    clock = datetime.combine(as_of, sources.GENAI_CLOCK, tzinfo=timezone.utc)
+    clock = datetime.combine(as_of, sources.GENAI_CLOCK, tzinfo=UTC)
     tickers = maker_priced(args.snapshot)
     ours = {r.ticker: r.statement for r in tickers.itertuples(index=False)}
 
@@ -368,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     # Like for like: our price in force on each source's release day (genai-prices asked at that day).
     released = {"genai-prices": genai_released(args.snapshot, genai.version) or as_of,
                 "litellm": date.fromisoformat(litellm_meta["released"])}
-    genai_then = genai.at(datetime.combine(released["genai-prices"], sources.GENAI_CLOCK, tzinfo=timezone.utc))
+    genai_then = genai.at(datetime.combine(released["genai-prices"], sources.GENAI_CLOCK, tzinfo=UTC))
     on_release = [summarise("genai-prices", genai.version,
                             measure(on_day(tickers, args.snapshot, released["genai-prices"]), genai_then.find)),
                   summarise("litellm", litellm_meta["source_version"],
@@ -376,7 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     notes = report_notes(results, genai, tickers)
 
     history = classes.read_history(args.snapshot / "price_history.parquet", as_of)
-    context = classes.Context(ours=ours, makers=dict(zip(tickers["ticker"], tickers["provider"])), history=history,
+    makers = dict(zip(tickers["ticker"], tickers["provider"], strict=True))
+    context = classes.Context(ours=ours, makers=makers, history=history,
                               source_released=date.fromisoformat(litellm_meta["released"]),
                               curated=classes.read_curated(args.classes))
     disagreements = {}
@@ -387,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
             r["class"], r["evidence"] = classes.classify(r, context) if source == "litellm" else ("", "")
         disagreements[source] = rows
 
-    for s, r in zip(summaries, on_release):
+    for s, r in zip(summaries, on_release, strict=True):
         unmatched = [m.ticker for m in results[s.source] if m.source_id is None]
         print(f"{s.source} {s.version}: {s.tickers} maker-priced tickers, {s.matched} matched "
               f"({len(unmatched)} unmatched), {s.agreeing} agree on every field ({pct(s.agreeing, s.matched)}); "

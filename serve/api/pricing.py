@@ -207,9 +207,10 @@ ExcludedRow = msgspec.defstruct("ExcludedRow", [(column, Any) for column in EXCL
 
 class Excluded(msgspec.Struct):
     ticker: Annotated[str | None, msgspec.Meta(description="null for a name no model answers to")]
-    reason: Annotated[str, msgspec.Meta(description="not_text, retired, deprecated, no_price, no_output_price, no_thinking, "
-                                                    "context_window, or unknown_model (a name in `models` no "
-                                                    "model answers to: skipped, with `model` and `suggestions`)")]
+    reason: Annotated[str, msgspec.Meta(description="not_text, retired, deprecated, no_price, no_output_price, "
+                                                    "no_thinking, context_window, or unknown_model (a name in "
+                                                    "`models` no model answers to: skipped, with `model` and "
+                                                    "`suggestions`)")]
     detail: str
     model: str | None = None  # unknown_model only: the name as sent
     suggestions: list[str] | None = None  # unknown_model only: tickers with a close name

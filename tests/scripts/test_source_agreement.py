@@ -3,8 +3,7 @@ state, and classifying LiteLLM's disagreements, on small hand-made frames and a 
 
 import gzip
 import json
-from datetime import date, datetime, timezone
-from pathlib import Path
+from datetime import UTC, date, datetime
 
 import pandas as pd
 import pytest
@@ -112,7 +111,7 @@ def test_measure_counts_matched_tickers_and_those_agreeing_on_every_field(litell
 
 
 def test_genai_prices_is_asked_through_its_own_lookup_at_the_snapshot_day():
-    genai = sources.GenaiPrices(datetime(2026, 12, 4, 12, tzinfo=timezone.utc))
+    genai = sources.GenaiPrices(datetime(2026, 12, 4, 12, tzinfo=UTC))
     source_id, used, statement = genai.find("openai", ["gpt-4o"])
     assert source_id == "openai:gpt-4o" and used == "gpt-4o"
     assert statement["sync.input"] == 2.5 and statement["sync.output"] == 10.0
@@ -201,7 +200,7 @@ def test_a_genai_entry_found_by_a_prefix_of_another_model_is_no_match():
 
 
 def test_genai_prices_leaves_an_id_it_prices_only_under_another_model_unmatched():
-    genai = sources.GenaiPrices(datetime(2026, 12, 4, 12, tzinfo=timezone.utc))
+    genai = sources.GenaiPrices(datetime(2026, 12, 4, 12, tzinfo=UTC))
     assert genai.find("google", ["gemini-1.5-flash-8b"]) is None
     assert genai.elsewhere["google"]["gemini-1.5-flash-8b"] == "google:gemini-1.5-flash"
     # its own entry for the 8B, under the other spelling, is a match
