@@ -5,7 +5,9 @@
   run coordinator and the daemon both read).
 - A run whose process crashed or was killed is retried once; a run that failed a step or a
   blocking check is not (`run_retries`): retrying would fail the same way, or publish what the
-  check refused.
+  check refused. Nor is a run that cannot write its warehouse, which fails before any step
+  (Dagster would count that a crash): it marks itself `dagster/max_retries: 0`
+  (`assets.resources.WarehouseResource.setup_for_execution`).
 - Python loggers that Dagster captures into a run's event log record from INFO up
   (`python_logs.python_log_level`).
 

@@ -1,4 +1,5 @@
-"""Publishing: the snapshot becomes current only after every table and blocking check passed."""
+"""Publishing: the snapshot becomes current only after every table and blocking check passed, and
+only as a whole day (`assets.whole_day`)."""
 
 import re
 from datetime import UTC, datetime
@@ -6,7 +7,6 @@ from datetime import UTC, datetime
 import pandas as pd
 from dagster import (
     AssetExecutionContext,
-    Failure,
     HookContext,
     MaterializeResult,
     MetadataValue,
@@ -14,20 +14,18 @@ from dagster import (
     failure_hook,
 )
 
+from assets.causes import cause_of_step, refused, run_link
 from assets.live import SourceState, active_sources, refuse_if_every_source_failed, source_states
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource
+from assets.whole_day import TABLES, refusal, take_over_earlier, upstream_tables, why_not_whole
 from pipelines.changes import Changes, what_changed
 from pipelines.ici import METHODOLOGY_VERSION
 from pipelines.ici_record import record_levels
 from warehouse.index_record import RECORD_TABLES, IndexRecord, canonical
-from warehouse.runs import RunStatus, publishing, record_run
+from warehouse.runs import REFUSED, RunStatus, last_run, publishing, record_run
 from warehouse.schemas import SCHEMAS
 from warehouse.snapshot import SnapshotStore, to_millis_utc
-
-# Every table an asset builds, in pipeline order: the snapshot waits for each and publishes them
-# all, with the index's record (RECORD_TABLES), which the snapshot itself writes.
-TABLES = [name for name in SCHEMAS if name not in RECORD_TABLES]
 
 
 def run_changes(store: SnapshotStore, run_id: str, sources_now: dict[str, str]) -> Changes:
@@ -74,10 +72,12 @@ def snapshot(context: AssetExecutionContext, warehouse: WarehouseResource, setti
              sources: PriceSources, live: LiveSources):
     """Publish this run's tables as one snapshot: tables first, the manifest pointer last."""
     store = warehouse.store()
-    if not any(store.staged_file(context.run_id, name) is not None for name in TABLES):
-        raise Failure("this run built no table: publishing now would serve the current snapshot's tables "
-                      "under a new date. Materialise the tables with the snapshot (the `refresh` job).")
     day, raw = settings.as_of_date().isoformat(), warehouse.raw()
+    take_over_earlier(store, context.run, context.instance, day)  # a re-execution of the snapshot alone
+    why_not = why_not_whole(store.staged_names(context.run_id) & set(TABLES),
+                            upstream_tables(context.job_def.asset_layer.asset_graph, TABLES), day)
+    if why_not:
+        refuse(store, context.run_id, why_not)
     changes = run_changes(store, context.run_id, sources.versions())
     extra = {"as_of": day, "sources": sources.versions(),
              "live": live_extra(source_states(active_sources(live, settings, raw), raw, day)),
@@ -109,12 +109,24 @@ def without_paths(text: str) -> str:
     return _PATH.sub(r"\1", text)
 
 
-@failure_hook(required_resource_keys={"warehouse"})
+def refuse(store: SnapshotStore, run_id: str, why: str) -> None:
+    """Stop the run, publishing nothing, by design: the current snapshot stays, and so does the
+    record of the last refresh (unless this run wrote it, when it says what happened instead)."""
+    recorded = last_run(store.storage)
+    if recorded is not None and recorded.run_id == run_id:
+        record_run(store.storage, RunStatus(REFUSED, datetime.now(UTC), why, run_id))
+    raise refusal(why)
+
+
+@failure_hook(required_resource_keys={"warehouse", "alerts"})
 def record_failure(context: HookContext):
-    """A failed step (a source, a table or a blocking check) marks the run failed, with why, and
-    removes what it staged; the published snapshot is untouched, and the API reports itself
-    degraded."""
-    detail = without_paths(f"{context.op.name} failed: {context.op_exception}")[:500]
+    """A failed step (a source, a table or a blocking check) marks the run failed, with the step's
+    own error and the run's link; the published snapshot is untouched, and the API reports itself
+    degraded. What the run staged is kept for a re-execution to build on (the next run that
+    publishes removes it). A refusal to publish by design records nothing."""
+    if refused(context.op_exception):
+        return
+    cause = cause_of_step(context.op.name, context.op_exception, context.instance, context.run_id)
+    detail = f"{without_paths(cause)[:500]} (run {run_link(context.run_id, context.resources.alerts.ui_url())})"
     store = context.resources.warehouse.store()
     record_run(store.storage, RunStatus("failed", datetime.now(UTC), detail, context.run_id))
-    store.discard(context.run_id)  # never published; steps still at work may stage more, which the next run removes

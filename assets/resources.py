@@ -47,6 +47,8 @@ from warehouse.seed_files import (
 from warehouse.snapshot import SnapshotStore
 
 DEFAULT_WAREHOUSE = "warehouse/snapshots"
+WAREHOUSE_TAG = "oracle/warehouse"  # the run tag naming the warehouse a run writes
+NO_RETRY = ("dagster/max_retries", "0")  # the run tag that keeps a run from being retried automatically
 
 
 def configured_warehouse() -> "WarehouseResource":
@@ -68,15 +70,25 @@ class WarehouseResource(ConfigurableResource):
         return SnapshotStore(self.root or os.environ.get("ORACLE_WAREHOUSE", DEFAULT_WAREHOUSE), keep=self.keep)
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
-        """A run stops at once, before computing anything, when it cannot write the warehouse
-        (a read-only mount, a full disk, wrong credentials), rather than after every table is built."""
+        """A run names its warehouse on itself (`WAREHOUSE_TAG`, read by the failure sensor), and
+        stops at once, before computing anything, when it cannot write it (a read-only mount, a
+        full disk, wrong credentials), rather than after every table is built. That failure is the
+        same on every try, so the run is marked not to be retried (`dagster/max_retries`: Dagster
+        retries a run that fails before any step, counting it a crash). A sensor's use writes nothing."""
+        run, instance = context.dagster_run, context.instance
+        if run is None:
+            return
         storage = self.store().storage
+        if instance is not None:
+            instance.add_run_tags(run.run_id, {WAREHOUSE_TAG: storage.url})
         probe = storage.join(f".write-probe-{os.getpid()}")
         try:
             storage.makedirs(storage.root)
             storage.write_bytes(probe, b"")
             storage.remove(probe)
         except OSError as error:
+            if instance is not None:
+                instance.add_run_tags(run.run_id, {NO_RETRY[0]: NO_RETRY[1]})
             raise OSError(f"the warehouse at {storage.url} cannot be written: {error}") from error
 
     def raw(self) -> RawStore:

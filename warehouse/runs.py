@@ -1,7 +1,9 @@
 """The latest pipeline run's outcome, kept beside the warehouse's pointer for the API to report.
 
-A run records `running` when it stages its first table, `publishing` before its snapshot asset
-publishes, then `ok` or `failed` with the reason. A record left at `running` or `publishing` by a
+A run that will publish records `running` when it stages its first table, `publishing` before its
+snapshot asset publishes, then `ok` or `failed` with the reason, or `refused` when its snapshot
+asset found it could not publish a whole day and published nothing (by design: not a failure of
+the data served). A record left at `running` or `publishing` by a
 process that died is told apart from a run still at work by its host and pid (or by its age, for
 a run on another host).
 """
@@ -18,7 +20,7 @@ from warehouse.snapshot import STALE_STAGING_SECONDS, SnapshotStore, iso_utc
 from warehouse.storage import Storage
 
 RUN_STATUS_FILE = "last_run.json"
-RUNNING, PUBLISHING, FAILED = "running", "publishing", "failed"
+RUNNING, PUBLISHING, FAILED, REFUSED = "running", "publishing", "failed", "refused"
 PUBLISH_TIMEOUT = timedelta(minutes=10)  # a publish takes seconds; a record this old was cut short
 RUN_TIMEOUT = timedelta(hours=1)  # a refresh takes minutes; a `running` record this old was cut short
 

@@ -3,6 +3,7 @@
 Layout under `root`:
 
     .staging/<run_id>/<table>.parquet     tables written by a run that has not published yet
+    .staging/<run_id>/as_of               the day those tables were built for
     <snapshot_id>/<table>.parquet         a published snapshot (never modified after publish)
     <snapshot_id>/manifest.json           what that snapshot holds
     manifest.json                         the pointer: which snapshot is current
@@ -35,6 +36,7 @@ from warehouse.storage import Storage
 
 POINTER = "manifest.json"
 STAGING = ".staging"
+STAGED_FOR = "as_of"  # in a run's staging folder: the day its tables stand for
 # A staging folder untouched this long belongs to no running refresh (a refresh of the largest
 # benchmark universe takes minutes): the next run removes it.
 STALE_STAGING_SECONDS = 3600
@@ -192,6 +194,36 @@ class SnapshotStore:
         path = f"{self._staging_dir(run_id)}/{name}.parquet"
         return TableFile(self.storage, path) if self.storage.isfile(path) else None
 
+    def staged_names(self, run_id: str) -> set[str]:
+        """The tables this run has staged."""
+        return {entry.removesuffix(".parquet") for entry, is_folder in self.storage.entries(self._staging_dir(run_id))
+                if not is_folder and entry.endswith(".parquet")}
+
+    def stamp_as_of(self, run_id: str, as_of: str) -> None:
+        """Say which day this run's staged tables are built for (read by a run that takes them over)."""
+        folder = self._staging_dir(run_id)
+        self.storage.makedirs(folder)
+        self.storage.write_bytes(f"{folder}/{STAGED_FOR}", as_of.encode())
+
+    def staged_as_of(self, run_id: str) -> str | None:
+        try:
+            return self.storage.read_text(f"{self._staging_dir(run_id)}/{STAGED_FOR}").strip()
+        except (FileNotFoundError, OSError):
+            return None
+
+    def take_over(self, run_id: str, earlier_run: str, as_of: str) -> list[str]:
+        """Copy into this run's staging the tables `earlier_run` staged for the same day and this
+        run has not staged itself (a re-execution builds on what its parent built); returns them.
+        Nothing is taken from a run whose tables stand for another day, or say for none."""
+        if earlier_run == run_id or self.staged_as_of(earlier_run) != as_of:
+            return []
+        taken = sorted(self.staged_names(earlier_run) - self.staged_names(run_id))
+        folder = self._staging_dir(run_id)
+        self.storage.makedirs(folder)
+        for name in taken:
+            self.storage.copy(f"{self._staging_dir(earlier_run)}/{name}.parquet", f"{folder}/{name}.parquet")
+        return taken
+
     def discard(self, run_id: str) -> None:
         self.storage.remove(self._staging_dir(run_id))
 
@@ -239,7 +271,8 @@ class SnapshotStore:
         if storage.exists(target):
             raise ValueError(f"snapshot {snapshot_id!r} already exists")
 
-        # A partial re-run still yields a complete snapshot: unchanged tables come from the current one.
+        # A partial run still yields a complete snapshot: the tables it did not build come from the
+        # current one, each under the day it was built for (`extra["carried"]`).
         storage.makedirs(staging)
         for name in carried:
             storage.copy(self.table_path(name, current), f"{staging}/{name}.parquet")
@@ -254,7 +287,12 @@ class SnapshotStore:
         for name in tables:
             path = f"{staging}/{name}.parquet"
             infos[name] = TableInfo(f"{name}.parquet", storage.parquet_rows(path), storage.sha256(path))
-        manifest = Manifest(snapshot_id, last_update, infos, dict(extra or {}))
+        extra = dict(extra or {})
+        if carried:  # each carried table keeps the day it was built for, said beside the run's own
+            before = current.extra.get("carried", {})
+            day = current.extra.get("as_of", current.last_update.date().isoformat())
+            extra["carried"] = {name: before.get(name, day) for name in carried}
+        manifest = Manifest(snapshot_id, last_update, infos, extra)
         text = manifest.to_json().encode()  # fails here, before the rename, if `extra` is not JSON-able
 
         # 2. Written before the rename, so the snapshot folder appears already complete.

@@ -240,7 +240,8 @@ def test_partial_rerun_copies_unchanged_tables_from_current(store):
     second = store.publish("run-two", T0 + timedelta(hours=1), ["prices", "notes"], extra={"as_of": "2026-11-22"})
 
     assert set(second.tables) == {"prices", "notes"}
-    assert second.extra == {"as_of": "2026-11-22"}
+    # The carried table keeps the day it was built for (the first snapshot's, which names none but its date).
+    assert second.extra == {"as_of": "2026-11-22", "carried": {"notes": first.last_update.date().isoformat()}}
     assert second.tables["notes"].sha256 == first.tables["notes"].sha256
     assert store.table_path("notes").split("/")[-2] == second.snapshot_id
     assert store.read_table("notes")["note"].tolist() == ["kept"]
@@ -314,3 +315,15 @@ def test_an_object_store_folder_is_as_old_as_its_newest_file(store):
 def test_keep_must_be_positive(tmp_path):
     with pytest.raises(ValueError):
         SnapshotStore(tmp_path, keep=0)
+
+
+def test_a_run_takes_over_what_an_earlier_run_staged_for_its_day_only(store):
+    store.write_table("parent", "prices", prices(4.0))
+    store.write_table("parent", "notes", notes("parent's"))
+    store.stamp_as_of("parent", "2026-11-23")
+    store.write_table("child", "notes", notes("child's"))
+    assert store.take_over("child", "parent", "2026-11-24") == []  # another day's tables stay where they are
+    assert store.take_over("child", "parent", "2026-11-23") == ["prices"]  # its own notes are kept
+    assert store.read_staged("child", "prices")["input"].iloc[0] == 4.0
+    assert store.read_staged("child", "notes")["note"].tolist() == ["child's"]
+    assert store.take_over("other", "unstamped", "2026-11-23") == []
