@@ -26,7 +26,7 @@ def run_link(run_id: str, ui_url: str) -> str:
     return f"{ui_url.rstrip('/')}/runs/{run_id}" if ui_url else run_id
 
 
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
     return next((line.strip() for line in str(text).splitlines() if line.strip()), "")
 
 
@@ -45,7 +45,7 @@ def failed_checks(instance: DagsterInstance, run_id: str, step: str | None = Non
         if evaluation.passed or evaluation.severity != AssetCheckSeverity.ERROR or step not in (None, event.step_key):
             continue
         problems = evaluation.metadata.get("first_problems")
-        problem = _first_line(problems.value) if problems is not None else evaluation.description or ""
+        problem = first_line(problems.value) if problems is not None else evaluation.description or ""
         what = described.get(evaluation.check_name, "").rstrip(".")
         causes.append(f"check {evaluation.check_name} of {evaluation.asset_key.to_user_string()} failed"
                       + (f" ({what})" if what else "") + (f": {problem}" if problem else ""))
@@ -65,16 +65,16 @@ def cause_of_step(step: str, error: BaseException | None, instance: DagsterInsta
     if checks:
         return "; ".join(checks)
     if isinstance(error, Failure) and error.description:
-        return f"{step} failed: {_first_line(error.description)}"
+        return f"{step} failed: {first_line(error.description)}"
     own = _own_error(error) if error is not None else None
-    return f"{step} failed: " + ((_first_line(own) or type(own).__name__) if own is not None else "no error given")
+    return f"{step} failed: " + ((first_line(own) or type(own).__name__) if own is not None else "no error given")
 
 
 def _serialized_own_error(error) -> str:
     """The first line of the first error of a serialised chain that is not a wrapper of Dagster's."""
     while error.cls_name and error.cls_name.startswith("Dagster") and error.cause is not None:
         error = error.cause
-    return _first_line(error.message)
+    return first_line(error.message)
 
 
 def causes_of_run(instance: DagsterInstance, run_id: str, run_error=None) -> tuple[list[str], bool]:
@@ -89,9 +89,9 @@ def causes_of_run(instance: DagsterInstance, run_id: str, run_error=None) -> tup
         user = data.user_failure_data
         if user is not None and REFUSED in (user.metadata or {}):
             refusals += 1
-            steps.append(f"{event.step_key} published nothing: {_first_line(user.description or '')}")
+            steps.append(f"{event.step_key} published nothing: {first_line(user.description or '')}")
         elif user is not None and user.description:
-            steps.append(f"{event.step_key} failed: {_first_line(user.description)}")
+            steps.append(f"{event.step_key} failed: {first_line(user.description)}")
         elif data.error is not None and data.error.cls_name != "DagsterAssetCheckFailedError":
             steps.append(f"{event.step_key} failed: {_serialized_own_error(data.error)}")
     causes = checks + steps

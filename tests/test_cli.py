@@ -61,3 +61,14 @@ def test_serve_help_shows_each_default_and_its_variable():
     assert "(default: 127.0.0.1, from $ORACLE_HOST" in text.replace("\n", " ").replace("  ", " ")
     for words in ("(default: 8000, from $ORACLE_PORT", "$ORACLE_DATA, else data", "(default: 1, from"):
         assert words in " ".join(text.split()), words
+
+
+def test_an_unwritable_warehouse_fails_in_one_line_without_a_trace(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    result = oracle("refresh", warehouse=blocker / "warehouse")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr + result.stdout and "Stack Trace" not in result.stderr + result.stdout
+    failed = [line for line in result.stdout.splitlines() if "FAILED" in line]
+    assert len(failed) == 1 and f"the warehouse at {blocker / 'warehouse'} cannot be written" in failed[0]
+    assert len(result.stdout.splitlines()) <= 4 and result.stderr == ""

@@ -27,6 +27,8 @@ from typing import TypeVar
 
 import pandas as pd
 
+from warehouse.seed_rows import check_seed_rows
+
 T = TypeVar("T")
 
 
@@ -203,10 +205,13 @@ def read_seed_csv(name: str, seed_dir: Path = SEED_DIR) -> pd.DataFrame:
 
     Lines whose first non-blank character is # are comments (a # inside a value is kept).
     Empty fields stay empty strings rather than NaN, so "no value" in a hand-edited table is
-    never confused with a missing number. Raises FileNotFoundError if the file is missing.
+    never confused with a missing number. Every row is checked first (`seed_rows.check_seed_rows`):
+    a malformed one raises a ValueError naming the file, its line and what is wrong. Raises
+    FileNotFoundError if the file is missing.
     """
     path = Path(seed_dir) / (name if name.endswith(".csv") else f"{name}.csv")
     text = path.read_text(encoding="utf-8")
+    check_seed_rows(path, text)
     body = "".join(
         line for line in text.splitlines(keepends=True) if not line.lstrip().startswith("#")
     )
