@@ -397,8 +397,9 @@ def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd
     """
     keys = id_keys(observations)
     history = history.assign(provider=history["provider_id"].map(canonical_provider))
-    parts = [names_and_limits(models, metadata_statements(observations, listings, history, litellm, models_dev,
-                                                          more)),
+    # The keys and the history's providers made above serve the statements too (`metadata_statements`
+    # makes them itself for a caller without them).
+    parts = [names_and_limits(models, _statements(listings, history, litellm, keys, models_dev, more)),
              modalities(models, litellm, keys, rules, models_dev),
              lifecycle(models, listings, history, litellm, notices, removed, removed_as_of, as_of,
                        lifecycle_ids(models, keys, listed, pointers))]
