@@ -32,8 +32,8 @@ COMPARED_FIELDS = ("input", "output", "cache_read", "cache_write")
 RULES = {
     "agrees": "states the chosen value",
     "rejected": "rejected by rejected_statements.csv (the reason is on the row)",
-    "unconfirmed": "held: a live source's big move that no second source or later fetch has confirmed yet "
-                   "(the move is on the row)",
+    "unconfirmed": "held: a live source's big move, or any source's implausible price, that no second "
+                   "statement has confirmed yet (the move is on the row)",
     "later_statement": "the chosen statement is dated later; a newer dated price supersedes an older one",
     "same_date_authority": "dated the same day; the chosen statement ranks higher (a documented price over a "
                            "catalogue, over a first sighting, over an archived list; then the source's rank)",

@@ -114,12 +114,40 @@ def test_a_second_source_confirms_a_big_move_the_same_day_or_before():
     assert hold_unconfirmed(disagreeing)["superseded"].tolist() == [False, True, False]
 
 
-def test_only_live_statements_are_held():
-    bundled = _observations([("genai-prices", D1, 2.0, 8.0, False), ("genai-prices", D2, 2.0, 80.0, False)])
-    assert hold_unconfirmed(bundled).equals(bundled)
+def test_a_bundled_move_is_held_only_when_implausible():
+    tenfold = _observations([("genai-prices", D1, 2.0, 8.0, False), ("genai-prices", D2, 2.0, 80.0, False)])
+    assert hold_unconfirmed(tenfold).equals(tenfold)  # a host's routing moves its price that far
+    slip = _observations([("genai-prices", D1, 2.0, 8.0, False), ("genai-prices", D2, 2.0, 8000.0, False),
+                          ("genai-prices", D3, 2.0, 8.0, False)])
+    held = hold_unconfirmed(slip)
+    assert held["superseded"].tolist() == [False, True, False]
+    assert held.at[1, "note"].startswith(f"{UNCONFIRMED}: output 8 → 8000 on genai-prices alone")
+    assert unconfirmed_moves(held).empty  # never a price anyone charged: no event
+    kept = _observations([("genai-prices", D1, 2.0, 8.0, False), ("genai-prices", D2, 2.0, 8000.0, False),
+                          ("genai-prices", D3, 2.0, 8000.0, False)])
+    assert not hold_unconfirmed(kept)["superseded"].any()  # the source's next statement repeats it
     # The first live fetch is compared with the source's bundled statement before it.
     first_live = _observations([("genai-prices", D1, 2.0, 8.0, False), ("genai-prices", D2, 2.0, 80.0, True)])
     assert hold_unconfirmed(first_live)["superseded"].tolist() == [False, True]
+
+
+def test_a_price_a_hundred_times_from_every_other_is_held_until_another_source_states_it():
+    hosts = _observations([("model-prices", D1, 0.2, 0.8, False)], provider="maker")
+    slip = _observations([("litellm", D2, 200.0, 800.0, False), ("litellm", D3, 200.0, 800.0, False)], provider="host")
+    held = hold_unconfirmed(pd.concat([hosts, slip], ignore_index=True))
+    assert held["superseded"].tolist() == [False, True, True]  # repeated by the same source: still a slip
+    assert held.at[1, "note"] == (f"{UNCONFIRMED}: input 200, output 800 on litellm is more than 100 times from "
+                                  "every other price stated for the model by then; held until another source "
+                                  "states it")
+    within = _observations([("litellm", D2, 19.0, 79.0, False)], provider="host")  # 95 and 98.75 times: in line
+    assert not hold_unconfirmed(pd.concat([hosts, within], ignore_index=True))["superseded"].any()
+    seconded = _observations([("genai-prices", D2, 200.0, 800.0, False)], provider="host")
+    confirmed = hold_unconfirmed(pd.concat([hosts, slip, seconded], ignore_index=True))
+    assert not confirmed["superseded"].any()
+    # A slip does not vouch for a later one: once it is out of line, the later one is asked again.
+    other_slip = _observations([("litellm", D3, 2000.0, 8000.0, False)], provider="third")
+    both = hold_unconfirmed(pd.concat([hosts, slip.iloc[:1], other_slip], ignore_index=True))
+    assert both["superseded"].tolist() == [False, True, True]
 
 
 def test_release_statements_are_read_only_as_new_evidence_for_listed_models():
