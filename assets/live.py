@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
     AssetExecutionContext,
     AssetsDefinition,
     DataVersion,
@@ -149,10 +152,22 @@ def fetched_version(sha256: str) -> DataVersion:
     return DataVersion(f"sha256:{sha256[:16]}") if sha256 else NOT_READ
 
 
+READ = "read"  # the fetch asset's check: warns in the UI when the upstream could not be read
+
+
+def _read_check(passed: bool, said: str) -> list[AssetCheckResult]:
+    """The fetch's check result: a failed fetch is a warning, not a failed run (the source falls
+    back to its last good copy and the others go on), so the step is never shown green over it."""
+    return [AssetCheckResult(check_name=READ, passed=passed, severity=AssetCheckSeverity.WARN,
+                             description=said, metadata={"said": MetadataValue.text(said)})]
+
+
 def _fetch_asset(source: str) -> AssetsDefinition:
     name = "fetch_" + source.replace("-", "_")
 
     @asset(name=name, group_name=GROUP, kinds={"http"},
+           check_specs=[AssetCheckSpec(READ, asset=name, description=f"{source} was read, or was not to be read "
+                                                                       "(off, replaying, or another day)")],
            description=f"Read {source} live (off unless ORACLE_LIVE_SOURCES or run config names it) and keep the "
                        "body and a record of the fetch under the warehouse's raw/ area.")
     def fetch_source(context: AssetExecutionContext, live: LiveSources, warehouse: WarehouseResource,
@@ -160,7 +175,8 @@ def _fetch_asset(source: str) -> AssetsDefinition:
         if source not in live.enabled() or not fetching(live, settings):
             why = ("not enabled" if source not in live.enabled() else "replaying kept copies" if settings.replay
                    else "the as-of day is not today: reading kept copies only")
-            return MaterializeResult(metadata={"read": MetadataValue.text(why)}, data_version=NOT_READ)
+            return MaterializeResult(metadata={"read": MetadataValue.text(why)}, data_version=NOT_READ,
+                                     check_results=_read_check(True, f"not read: {why}"))
         raw, day, read = warehouse.raw(), settings.as_of_date(), parsers(sources)
         record = read_upstream(source, live.url(source), live.policy(), raw, day, context.run_id, read[source],
                                live.max_drop)
@@ -172,7 +188,10 @@ def _fetch_asset(source: str) -> AssetsDefinition:
             lists = read_endpoints(record, open_weight_ids(sources), live.policy(), raw, read[OPENROUTER_ENDPOINTS])
             endpoints = {"endpoint_lists": len(lists), "endpoint_lists_failed": sum(r.outcome != OK for r in lists)}
         version = fetched_version(record.sha256 if record.outcome == OK else "")
-        return MaterializeResult(data_version=version, metadata={
+        said = (f"read {record.models or 0} models from {record.url}" if record.outcome == OK else
+                f"{record.outcome}: {record.reason}; using "
+                + (f"its last good copy of {record.fallback}" if record.fallback else "the bundled data"))
+        return MaterializeResult(data_version=version, check_results=_read_check(record.outcome == OK, said), metadata={
             **endpoints, "read": MetadataValue.text(record.outcome), "url": MetadataValue.url(record.url),
             "fetched_at": MetadataValue.text(record.fetched_at), "status": record.status or 0,
             "bytes": record.bytes, "models": record.models or 0, "attempts": record.attempts,

@@ -9,6 +9,7 @@ from dagster import DagsterInvalidDefinitionError, asset
 
 from assets.definitions import TABLE_ASSETS, check_tables, defs
 from assets.publish import TABLES
+from pipelines.upstream_formats import UPSTREAMS
 from warehouse.index_record import RECORD_TABLES
 from warehouse.schemas import SCHEMAS
 
@@ -80,7 +81,8 @@ def test_blocking_checks_guard_the_tables_and_warnings_flag_surprises():
         ("forward_curves", "forwards_well_formed"),
     }
     warnings = {("models", "registry_did_not_shrink"), ("ici_history", "index_moved_little")}
-    assert checks == blocking | warnings
+    fetched = {(f"fetch_{source.replace('-', '_')}", "read") for source in UPSTREAMS}  # in the fetch steps
+    assert checks == blocking | warnings | fetched
     for check in defs.asset_checks:
         for spec in check.check_specs:
             assert spec.blocking == ((spec.asset_key.path[-1], spec.name) in blocking), spec.name

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from dagster import DagsterInstance, materialize
+from dagster import AssetCheckSeverity, DagsterInstance, materialize
 from litestar.testing import TestClient
 
 from assets.live import FETCH_ASSETS, fetching
@@ -392,9 +392,17 @@ def test_the_fetch_assets_show_what_they_read_in_the_dagster_ui(warehouse, live_
     litellm = shown["litellm"]
     assert litellm["fallback_used"].value is True and "server error 500" in litellm["reason"].value
     assert litellm["fallback_copy"].value == RawStore(warehouse).last_good("litellm").fetched_at
+    # A failed fetch is a warning on its step, never green; a good one passes.
+    checks = {e.asset_key.to_user_string(): e for e in result.get_asset_check_evaluations()}
+    assert not checks["fetch_litellm"].passed and checks["fetch_litellm"].severity == AssetCheckSeverity.WARN
+    assert "server error 500" in checks["fetch_litellm"].description
+    assert checks["fetch_litellm"].description.endswith(f"using its last good copy of {litellm['fallback_copy'].value}")
+    assert checks["fetch_genai_prices"].passed and checks["fetch_genai_prices"].description.startswith("read 4 models")
     # Off unless enabled: the asset says so and reads nothing.
     off = fetch_only(warehouse, DAY3, LiveSources(sources="litellm", **FAST), "openrouter")
     assert off.asset_materializations_for_node("fetch_openrouter")[0].metadata["read"].value == "not enabled"
+    [skipped] = [e for e in off.get_asset_check_evaluations() if e.asset_key.to_user_string() == "fetch_openrouter"]
+    assert skipped.passed and skipped.description == "not read: not enabled"
     assert RawStore(warehouse).on_day("openrouter", DAY3) == []
 
 
