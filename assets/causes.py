@@ -70,7 +70,7 @@ def cause_of_step(step: str, error: BaseException | None, instance: DagsterInsta
     return f"{step} failed: " + ((first_line(own) or type(own).__name__) if own is not None else "no error given")
 
 
-def _serialized_own_error(error) -> str:
+def serialized_own_error(error) -> str:
     """The first line of the first error of a serialised chain that is not a wrapper of Dagster's."""
     while error.cls_name and error.cls_name.startswith("Dagster") and error.cause is not None:
         error = error.cause
@@ -93,10 +93,10 @@ def causes_of_run(instance: DagsterInstance, run_id: str, run_error=None) -> tup
         elif user is not None and user.description:
             steps.append(f"{event.step_key} failed: {first_line(user.description)}")
         elif data.error is not None and data.error.cls_name != "DagsterAssetCheckFailedError":
-            steps.append(f"{event.step_key} failed: {_serialized_own_error(data.error)}")
+            steps.append(f"{event.step_key} failed: {serialized_own_error(data.error)}")
     causes = checks + steps
     if not causes and run_error is not None:
-        causes = [_serialized_own_error(run_error)]
+        causes = [serialized_own_error(run_error)]
     return causes, bool(refusals) and refusals == len(steps) and not checks
 
 

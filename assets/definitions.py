@@ -30,6 +30,7 @@ from assets.live import FETCH_ASSETS
 from assets.live_settings import LiveSources
 from assets.publish import TABLES, record_failure, snapshot
 from assets.resources import PriceSources, RefreshSettings, WarehouseResource, configured_warehouse
+from assets.run_console import one_line_console
 from assets.upstream import bundled_inputs
 from warehouse.schemas import SCHEMAS
 
@@ -115,4 +116,5 @@ defs = Definitions(
     schedules=[daily_refresh],
     sensors=[report_failed_runs],
     resources=build_resources(),
+    loggers={"console": one_line_console},  # every job's console, the UI's asset jobs included
 )
