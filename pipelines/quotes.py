@@ -14,6 +14,7 @@ band are spot_cost · L(t) times the quantiles of R_t.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,7 +26,17 @@ import pandas as pd
 from pipelines.forecast import Process
 from pipelines.model_metadata import DEPRECATED as DEPRECATED_STATUS
 from pipelines.model_metadata import RETIRED as RETIRED_STATUS
-from pipelines.pricing import FEE_LINES, LINES, PriceBook, Rates, TaskCost, is_missing, spot_costs, task_costs
+from pipelines.pricing import (
+    FEE_LINES,
+    LINES,
+    PriceBook,
+    Rates,
+    TaskCost,
+    TaskCosts,
+    is_missing,
+    spot_costs,
+    task_costs,
+)
 from pipelines.spots import rate_columns
 from pipelines.tasks import Profile
 
@@ -235,6 +246,7 @@ class Ranking:
     theta: np.ndarray
     forward_cost: np.ndarray
     excluded_rows: list[Entry]
+    note: np.ndarray | None = None  # objects: how a row was priced, where the profile was adjusted for it
 
     @property
     def excluded(self) -> pd.DataFrame:
@@ -243,19 +255,21 @@ class Ranking:
 
     def figures(self) -> dict[str, np.ndarray]:
         """The cost columns of the ranked rows, in rank order."""
-        return {name: getattr(self, name)[self.order]
-                for name in ("spot_cost", "kappa", "beta", "theta", "forward_cost", "r_in_eff")}
+        columns = {name: getattr(self, name)[self.order]
+                   for name in ("spot_cost", "kappa", "beta", "theta", "forward_cost", "r_in_eff")}
+        return columns if self.note is None else {**columns, "note": self.note[self.order]}
 
     def priced(self, spots: pd.DataFrame) -> pd.DataFrame:
         """The ranked rows as a frame of RANK_COLUMNS (`spots` as given to `rank`)."""
         labels = spots.iloc[self.order][RANK_LABELS].reset_index(drop=True)
-        return labels.assign(**self.figures())[RANK_COLUMNS]
+        figures = self.figures()
+        return labels.assign(**figures)[RANK_COLUMNS + (["note"] if "note" in figures else [])]
 
 
 def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | None = None,
          forward_ratio: np.ndarray | None = None, book: PriceBook | None = None, include_retired: bool = False,
          period: str | None = None, at: datetime | None = None, scheduled: np.ndarray | None = None,
-         roster: Roster | None = None) -> Ranking:
+         roster: Roster | None = None, think_as_output: bool = False) -> Ranking:
     """The text models of a spots frame that can serve the profile, cheapest first (ties by
     ticker), and those left out, with their first reason: out of scope (`scope_masks`) first,
     then unable to serve it (`unfit_masks`).
@@ -266,15 +280,26 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     no law) the forward cost is the spot cost times it and `scheduled`, each row's announced
     level at the horizon over today's (`scheduled.level_ratios`). Models priced by the hour are
     priced in `period`, or at time `at`, else in their standard period.
+
+    With `think_as_output` (a shortlist: every model named is priced), a model that is not a
+    reasoning model is not left out for thinking tokens: they are priced as that many more output
+    tokens, what it would write if asked to reason in its answer, and every row says how its
+    thinking tokens were billed (`note`).
     """
     book = book if book is not None else PriceBook.of(spots, rate_columns(mode))
     roster = roster if roster is not None else Roster.of(spots)
     in_scope, scope_rows, scope_entries = roster.left_out_of_scope(include_retired)  # out of scope first
     priced_rows = ~(np.isnan(book.beta) | np.isnan(book.input))  # what `model_rates` calls priced
     unfit = unfit_masks(profile, priced_rows, book.beta, roster.is_reasoning, roster.context_window)
+    thinking_as_output = unfit[NO_THINKING] & think_as_output
+    if think_as_output:
+        unfit = {**unfit, NO_THINKING: np.zeros(len(spots), dtype=bool)}
     unfit_first = _first_reasons(len(spots), list(unfit.values()))  # per row, an index into REASONS
     unfit_rows = np.flatnonzero(in_scope & (unfit_first < len(unfit)))
     costs = task_costs(book, *profile.args, usage=profile.usage, period=period, at=at)
+    if thinking_as_output.any():
+        costs = _merged(costs, task_costs(book, *thinking_billed_as_output(profile).args, usage=profile.usage,
+                                          period=period, at=at), thinking_as_output)
     fit = np.flatnonzero(in_scope & (unfit_first == len(unfit)))
     order = fit[np.lexsort((roster.tickers[fit], costs.spot_cost[fit]))]  # cheapest first, ties by ticker
     theta = np.full(len(spots), np.nan) if theta is None else np.asarray(theta, dtype=float)
@@ -282,8 +307,31 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     forward = level * np.asarray(forward_ratio, dtype=float) if forward_ratio is not None else np.full(len(spots),
                                                                                                           np.nan)
     out = _left_out(roster, scope_rows, scope_entries, unfit_rows, unfit_first, profile, mode)
+    note = None
+    if think_as_output and profile.n_think > 0:
+        note = np.where(thinking_as_output, thinking_note(profile, reasoning=False),
+                        thinking_note(profile, reasoning=True)).astype(object)
     return Ranking(order=order, spot_cost=costs.spot_cost, kappa=costs.kappa, beta=costs.beta_used,
-                   r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded_rows=out)
+                   r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded_rows=out, note=note)
+
+
+def thinking_billed_as_output(profile: Profile) -> Profile:
+    """The profile a model that does not think is priced on: its thinking tokens written as output."""
+    return dataclasses.replace(profile, n_out=profile.n_out + profile.n_think, n_think=0.0)
+
+
+def thinking_note(profile: Profile, reasoning: bool) -> str:
+    """How a shortlisted model's thinking tokens were billed, in words."""
+    if reasoning:
+        return f"a reasoning model: its {profile.n_think:,.0f} thinking tokens are billed at its reasoning rate"
+    return (f"not a reasoning model: the {profile.n_think:,.0f} thinking tokens are priced as that many more "
+            "output tokens, what it would write to reason in its answer")
+
+
+def _merged(costs: TaskCosts, adjusted: TaskCosts, rows: np.ndarray) -> TaskCosts:
+    """`costs` with the arrays of `adjusted` on `rows`."""
+    return dataclasses.replace(costs, **{name: np.where(rows, getattr(adjusted, name), getattr(costs, name))
+                                         for name in ("spot_cost", "kappa", "beta_used", "r_in_eff")})
 
 
 def _first_reasons(rows: int, masks: list[np.ndarray]) -> np.ndarray:

@@ -198,6 +198,9 @@ class Ranked(msgspec.Struct, kw_only=True):
     context_window: int | None
     status: Annotated[str, msgspec.Meta(description="active, deprecated or retired (ranked only when asked)")]
     forward_cost: float | None = None
+    note: Annotated[str | None, msgspec.Meta(
+        description="With `models` and thinking tokens: how this model's thinking tokens were billed (a model "
+                    "that is not a reasoning model has them priced as output tokens)")] = None
 
 
 # A model left out as the answer writes it: EXCLUDED_COLUMNS in order (`Excluded` documents them). A
@@ -430,7 +433,7 @@ def _ranked_rows(snapshot: LoadedSnapshot, rows: list[int], figures: dict[str, l
     """A comparison's ranked models (RANK_COLUMNS, `forward_cost` only when it was worked out):
     each the spots table's labels of its row and its figures, tidied already."""
     labels = _rank_labels(snapshot)
-    fields = [column for column in RANK_COLUMNS if column in labels or column in figures]
+    fields = [column for column in [*RANK_COLUMNS, "note"] if column in labels or column in figures]
     return TidyList({name: labels[name][row] if name in labels else figures[name][i] for name in fields}
                     for i, row in enumerate(rows))
 
@@ -455,14 +458,19 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     scheduled = None if body.horizon_months is None else scheduled_ratios(
         spots, snapshot.table("scheduled_changes"), mode, snapshot.as_of_day, body.horizon_months)
     roster = _roster(snapshot) if body.models is None and day is None else None  # else afresh
-    ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster)
+    # Every model named is priced: one that does not think has its thinking tokens billed as output.
+    ranking = rank(spots, profile, mode, theta, ratios, book, include_retired, period, at, scheduled, roster,
+                   think_as_output=body.models is not None)
     order = ranking.order.tolist()
     rows = order if listed_rows is None else [listed_rows[i] for i in order]  # rows of the whole spots table
     columns = ranking.figures()
     del columns["theta"]  # the snapshot's own, the same in every answer: tidied once
     if body.horizon_months is None:  # no forward asked: none tidied, none written
         del columns["forward_cost"]
+    notes = columns.pop("note", None)
     figures = tidy_columns(columns)
+    if notes is not None:
+        figures["note"] = notes.tolist()
     theta_of = _tidy_theta(snapshot, mode, day)
     figures["theta"] = [theta_of[row] for row in rows]
     tickers = _rank_labels(snapshot)["ticker"]

@@ -271,6 +271,30 @@ def test_compare_excludes_models_that_cannot_think_or_hold_the_prompt(client, ta
     assert {m["ticker"] for m in huge["models"]} <= set(spots.loc[~known & text, "ticker"])  # unknown windows stay
 
 
+def test_a_shortlist_prices_every_named_model_and_says_how_it_billed_the_thinking(client, tables):
+    """Thinking tokens asked of a model that does not think are priced as output tokens on a
+    shortlist (never a silent drop); each row says how; each cost is /v1/price's for that profile."""
+    profile = {"n_in": 1500, "n_out": 400, "eta": 0.3}
+    named = post(client, "/v1/compare", {**profile, "n_think": 2000, "models": ["O3", "GPT-4.1"]})
+    assert named["excluded"] == [] and {m["ticker"] for m in named["models"]} == {"O3", "GPT-4.1"}
+    rows = {m["ticker"]: m for m in named["models"]}
+    assert not rows["GPT-4.1"]["is_reasoning"] and rows["O3"]["is_reasoning"]
+    assert rows["GPT-4.1"]["note"].startswith("not a reasoning model: the 2,000 thinking tokens are priced as")
+    assert rows["O3"]["note"] == "a reasoning model: its 2,000 thinking tokens are billed at its reasoning rate"
+    as_output = post(client, "/v1/price", {**profile, "model": "GPT-4.1", "n_out": 2400})
+    assert rows["GPT-4.1"]["spot_cost"] == pytest.approx(as_output["spot_cost"], rel=1e-12)
+    thinking = post(client, "/v1/price", {**profile, "model": "O3", "n_think": 2000})
+    assert rows["O3"]["spot_cost"] == pytest.approx(thinking["spot_cost"], rel=1e-12)
+    # By hand: GPT-4.1 at β (output) and its blended input, 2,400 output tokens.
+    spot = tables["spots"].set_index("ticker").loc["GPT-4.1"]
+    blended = 0.7 * spot["input_sync"] + 0.3 * spot["cache_read_sync"]
+    assert rows["GPT-4.1"]["spot_cost"] == pytest.approx((2400 * spot["beta_sync"] + 1500 * blended) / 1e6, rel=1e-9)
+    # Without thinking tokens, no note; the whole board still leaves non-thinkers out, with the reason.
+    assert all(m.get("note") is None for m in post(client, "/v1/compare", {**profile, "models": ["GPT-4.1"]})["models"])
+    board = post(client, "/v1/compare", {**profile, "n_think": 2000, "include_retired": True})
+    assert {e["ticker"]: e["reason"] for e in board["excluded"]}["GPT-4.1"] == "no_thinking"
+
+
 def test_compare_in_batch_mode_uses_the_batch_rates(client, tables):
     data = post(client, "/v1/compare", {"n_in": 4000, "n_out": 1000, "mode": "batch", "models": ["O3", "SONNET-4",
                                                                                                  "GPT-OSS-120B"]})
@@ -339,7 +363,7 @@ def test_compare_refuses_a_batch_ticker_in_sync_mode(client):
 
 
 def test_compare_with_nothing_priced_has_no_cheapest(client):
-    data = post(client, "/v1/compare", {"n_in": 1, "n_out": 1, "n_think": 1, "models": ["GPT-4.1"]})
+    data = post(client, "/v1/compare", {"n_in": 50_000_000, "n_out": 1, "models": ["SONNET-4"]})  # over its window
     assert (data["models"], data["cheapest"], data["most_expensive"], data["count"]) == ([], None, None, 0)
 
 
