@@ -93,7 +93,9 @@ def handle(request: Request, exc: Exception) -> Response:
         detail = {404: f"no resource at {request.url.path}; see / for the endpoints",
                   405: f"{request.method} is not allowed on {request.url.path}",
                   413: "the request body is larger than the server accepts"}.get(status, str(exc.detail))
-        return problem_response(Problem(status, CODES.get(status, "http_error"), detail, headers=exc.headers))
+        where = {"path": request.url.path} if status == 404 else {}  # the original oracle's context member
+        return problem_response(Problem(status, CODES.get(status, "http_error"), detail, headers=exc.headers,
+                                        **where))
     LOG.exception("unhandled error on %s %s", request.method, request.url.path)
     return problem_response(internal_error())
 

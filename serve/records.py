@@ -39,8 +39,8 @@ def ticker_of(snapshot: LoadedSnapshot, name: str, **kinds: bool) -> Any:
         return snapshot.lookup.resolve(name, **kinds)
     except UnknownModel as unknown:
         hint = f"; did you mean {', '.join(unknown.suggestions)}?" if unknown.suggestions else ""
-        raise Problem(404, "unknown_model", f"no model is called '{name}'{hint}",
-                      suggestions=unknown.suggestions) from None
+        raise Problem(404, "unknown_model", f"no model is called '{name}'{hint}", ticker=name,
+                      suggestions=unknown.suggestions) from None  # `ticker`: the original oracle's name
 
 
 def record_of(snapshot: LoadedSnapshot, table: str, ticker: str) -> dict[str, Any]:

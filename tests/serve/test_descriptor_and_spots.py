@@ -89,7 +89,7 @@ def test_an_unknown_model_is_a_404_that_suggests_tickers(client):
     assert response.status_code == 404
     problem = response.json()
     assert problem["code"] == "unknown_model" and "SONNET-4" in problem["suggestions"]
-    assert problem["detail"] == problem["error"]
+    assert problem["detail"] == problem["error"] and problem["ticker"] == "SONET-4"  # the original oracle's
 
 
 def test_snapshot_gets_carry_an_etag_and_answer_if_none_match_with_304(client):
@@ -117,6 +117,7 @@ def test_a_new_snapshot_is_picked_up_without_a_restart(warehouse_copy):
 def test_unknown_paths_and_methods_are_problems(client):
     missing = client.get("/v1/nothing-here")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    assert missing.json()["path"] == "/v1/nothing-here"  # the original oracle's context member
     wrong = client.delete("/v1/spots")
     assert wrong.status_code == 405 and wrong.json()["code"] == "method_not_allowed"
 
