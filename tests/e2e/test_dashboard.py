@@ -202,6 +202,7 @@ def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
     assert len(set(shapes.values())) == len(shapes)
 
     assert [row[0] for row in _cells(page, "events")] == [e["effective_date"] for e in events["events"]]
+    assert page.locator(f"text={events['count']} price events in its whole history, newest first.").count() == 1
     assert [_value(row[6]) for row in _cells(page, "events")] == [e["percent_change"] for e in events["events"]]
     sheet = dict(page.evaluate("""() => [...document.querySelectorAll('[data-facts=greeks] dd')]
         .map(dd => [dd.dataset.key, dd.dataset.value])"""))
@@ -215,6 +216,14 @@ def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
     batch = _data(api.get(f"/v1/forwards/{MODEL}?mode=batch"))
     spot = _marks(page, "[data-chart=forward-curve] [data-layer=points-spot] .point")[0]
     assert float(spot["value"]) == batch["spot"]
+
+
+def test_a_retired_models_page_gives_its_dates(page, dashboard_base, api):
+    record = _data(api.get("/v1/models/BABBAGE-002"))
+    assert record["status"] == "retired" and record["retired_on"]
+    open_page(page, f"{dashboard_base}/dashboard/models/BABBAGE-002")
+    dates = ", ".join(f"{word} {record[f'{word}_on']}" for word in ("deprecated", "retired") if record[f"{word}_on"])
+    assert page.locator("[data-facts=now] dd").first.inner_text() == f"retired ({dates})"
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -62,7 +62,7 @@ function priceText(value, unit) {
   return unit === "fee" ? `${price(value)} /1k` : `${price(value)} /M`;
 }
 
-function pricesSection(model, events, scheduled) {
+function pricesSection(model, events, scheduled, record) {
   const rows = PRICE_ROWS.filter(([, , column]) => model[`${column}_sync`] != null || model[`${column}_batch`] != null)
     .map(([key, label, column, unit]) => el("tr", { "data-price": key }, [
       el("th", { scope: "row" }, label),
@@ -81,7 +81,7 @@ function pricesSection(model, events, scheduled) {
       `${peak.hours_utc.map(([from, to]) => `${from}–${to}`).join(", ")} UTC (output ${price(peak.peak.output)} /M), ` +
       `off-peak otherwise (output ${price(peak.off_peak.output)} /M).`) : null,
     keyValues([
-      ["Status", model.status + (model.deprecated_on ? ` (deprecated ${model.deprecated_on})` : ""), model.status],
+      ["Status", statusInWords(record || model), model.status],
       ["Last change", last ? `${last.effective_date}: ${last.field} ${percent(last.percent_change)} ` +
         `(${number(last.before)} → ${number(last.after)} $/M)` : "none recorded", last ? last.percent_change : null],
       ["Announced", coming.length ? coming.map((change) => `${change.effective_date}: ${change.field} ` +
@@ -223,13 +223,21 @@ function historySection(history) {
       { key: "observed_on", label: "Observed on" }], rows, { name: "observations", tall: true }));
 }
 
+// A status with its dates: "retired (deprecated 2023-07-06, retired 2024-01-04)".
+export function statusInWords(model) {
+  const dates = [["deprecated", model.deprecated_on], ["retired", model.retired_on]]
+    .filter(([, day]) => day).map(([word, day]) => `${word} ${day}`);
+  return model.status + (dates.length ? ` (${dates.join(", ")})` : "");
+}
+
 function eventsSection(events) {
   const rows = events.events.map((event) => [
     cell(event.effective_date, event.effective_date), cell(event.kind, event.kind), cell(event.mode, event.mode),
     cell(event.field, event.field), numericCell(event.before), numericCell(event.after),
     numericCell(event.percent_change, percent, { class: `num ${event.percent_change < 0 ? "down" : event.percent_change > 0 ? "up" : ""}` }),
     cell(event.provenance, event.provenance), cell(event.source, event.source)]);
-  return section("Events", el("p", { class: "note" }, `${events.count} price events since ${events.since}, newest first.`),
+  const span = events.since === ALL_EVENTS_SINCE ? "in its whole history" : `since ${events.since}`;
+  return section("Events", el("p", { class: "note" }, `${events.count} price events ${span}, newest first.`),
     table([{ key: "effective_date", label: "Date" }, { key: "kind", label: "Kind" }, { key: "mode", label: "Mode" },
       { key: "field", label: "Field" }, { key: "before", label: "Before", numeric: true },
       { key: "after", label: "After", numeric: true }, { key: "percent_change", label: "Change", numeric: true },
@@ -279,6 +287,7 @@ function panels(ticker, mode) {
     getJSON(`/v1/events?ticker=${path}&since=${ALL_EVENTS_SINCE}&limit=1000`),
     getJSON(`/v1/scheduled?ticker=${path}`),
     postJSON("/v1/providers", { model: ticker, mode, ...PROVIDER_PROFILE }),
+    getJSON(`/v1/models/${path}`),  // the record: the status's dates
   ]);
 }
 
@@ -308,7 +317,7 @@ async function render() {
     window.history.replaceState(null, "", `${modelPage(model.ticker)}${window.location.search}`);
   }
   document.title = `${model.ticker} · Inference Pricing Oracle`;
-  const [curve, history, events, scheduled, hosts] =
+  const [curve, history, events, scheduled, hosts, record] =
     await (early && name === model.ticker && mode === asked ? early : panels(model.ticker, mode));
   const value = (result) => (result.status === "fulfilled" ? result.value.data : null);
   const main = mainElement();
@@ -316,7 +325,7 @@ async function render() {
     el("h1", { "data-ticker": model.ticker }, `${model.display_name} `, el("span", { class: "mono" }, model.ticker)),
     modeTabs(model, mode),
     el("div", { class: "grid-2" },
-      pricesSection(model, value(events), value(scheduled)),
+      pricesSection(model, value(events), value(scheduled), value(record)),
       settled(hosts, "Providers", providersSection)),
     el("div", { class: "grid-2" },
       settled(curve, "Forward curve", forwardSection),
