@@ -14,7 +14,8 @@ an atom at 1 (no change, probability 1 − p_change) or a draw of the change law
 - evidence: what can move the curve off today's price at that tenor: `announced` (a scheduled
   price differs from the spot), `maker_increase: TICKER on DATE` (the change law is the one of a
   family whose maker raised a price: its latest such rise), both joined by "; ", or
-  `no_rise_evidence` (the change law's mean is at most 1: the curve can only stay or fall).
+  `no_rise_evidence` (the change law's mean is at most 1: the curve can only stay or fall);
+- outlook: the tenor said in words for people who budget (`pipelines.outlook`).
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ import numpy as np
 import pandas as pd
 
 from pipelines.forecast import ROSE, ProcessTable
+from pipelines.outlook import announced_change, in_words
 from pipelines.scheduled import SCHEDULED_COLUMNS, scheduled_beta
 
 TENORS = {"1M": 1, "2M": 2, "3M": 3, "6M": 6, "9M": 9, "12M": 12}
 BATCH_SUFFIX = ".B"
 FORWARD_COLUMNS = ["ticker", "mode", "ticker_forward", "tenor", "months", "spot", "scheduled", "p_change",
                    "decay_factor", "beta_forward", "beta_median", "p05", "p95", "change_mean", "change_p05",
-                   "change_p50", "change_p95", "evidence"]
+                   "change_p50", "change_p95", "evidence", "outlook"]
 ANNOUNCED, MAKER_INCREASE, NO_RISE_EVIDENCE = "announced", "maker_increase", "no_rise_evidence"
 
 
@@ -71,7 +73,7 @@ def build_forward_curves(processes: pd.DataFrame, change_laws: pd.DataFrame, spo
         "scheduled": np.nan, "p_change": table.p_change(months).reshape(-1),
         "decay_factor": table.expected_ratio(months).reshape(-1), "beta_forward": np.nan,
         "beta_median": quantiles[:, 1], "p05": quantiles[:, 0], "p95": quantiles[:, 2],
-        **{column: each(change_rows[:, i]) for i, column in enumerate(FORWARD_COLUMNS[-5:-1])},
+        **{column: each(change_rows[:, i]) for i, column in enumerate(FORWARD_COLUMNS[-6:-2])},
     }, columns=FORWARD_COLUMNS)
     level = curves["spot"].to_numpy(float).copy()
     for (mode, h), at in curves.groupby(["mode", "months"]).indices.items():
@@ -82,7 +84,18 @@ def build_forward_curves(processes: pd.DataFrame, change_laws: pd.DataFrame, spo
     curves["beta_forward"] = level * curves["decay_factor"]
     for column in ("beta_median", "p05", "p95"):
         curves[column] = level * curves[column]
+    curves["outlook"] = _outlooks(curves, scheduled, as_of)
     return curves.sort_values(["ticker", "mode", "months"], kind="stable").reset_index(drop=True)[FORWARD_COLUMNS]
+
+
+def _outlooks(curves: pd.DataFrame, scheduled: pd.DataFrame, as_of: date | None) -> list[str]:
+    """Each row's forward in words (`pipelines.outlook`); an announcement read only where one moves it."""
+    announced = ~np.isclose(curves["scheduled"].to_numpy(float), curves["spot"].to_numpy(float), rtol=1e-12, atol=0)
+    return [in_words(months, p_change, forward / spot,
+                     announced_change(scheduled, ticker, mode, as_of, months) if moved else None)
+            for ticker, mode, months, p_change, forward, spot, moved in zip(
+                curves["ticker"], curves["mode"], curves["months"], curves["p_change"], curves["beta_forward"],
+                curves["spot"], announced, strict=True)]
 
 
 def _evidence(curves: pd.DataFrame, table: ProcessTable, processes: pd.DataFrame) -> np.ndarray:

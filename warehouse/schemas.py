@@ -181,7 +181,7 @@ FORWARD_CURVES = _schema(
     months=(_F64, False), spot=(_F64, False), scheduled=(_F64, False), p_change=(_F64, False),
     decay_factor=(_F64, False), beta_forward=(_F64, False), beta_median=(_F64, False), p05=(_F64, False),
     p95=(_F64, False), change_mean=(_F64, False), change_p05=(_F64, False), change_p50=(_F64, False),
-    change_p95=(_F64, False), evidence=(_STR, False),
+    change_p95=(_F64, False), evidence=(_STR, False), outlook=(_STR, False),
 )
 # The forecast law (pipelines/forecast.py): per ticker and mode, P(a change by the end of each
 # month 1–12), the change law it follows and the family rise behind it; each change law's ratios

@@ -20,6 +20,7 @@ from litestar import Request, Response, post
 
 from pipelines.evidence import EVIDENCE_COLUMNS
 from pipelines.listings import BATCH, PRICE_FIELDS, SYNC
+from pipelines.outlook import announced_change, in_words
 from pipelines.pricing import (
     USAGE_FIELDS,
     CacheValue,
@@ -151,6 +152,9 @@ class ForwardOut(msgspec.Struct):
     theta_used: Annotated[float | None, msgspec.Meta(
         description="The decay a month the forecast implies to the horizon, -ln(decay_factor)/horizon_months "
                     "(the original oracle's name)")] = None
+    outlook: Annotated[str | None, msgspec.Meta(
+        description="The forward in words: the announced change first, else the chance of a change and the "
+                    "expected move (methodology §5)")] = None
 
 
 class CostLine(msgspec.Struct, kw_only=True):
@@ -362,7 +366,11 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
         process = process_of(snapshot, resolved.ticker, mode)
         factor = float(level_ratios(snapshot.table("scheduled_changes"), resolved.ticker, mode,
                                     spot[f"beta_{mode}"], snapshot.as_of_day, [months])[0])
-        data["forward"] = dict(vars(forward_quote(cost.spot_cost, cost.beta_used, process, months, factor)))
+        forward = forward_quote(cost.spot_cost, cost.beta_used, process, months, factor)
+        announced = None if factor == 1 else announced_change(
+            snapshot.table("scheduled_changes"), resolved.ticker, mode, snapshot.as_of_day, months)
+        expected = None if forward.cost is None or not cost.spot_cost else forward.cost / cost.spot_cost
+        data["forward"] = {**vars(forward), "outlook": in_words(months, forward.p_change, expected, announced)}
     if cost.cache_value is not None:
         data["cache_value"] = dict(vars(cost.cache_value))
     if body.as_of is not None:

@@ -203,6 +203,8 @@ def test_model_page_holds_the_api_numbers(page, dashboard_base, api):
 
     assert [row[0] for row in _cells(page, "events")] == [e["effective_date"] for e in events["events"]]
     assert page.locator(f"text={events['count']} price events in its whole history, newest first.").count() == 1
+    six = next(p for p in curve["forwards"] if p["tenor"] == "6M")
+    assert page.locator("[data-facts=now] dd").nth(1).inner_text() == f"{six['outlook']} (sync)"
     assert [_value(row[6]) for row in _cells(page, "events")] == [e["percent_change"] for e in events["events"]]
     sheet = dict(page.evaluate("""() => [...document.querySelectorAll('[data-facts=greeks] dd')]
         .map(dd => [dd.dataset.key, dd.dataset.value])"""))

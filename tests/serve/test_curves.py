@@ -86,7 +86,7 @@ def test_o3_forwards_are_the_forward_curve_rows_and_its_greeks(client, tables):
 
 # Every column of a forward curve row but the ones the curve states once (ticker, mode, spot).
 FORWARD_POINT = ["ticker_forward", "tenor", "months", "scheduled", "p_change", "decay_factor", "beta_forward",
-                 "beta_median", "p05", "p95", "change_mean", "change_p05", "change_p50", "change_p95", "evidence"]
+                 "beta_median", "p05", "p95", "change_mean", "change_p05", "change_p50", "change_p95", "evidence", "outlook"]
 
 
 @pytest.mark.parametrize(("ticker", "mode"), [("LLAMA-3.2-1B", "sync"), ("GEMINI-3.6-FLASH", "batch"),

@@ -90,7 +90,7 @@ def test_a_reasoning_model_bills_thinking_as_output(client):
 
 
 FORWARD_FIELDS = {"horizon_months", "cost", "beta_forward", "p_change", "decay_factor", "cost_median", "cost_p05",
-                  "cost_p95", "scheduled_factor", "theta_used"}
+                  "cost_p95", "scheduled_factor", "theta_used", "outlook"}
 # SONNET-4's family never rose (its change law's mean is at most 1); SOLAR-PRO4's maker raised
 # its price twice (2026-09-11, 2026-10-20): its forward rises, in a band.
 FORWARD_MODELS = ["SONNET-4", "SOLAR-PRO4"]
@@ -118,6 +118,7 @@ def test_the_forward_cost_scales_with_the_forward_curve(client, tables, by_hand,
         assert forward[field] == pytest.approx(data["spot_cost"] * by_hand.quantile(ticker, "sync", months, q), rel=REL)
         assert forward[field] == pytest.approx(data["spot_cost"] * curve[column] / curve["spot"], rel=1e-9)
     assert forward["cost_p05"] <= forward["cost_median"] <= forward["cost_p95"]
+    assert forward["outlook"] == curve["outlook"]  # the published tenor's words, made the same way
     if ticker == "SOLAR-PRO4":  # a family that rose: a change is likely enough to move the mean and the band
         assert forward["decay_factor"] > 1.005 and forward["cost_p05"] < forward["cost_p95"]
 
@@ -158,7 +159,8 @@ def test_a_model_without_a_law_has_a_forward_of_nulls(client, monkeypatch):
     assert data["spot_cost"] > 0
     assert data["forward"] == {"horizon_months": 2, "cost": None, "beta_forward": None, "p_change": None,
                                "decay_factor": None, "cost_median": None, "cost_p05": None, "cost_p95": None,
-                               "scheduled_factor": 1.0, "theta_used": None}
+                               "scheduled_factor": 1.0, "theta_used": None,
+                               "outlook": "no change announced; no forecast (no price history to learn from)"}
 
 
 def problem(response, status, code, field=None):

@@ -62,7 +62,7 @@ function priceText(value, unit) {
   return unit === "fee" ? `${price(value)} /1k` : `${price(value)} /M`;
 }
 
-function pricesSection(model, events, scheduled, record) {
+function pricesSection(model, events, scheduled, record, curve) {
   const rows = PRICE_ROWS.filter(([, , column]) => model[`${column}_sync`] != null || model[`${column}_batch`] != null)
     .map(([key, label, column, unit]) => el("tr", { "data-price": key }, [
       el("th", { scope: "row" }, label),
@@ -82,6 +82,7 @@ function pricesSection(model, events, scheduled, record) {
       `off-peak otherwise (output ${price(peak.off_peak.output)} /M).`) : null,
     keyValues([
       ["Status", statusInWords(record || model), model.status],
+      ["Will it get cheaper?", outlookIn(curve, "6M"), "6M"],
       ["Last change", last ? `${last.effective_date}: ${last.field} ${percent(last.percent_change)} ` +
         `(${number(last.before)} → ${number(last.after)} $/M)` : "none recorded", last ? last.percent_change : null],
       ["Announced", coming.length ? coming.map((change) => `${change.effective_date}: ${change.field} ` +
@@ -223,6 +224,12 @@ function historySection(history) {
       { key: "observed_on", label: "Observed on" }], rows, { name: "observations", tall: true }));
 }
 
+// The forward at a tenor in words, as the curve publishes it ("no change announced; 1% chance ...").
+function outlookIn(curve, tenor) {
+  const point = (curve?.forwards || []).find((p) => p.tenor === tenor);
+  return point ? `${point.outlook} (${curve.mode})` : "no forecast published";
+}
+
 // A status with its dates: "retired (deprecated 2023-07-06, retired 2024-01-04)".
 export function statusInWords(model) {
   const dates = [["deprecated", model.deprecated_on], ["retired", model.retired_on]]
@@ -325,7 +332,7 @@ async function render() {
     el("h1", { "data-ticker": model.ticker }, `${model.display_name} `, el("span", { class: "mono" }, model.ticker)),
     modeTabs(model, mode),
     el("div", { class: "grid-2" },
-      pricesSection(model, value(events), value(scheduled), value(record)),
+      pricesSection(model, value(events), value(scheduled), value(record), value(curve)),
       settled(hosts, "Providers", providersSection)),
     el("div", { class: "grid-2" },
       settled(curve, "Forward curve", forwardSection),
