@@ -24,9 +24,18 @@ def process_of(snapshot: LoadedSnapshot, ticker: str, mode: str) -> Process | No
     return processes_of(snapshot).get((ticker, mode))
 
 
-def forward_ratios(snapshot: LoadedSnapshot, mode: str, months: float) -> np.ndarray:
-    """E[R_t] at `months` of each row of the spots table in `mode`, NaN where the model has no
-    law: every row's chance of change read at once from a matrix kept per snapshot and mode."""
-    by_month, means = memoized(snapshot, ("forward_ratios", mode), lambda: stack_laws(
+def _stacked(snapshot: LoadedSnapshot, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    return memoized(snapshot, ("forward_ratios", mode), lambda: stack_laws(
         [process_of(snapshot, ticker, mode) for ticker in snapshot.table("spots")["ticker"]]))
-    return mean_ratio(chance_at(by_month, months).reshape(-1), means)
+
+
+def forward_chances(snapshot: LoadedSnapshot, mode: str, months: float) -> np.ndarray:
+    """The chance of a change by `months` of each row of the spots table in `mode`, NaN where the
+    model has no law, read at once from a matrix kept per snapshot and mode."""
+    by_month, _ = _stacked(snapshot, mode)
+    return chance_at(by_month, months).reshape(-1)
+
+
+def forward_ratios(snapshot: LoadedSnapshot, mode: str, months: float) -> np.ndarray:
+    """E[R_t] at `months` of each row of the spots table in `mode`, NaN where the model has no law."""
+    return mean_ratio(forward_chances(snapshot, mode, months), _stacked(snapshot, mode)[1])

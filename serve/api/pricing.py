@@ -51,7 +51,7 @@ from serve.deps import Reply
 from serve.direct import direct, handler_answer
 from serve.lookup import UnknownModel
 from serve.model_mode import ModelInMode, check_fit
-from serve.outlook import forward_ratios, process_of
+from serve.outlook import forward_chances, forward_ratios, process_of
 from serve.params import MAX_TOKENS, Eta, Tokens, in_mode
 from serve.problems import invalid
 from serve.records import memoized, record_of
@@ -205,6 +205,9 @@ class Ranked(msgspec.Struct, kw_only=True):
     note: Annotated[str | None, msgspec.Meta(
         description="With `models` and thinking tokens: how this model's thinking tokens were billed (a model "
                     "that is not a reasoning model has them priced as output tokens)")] = None
+    outlook: Annotated[str | None, msgspec.Meta(
+        description="With `horizon_months`: the forward in words (the announced change first, else the chance of "
+                    "a change and the expected move)")] = None
 
 
 # A model left out as the answer writes it: EXCLUDED_COLUMNS in order (`Excluded` documents them). A
@@ -441,9 +444,27 @@ def _ranked_rows(snapshot: LoadedSnapshot, rows: list[int], figures: dict[str, l
     """A comparison's ranked models (RANK_COLUMNS, `forward_cost` only when it was worked out):
     each the spots table's labels of its row and its figures, tidied already."""
     labels = _rank_labels(snapshot)
-    fields = [column for column in [*RANK_COLUMNS, "note"] if column in labels or column in figures]
+    fields = [column for column in [*RANK_COLUMNS, "note", "outlook"] if column in labels or column in figures]
     return TidyList({name: labels[name][row] if name in labels else figures[name][i] for name in fields}
                     for i, row in enumerate(rows))
+
+
+def _outlooks(snapshot: LoadedSnapshot, mode: str, months: float, rows: list[int], ranking,
+              scheduled: np.ndarray | None) -> list[str]:
+    """Each ranked model's forward in words (`pipelines.outlook`), in rank order; `rows` index the
+    whole spots table, the ranking's arrays the frame it ranked."""
+    chances = forward_chances(snapshot, mode, months)
+    tickers = _rank_labels(snapshot)["ticker"]
+    order = ranking.order.tolist()
+    changes = snapshot.table("scheduled_changes")
+    words = []
+    for row, ranked in zip(rows, order, strict=True):
+        moved = scheduled is not None and not np.isclose(scheduled[ranked], 1.0, rtol=1e-12, atol=0)
+        spot, forward = ranking.spot_cost[ranked], ranking.forward_cost[ranked]
+        words.append(in_words(months, float(chances[row]), float(forward / spot) if spot else None,
+                              announced_change(changes, tickers[row], mode, snapshot.as_of_day, months)
+                              if moved else None))
+    return words
 
 
 def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, Any]:
@@ -481,6 +502,8 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
         figures["note"] = notes.tolist()
     theta_of = _tidy_theta(snapshot, mode, day)
     figures["theta"] = [theta_of[row] for row in rows]
+    if body.horizon_months is not None:
+        figures["outlook"] = _outlooks(snapshot, mode, body.horizon_months, rows, ranking, scheduled)
     tickers = _rank_labels(snapshot)["ticker"]
     data: dict[str, Any] = {
         "task_profile": _task_profile(profile), "mode": mode,

@@ -277,6 +277,7 @@ def test_calculator_ranks_as_the_api_does(page, dashboard_base, api):
     for model in answer["models"]:
         for column in ("spot_cost", "forward_cost", "kappa", "beta", "r_in_eff"):
             assert _value(ranking[model["ticker"]][column]) == model[column], (model["ticker"], column)
+        assert ranking[model["ticker"]]["outlook"] == model["outlook"]  # "will it get cheaper?" in words
     bars = _marks(page, "[data-chart=compare-bars] .bar")
     assert [(b["ticker"], float(b["value"])) for b in bars] == [
         (m["ticker"], m["spot_cost"]) for m in answer["models"][:20]]

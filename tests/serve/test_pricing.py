@@ -297,6 +297,17 @@ def test_a_shortlist_prices_every_named_model_and_says_how_it_billed_the_thinkin
     assert {e["ticker"]: e["reason"] for e in board["excluded"]}["GPT-4.1"] == "no_thinking"
 
 
+def test_compare_says_each_forward_in_the_words_of_its_published_tenor(client, tables):
+    data = post(client, "/v1/compare", {"n_in": 2000, "n_out": 500, "horizon_months": 6,
+                                        "models": ["GEMINI-3.6-FLASH", "O3", "SOLAR-PRO4"]})
+    curves = tables["forward_curves"]
+    six = curves[(curves["mode"] == "sync") & (curves["tenor"] == "6M")].set_index("ticker")["outlook"]
+    assert {m["ticker"]: m["outlook"] for m in data["models"]} == {t: six[t] for t in ("GEMINI-3.6-FLASH", "O3",
+                                                                                        "SOLAR-PRO4")}
+    assert six["GEMINI-3.6-FLASH"].startswith("announced: doubles on 2027-01-01")
+    assert "outlook" not in post(client, "/v1/compare", {"n_in": 2000, "n_out": 500, "models": ["O3"]})["models"][0]
+
+
 def test_compare_in_batch_mode_uses_the_batch_rates(client, tables):
     data = post(client, "/v1/compare", {"n_in": 4000, "n_out": 1000, "mode": "batch", "models": ["O3", "SONNET-4",
                                                                                                  "GPT-OSS-120B"]})

@@ -90,7 +90,9 @@ function rankingSection(data, withForward) {
     { key: "spot_cost", label: "Per request", numeric: true, title: "The cost of one request at today's prices" },
     { key: "per_thousand", label: "Per 1,000 requests", numeric: true },
     ...(withForward ? [{ key: "forward_cost", label: "Per request, ahead", numeric: true,
-      title: "The expected cost of one request at the horizon (the forward)" }] : []),
+      title: "The expected cost of one request at the horizon (the forward)" },
+    { key: "outlook", label: "Will it get cheaper?", title: "The forward in words: an announced change, else the " +
+      "chance of a change by the horizon and the expected move" }] : []),
     { key: "beta", label: "Output $/M", numeric: true, title: "The output price used" },
     { key: "kappa", label: "Output weight", numeric: true,
       title: "κ = 1 + (input tokens / output tokens) × (input ÷ output price): the cost per output token, in " +
@@ -105,7 +107,8 @@ function rankingSection(data, withForward) {
     cell(model.provider, model.provider),
     numericCell(model.spot_cost, dollars, { "data-col": "spot_cost" }),
     numericCell(model.spot_cost * 1000, dollars, { "data-col": "per_thousand" }),
-    ...(withForward ? [numericCell(model.forward_cost, dollars, { "data-col": "forward_cost" })] : []),
+    ...(withForward ? [numericCell(model.forward_cost, dollars, { "data-col": "forward_cost" }),
+      cell(model.outlook, model.outlook, { "data-col": "outlook" })] : []),
     numericCell(model.beta, number, { "data-col": "beta" }), numericCell(model.kappa, number, { "data-col": "kappa" }),
     numericCell(model.r_in_eff, number, { "data-col": "r_in_eff" }), cell(yesNo(model.is_reasoning), model.is_reasoning),
   ]));
