@@ -31,10 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipelines.forecast import Process
+from pipelines.forecast import HORIZON_MONTHS, Process
 from pipelines.pricing import Rates, spot_cost
 
-MAX_HORIZON_MONTHS = 12
+MAX_HORIZON_MONTHS = HORIZON_MONTHS  # the law's last month, the forward curves' last tenor
 BANDS = (5, 25, 50, 75, 95)  # percentiles of the budget's monthly spend
 STAT_PERCENTILES = (1, 5, 25, 50, 75, 95, 99)  # percentiles of a distribution summary
 HISTOGRAM_BINS = 20

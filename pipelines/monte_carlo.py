@@ -6,6 +6,9 @@ in month m is β_0 · L(m) · R_m, with L(m) the price a source has announced fo
 today's (1 where none: `pipelines.scheduled`) and R_m the law's ratio; the task's cost moves
 with it. The analytic forward, spot_cost · L(t) · E[R_t], is what the simulated mean estimates
 within its standard error.
+
+A Monte Carlo runs to a tenor of the forward curves (HORIZONS: 1, 2, 3, 6, 9 or 12 months), so
+its mean at the horizon can be read against a published forward point.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import numpy as np
 
 from pipelines.budget import HISTOGRAM_BINS, changed_share, histogram, percentiles, summary
 from pipelines.forecast import Process
+from pipelines.forwards import TENORS
 
+HORIZONS = tuple(TENORS.values())  # the horizons a Monte Carlo is asked for, in months
 FAN_BANDS = (5, 25, 50, 75, 95)  # percentiles of the output price in each month of the fan
 
 

@@ -9,8 +9,8 @@ output tokens of each monthly fixing. Symbols, t in months:
     E[float(t)] = float(0)·L(t)·E[R_t]                       (the forecast's mean, `pipelines.forecast`: E[R_t] =
                                                              1 − P_t + P_t·m, from the level L a source announces,
                                                              `pipelines.scheduled`)
-    fixings    t_i = 1, …, n (n = tenor in months), N_i = notional_tokens/n output tokens each,
-               dated as_of + round(t_i·30.4375) days
+    fixings    t_i = 1, …, n (n = tenor in months, a forward curve tenor: 1, 2, 3, 6, 9 or 12),
+               N_i = notional_tokens/n output tokens each, dated as_of + round(t_i·30.4375) days
     DF_i       = exp(−r·t_i/12)                              r the annual rate, continuously compounded
     K*         = Σ DF_i·N_i·E[float_i] / Σ DF_i·N_i          the fair fixed rate
     npv(K)     = Σ DF_i·N_i·(E[float_i] − K)·10⁻⁶            USD, to the fixed payer
@@ -40,11 +40,14 @@ from datetime import date
 import numpy as np
 
 from pipelines.forecast import Process
+from pipelines.forwards import TENORS as CURVE_TENORS
 from pipelines.months import DAYS_PER_MONTH
 from pipelines.pricing import PER_MILLION, Rates, task_cost
 from pipelines.scheduled import horizon_date
 
-TENORS = {"1M": 1, "3M": 3, "6M": 6}
+# A swap runs to a tenor of the forward curves (1M … 12M): each fixing reads the law the curve
+# publishes, and the last one is a published point.
+TENORS = dict(CURVE_TENORS)
 PV01_STEP = 0.01  # $/M of fixed rate
 ONE_DAY = 1.0 / DAYS_PER_MONTH  # months
 

@@ -8,6 +8,10 @@ published forecast law (`serve.outlook`) through `pipelines.swap`, `pipelines.fo
 snake_case too; giving both spellings with different values is a 400. Where a check needs a
 message better than the decoder's (twins, allowed values, bounds from the settings), it is made
 here and answered with `serve.problems.invalid`.
+
+Swap tenors and Monte Carlo horizons are the forward curves' tenors (1, 2, 3, 6, 9 and 12 months:
+`pipelines.swap.TENORS`, `pipelines.monte_carlo.HORIZONS`); the budget simulation takes any whole
+number of months to the same 12. A value outside them is a 400 that lists the valid ones.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from litestar.params import Parameter
 from msgspec import Meta, Struct
 
 from pipelines.budget import BANDS, MAX_HORIZON_MONTHS, STAT_PERCENTILES, Workload, simulate_budget
-from pipelines.monte_carlo import FAN_BANDS, simulate_task_cost
+from pipelines.monte_carlo import FAN_BANDS, HORIZONS, simulate_task_cost
 from pipelines.pricing import Rates, task_cost
 from pipelines.scheduled import level_ratios
 from pipelines.spots import rate_columns
@@ -39,7 +43,6 @@ from serve.settings import Settings
 from serve.state import LoadedSnapshot
 from serve.threads import Threads
 
-MONTE_CARLO_HORIZONS = (1, 3, 6)
 SEED_MAX = 2**63 - 1
 MAX_NOTIONAL_TOKENS = 1e15
 MAX_REQUESTS_PER_MONTH = 1e12
@@ -59,7 +62,7 @@ class SwapRequest(Struct, kw_only=True):
     """Body of POST /v1/swap. taskType (or task_type) and notionalTokens (or notional_tokens) are required."""
 
     model: str
-    tenor: str
+    tenor: Annotated[str, Meta(description=f"Tenor: {', '.join(TENORS)} (monthly fixings to it)")]
     taskType: str | None = None
     task_type: str | None = None
     notionalTokens: Notional | None = None
@@ -88,7 +91,7 @@ class WorkloadIn(Struct, kw_only=True):
 
 
 class SimulateRequest(Struct, kw_only=True):
-    """Body of POST /v1/simulate. horizon_months (or horizonMonths) is required."""
+    """Body of POST /v1/simulate. horizon_months (or horizonMonths), 1 to 12 months, is required."""
 
     items: Annotated[list[WorkloadIn], Meta(min_length=1)]
     horizon_months: Horizon | None = None
@@ -236,6 +239,14 @@ def _task(field: str, name: str) -> tuple[str, TaskProfile]:
         raise problem from None
 
 
+def _one_of(field: str, value: Any, allowed) -> None:
+    """A 400 naming the valid values (also as `valid`) unless `value` is one of `allowed`."""
+    if value not in allowed:
+        problem = invalid(field, f"must be one of {', '.join(map(str, allowed))}, got {value!r}")
+        problem.extra["valid"] = list(allowed)
+        raise problem
+
+
 def _paths(settings: Settings, paths: int | None) -> int:
     if paths is None:
         return settings.monte_carlo_default_paths
@@ -279,18 +290,22 @@ def _reply(snapshot: LoadedSnapshot, response_type: type[Struct], data: Struct) 
 # --- Swap ----------------------------------------------------------------------------------------
 
 @post("/v1/swap", status_code=200, summary="Price an inference cost swap", tags=["simulation"],
+      description=f"Fair fixed rate, npv, notional, greeks and the monthly fixing schedule of a swap on one model's "
+                  f"cost for a task type, to a tenor of the forward curves ({', '.join(TENORS)}: up to 12 monthly "
+                  f"fixings, each at the published forecast law; methodology §10).",
       **strict(SwapRequest))
 async def swap(settings: Settings, snapshot: LoadedSnapshot, data: SwapRequest) -> SwapResponse:
     """Fair fixed rate, npv, notional, greeks and fixing schedule of a swap on one model and task type.
 
     The fixed payer receives the task's floating cost per million output tokens at monthly fixings
-    (`pipelines.swap`); discounting is continuous at the server's `discount_rate`. `npv` is at the
-    fair rate (0 up to rounding); `npvAtFixedRate` is at `fixedRate` when one is given. The greeks
-    are at the contract's fixed rate: `fixedRate` when given, else the fair rate.
+    to the tenor (1M, 2M, 3M, 6M, 9M or 12M, the forward curves' tenors: up to 12 fixings, each at
+    the law the curves publish; `pipelines.swap`); discounting is continuous at the server's
+    `discount_rate`. `npv` is at the fair rate (0 up to rounding); `npvAtFixedRate` is at
+    `fixedRate` when one is given. The greeks are at the contract's fixed rate: `fixedRate` when
+    given, else the fair rate.
     """
     tenor_key = data.tenor.strip().upper()
-    if tenor_key not in TENORS:
-        raise invalid("tenor", f"must be one of {', '.join(TENORS)}, got '{data.tenor}'")
+    _one_of("tenor", tenor_key, list(TENORS))
     task_field, task_name = _twin(taskType=data.taskType, task_type=data.task_type)
     task, profile = _task(task_field, task_name)
     _, notional = _twin(notionalTokens=data.notionalTokens, notional_tokens=data.notional_tokens)
@@ -322,7 +337,10 @@ def _query(description: str, **kwargs: Any) -> Any:
 
 
 @get("/v1/monte-carlo/{ticker:path}", summary="Monte Carlo of a model's future task cost",
-     tags=["simulation"])
+     tags=["simulation"],
+     description=f"Paths of the model's forecast law to `horizonMonths`, a tenor of the forward curves "
+                 f"({', '.join(map(str, HORIZONS))} months), and the task's cost on them; the simulated mean "
+                 f"estimates the published forward at that tenor (methodology §6, §10).")
 async def monte_carlo(
     computing: Threads,
     settings: Settings,
@@ -330,7 +348,8 @@ async def monte_carlo(
     ticker: str,
     taskCategory: Annotated[str | None, _query("Task type of the token profile (required; or task_category)")] = None,
     task_category: Annotated[str | None, _query("snake_case spelling of taskCategory")] = None,
-    horizonMonths: Annotated[int | None, _query("Horizon in months: 1, 3 or 6 (required; or horizon_months)")] = None,
+    horizonMonths: Annotated[int | None, _query(f"Horizon in months: {', '.join(map(str, HORIZONS))} (required; or "
+                                                f"horizon_months)")] = None,
     horizon_months: Annotated[int | None, _query("snake_case spelling of horizonMonths")] = None,
     paths: Annotated[int | None, _query("Number of paths (default and bound in the server settings)")] = None,
     seed: Annotated[int, _query("Seed of the generator; the same seed gives the same answer", ge=0,
@@ -339,6 +358,8 @@ async def monte_carlo(
 ) -> Response[MonteCarloResponse]:
     """Paths of the model's forecast law to the horizon, and the task's cost on them.
 
+    `horizonMonths` is a tenor of the forward curves: 1, 2, 3, 6, 9 or 12, and at each the simulated
+    mean estimates the published forward (`/v1/forwards/{ticker}`'s `beta_forward`).
     The response follows the query's camelCase (`taskCategory`, `horizonMonths`, `spotCost`, …).
     Each path draws a time of change from the model's chance of change and a ratio from its change
     law (`pipelines.forecast`). `cost` and `beta` summarise the simulated task cost (USD) and output
@@ -353,8 +374,7 @@ async def monte_carlo(
     category_field, category = _twin(taskCategory=taskCategory, task_category=task_category)
     task, profile = _task(category_field, category)
     horizon_field, horizon = _twin(horizonMonths=horizonMonths, horizon_months=horizon_months)
-    if horizon not in MONTE_CARLO_HORIZONS:
-        raise invalid(horizon_field, f"must be one of {', '.join(map(str, MONTE_CARLO_HORIZONS))}, got {horizon}")
+    _one_of(horizon_field, horizon, HORIZONS)
     return await computing.run(_monte_carlo, reply, ticker.lstrip("/"), mode, category_field, task, profile, horizon,
                                _paths(settings, paths), seed)
 
@@ -384,10 +404,15 @@ def _monte_carlo(reply: Reply, name: str, mode: str | None, category_field: str,
 # --- Budget simulation ---------------------------------------------------------------------------
 
 @post("/v1/simulate", status_code=200, summary="Budget simulation of a workload portfolio",
-      tags=["simulation"], **strict(SimulateRequest))
+      tags=["simulation"],
+      description=f"Monthly spend of a portfolio of workloads to `horizon_months` (a whole number from 1 to "
+                  f"{MAX_HORIZON_MONTHS}), expected from the forward curves, with simulated percentile bands and "
+                  f"each workload's share (methodology §10).",
+      **strict(SimulateRequest))
 async def simulate(computing: Threads, settings: Settings, snapshot: LoadedSnapshot,
                    data: SimulateRequest) -> SimulateResponse:
-    """Monthly spend of a portfolio of workloads to the horizon, with percentile bands and shares.
+    """Monthly spend of a portfolio of workloads to the horizon (1 to 12 months), with percentile
+    bands and shares.
 
     `expected_spend` (per month, per workload and in total) is analytic: requests·spot_cost·L(m)·E[R_m]
     at the end of month m (L the price announced for then over today's, 1 where none), the forward

@@ -137,7 +137,8 @@ def test_on_demand_prices_equal_the_pipeline_functions(server, store):
 def test_bad_input_is_a_problem_never_a_500(server):
     for method, url, body in [("POST", "/v1/price", {"model": "SONNET-4", "n_in": "many", "n_out": 1}),
                               ("POST", "/v1/compare", {"n_in": 1, "n_out": 1, "eta": 2}),
-                              ("GET", "/v1/monte-carlo/SONNET-4?taskCategory=chat&horizonMonths=2", None),
+                              # 4: between the curve tenors (2 was refused while the tenors were 1, 3, 6)
+                              ("GET", "/v1/monte-carlo/SONNET-4?taskCategory=chat&horizonMonths=4", None),
                               ("GET", "/v1/history/O3?from=2025-13-01", None)]:
         response = server.request(method, url, json=body)
         assert response.status_code == 400, url

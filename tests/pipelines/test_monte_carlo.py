@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from pipelines.forecast import ChangeLaw, Process
-from pipelines.monte_carlo import simulate_task_cost
+from pipelines.forecast import HORIZON_MONTHS, ChangeLaw, Process
+from pipelines.forwards import TENORS
+from pipelines.monte_carlo import HORIZONS, simulate_task_cost
 
 HALVED = ChangeLaw(np.array([0.5]), np.array([1.0]))  # a change halves the price
 
@@ -39,3 +40,22 @@ def test_a_coin_flip_change_moves_about_half_the_paths():
     assert paths.forward_cost == pytest.approx(0.75)
     assert abs(paths.cost["mean"] - 0.75) < 4 * paths.mean_standard_error
     assert paths.cost["std"] == pytest.approx(0.25, rel=0.01)  # two values 0.5 and 1.0, about half each
+
+
+def test_the_horizons_are_the_forward_curve_tenors():
+    """A Monte Carlo is asked at a published forward point (it was 1, 3, 6 while the curves stopped
+    at 6M), never past the law's last month."""
+    assert HORIZONS == tuple(TENORS.values()) == (1, 2, 3, 6, 9, 12)
+    assert max(HORIZONS) == HORIZON_MONTHS
+
+
+def test_twelve_months_of_a_constant_hazard():
+    # 10% a month: P_12 = 1 − 0.9^12 = 0.7175704635, so the forward is 1 − 0.5·P_12 = 0.6412147682 of
+    # the spot, and the fan has a point per month.
+    process = Process(1 - 0.9 ** np.arange(1, 13), HALVED)
+    paths = simulate_task_cost(1.0, 10.0, process, np.ones(12), 12, 20_000, seed=11)
+    assert paths.forward_cost == pytest.approx(0.6412147682, abs=1e-10)
+    assert paths.probability_of_change_model == pytest.approx(0.7175704635, abs=1e-10)
+    assert abs(paths.cost["mean"] - paths.forward_cost) < 3 * paths.mean_standard_error
+    assert [m.month for m in paths.fan] == list(range(1, 13))
+    assert [m.mean for m in paths.fan] == sorted((m.mean for m in paths.fan), reverse=True)

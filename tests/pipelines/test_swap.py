@@ -6,7 +6,8 @@ from datetime import date
 import numpy as np
 import pytest
 
-from pipelines.forecast import ChangeLaw, Process
+from pipelines.forecast import HORIZON_MONTHS, ChangeLaw, Process
+from pipelines.forwards import TENORS as CURVE_TENORS
 from pipelines.pricing import Rates
 from pipelines.swap import (
     ONE_DAY,
@@ -64,7 +65,10 @@ def test_floating_rate_is_the_cost_per_million_output_tokens():
 
 
 def test_schedule_pieces():
-    assert TENORS == {"1M": 1, "3M": 3, "6M": 6}
+    # The forward curves' tenors (it was 1M, 3M, 6M while the curves stopped at 6M): every fixing
+    # within the law's 12 months.
+    assert TENORS == CURVE_TENORS == {"1M": 1, "2M": 2, "3M": 3, "6M": 6, "9M": 9, "12M": 12}
+    assert max(TENORS.values()) == HORIZON_MONTHS
     assert list(fixing_months(3)) == [1.0, 2.0, 3.0]
     assert list(fixing_notionals(3e6, fixing_months(3))) == [1e6, 1e6, 1e6]
     # round(i·30.4375): 30, 61, 91, 122, 152, 183 days.
@@ -146,6 +150,28 @@ def test_with_changes_and_discounting():
     df6, e6 = np.exp(-0.05 * t6 / 12), 66.75 * (1 + 0.2 * (1 - 0.8**t6))
     assert up.fair_fixed_rate == pytest.approx(float(np.sum(df6 * e6) / np.sum(df6)), abs=EXACT)
     assert up.fair_fixed_rate > 66.75
+
+
+def test_a_twelve_month_swap_by_hand():
+    # FALLING, 12 fixings of 1e6 tokens at 5%: E[R_12] = 1 − 0.17·(1 − 0.9^12) = 0.8780130212, so the
+    # last fixing is 66.75·0.8780130212 = 58.6073691652 $/M at DF_12 = e^(−0.05) = 0.9512294245.
+    q = quote(tenor=12, notional=12e6, rate=0.05)
+    t = np.arange(1, 13, dtype=float)
+    df, e = np.exp(-0.05 * t / 12), 66.75 * falling(t)
+    assert q.tenor_months == 12 and len(q.schedule) == 12
+    assert [f.months for f in q.schedule] == t.tolist()
+    assert [f.notional_tokens for f in q.schedule] == [1e6] * 12
+    # round(i·30.4375) days: the twelfth is round(365.25) = 365 days on.
+    assert [f.date for f in q.schedule][-3:] == [date(2027, 9, 22), date(2027, 10, 23), date(2027, 11, 22)]
+    assert q.schedule[-1].expected_floating_rate == pytest.approx(58.6073691652, abs=1e-9)
+    assert q.schedule[-1].discount_factor == pytest.approx(0.9512294245, abs=1e-10)
+    assert [f.expected_floating_rate for f in q.schedule] == pytest.approx(list(e), abs=1e-11)
+    # K* = Σ DF·e / Σ DF = 718.8… / 11.6805697663 = 61.5406259164
+    assert q.fair_fixed_rate == pytest.approx(float(np.sum(df * e) / np.sum(df)), abs=EXACT)
+    assert q.fair_fixed_rate == pytest.approx(61.5406259164, abs=1e-9)
+    assert q.notional_usd == pytest.approx(738.1136775130, abs=1e-9)  # Σ e
+    assert q.pv01 == pytest.approx(-0.116805697663, abs=1e-11)  # −0.01·Σ DF
+    assert q.npv == pytest.approx(0.0, abs=1e-11)
 
 
 def test_announced_levels_scale_their_fixings():

@@ -120,6 +120,75 @@ def test_swap_at_a_fixed_rate_and_the_snake_case_twins(client):
     assert camel["npvAtFixedRate"] < 0  # paying 30 for a cost of about 26
 
 
+CURVE_TENORS = {"1M": 1, "2M": 2, "3M": 3, "6M": 6, "9M": 9, "12M": 12}
+
+
+@pytest.mark.parametrize(("ticker", "mode"), [("DEEPSEEK-V4-PRO", "sync"), ("GEMINI-4-ARGON", "sync"),
+                                              ("SONNET-4", "batch")])
+def test_a_twelve_month_swap_follows_the_published_curve(client, greeks, curves, by_hand, ticker, mode):
+    """12 monthly fixings: at the curve's tenors each expected rate is float(0)·beta_forward/spot of
+    the published `forward_curves` row; between them it is the forward the price endpoint gives at
+    that horizon (the law's chance of change read month by month, `processes`), and lies between
+    its neighbouring curve points. The fair rate is Σ DF·N·E / Σ DF·N of those fixings."""
+    name = ticker if mode == "sync" else f"{ticker}.B"
+    response = client.post("/v1/swap", json={"model": name, "taskType": "coding", "tenor": "12M",
+                                              "notionalTokens": 120_000_000})
+    assert response.status_code == 200, response.text
+    data = response.json()["data"]
+    schedule = data["schedule"]
+    p = TASK_TYPES["coding"]
+    float0 = spot_cost_of(greeks.loc[ticker], mode, "coding") / (p.n_out * 1e-6)
+    assert (data["tenor"], data["tenorMonths"], len(schedule)) == ("12M", 12, 12)
+    assert [f["months"] for f in schedule] == list(range(1, 13))
+    assert [f["notional_tokens"] for f in schedule] == pytest.approx([10e6] * 12, rel=1e-15)
+    assert [f["date"] for f in schedule] == [by_hand.horizon_day(m).isoformat() for m in range(1, 13)]
+    assert schedule[-1]["date"] == "2027-11-22"  # round(12·30.4375) = 365 days on
+    expected = np.array([f["expected_floating_rate"] for f in schedule])
+    spot = greeks.loc[ticker, f"beta_{mode}"]
+    on_curve = {months: float0 * curves.loc[(ticker, mode, tenor), "beta_forward"] / spot
+                for tenor, months in CURVE_TENORS.items()}
+    for months, rate in on_curve.items():
+        assert expected[months - 1] == pytest.approx(rate, rel=1e-12), months
+    for months in range(1, 13):
+        hand = float0 * by_hand.level(ticker, mode, months) * by_hand.expected_ratio(ticker, mode, months)
+        assert expected[months - 1] == pytest.approx(hand, rel=1e-12), months
+        price = client.post("/v1/price", json={"model": name, "n_in": p.n_in, "n_out": p.n_out, "eta": p.eta,
+                                               "horizon_months": months}).json()["data"]["forward"]
+        assert expected[months - 1] == pytest.approx(price["cost"] / (p.n_out * 1e-6), rel=1e-12), months
+    tenors = sorted(on_curve)
+    for before, after in zip(tenors, tenors[1:]):
+        if by_hand.level(ticker, mode, before) == by_hand.level(ticker, mode, after):
+            low, high = sorted((on_curve[before], on_curve[after]))
+            between = expected[before:after - 1]  # the fixings of the months strictly between
+            assert np.all((between >= low * (1 - 1e-12)) & (between <= high * (1 + 1e-12))), (before, after)
+    # The fair rate by hand from those fixings and DF = e^(−r·t/12), N = 10⁷ each.
+    t = np.arange(1, 13, dtype=float)
+    df = np.exp(-Settings().discount_rate * t / 12)
+    assert [f["discount_factor"] for f in schedule] == pytest.approx(list(df), rel=1e-12)
+    assert df[-1] == pytest.approx(math.exp(-Settings().discount_rate), rel=1e-15)
+    assert data["fairFixedRate"] == pytest.approx(float(np.sum(df * 10e6 * expected) / np.sum(df * 10e6)), rel=1e-12)
+    assert data["notionalUsd"] == pytest.approx(float(np.sum(expected) * 10e6 * 1e-6), rel=1e-12)
+    assert data["greeks"]["pv01"] == pytest.approx(-0.01 * float(np.sum(df)) * 10e6 * 1e-6, rel=1e-12)
+    assert data["npv"] == pytest.approx(0.0, abs=1e-9)
+    if ticker == "DEEPSEEK-V4-PRO":  # a family that rose: every fixing above the last, the fair rate above today's
+        assert np.all(np.diff(expected) > 0) and data["fairFixedRate"] > float0
+    if ticker == "GEMINI-4-ARGON":  # 20 $/M announced from 2026-12-01 for a 10 $/M spot: every fixing at twice today's
+        assert by_hand.level(ticker, mode, 1) == 2.0 and expected[0] == pytest.approx(2 * float0, rel=1e-12)
+
+
+def test_a_twelve_month_swap_in_either_spelling(client):
+    """SONNET-4's law never rose (its mean is held at 1) and nothing is announced: the fair rate of
+    every tenor is today's floating rate, 26 $/M (coding on SONNET-4, by hand above)."""
+    camel = client.post("/v1/swap", json={**SWAP, "tenor": "12M", "fixedRate": 30.0}).json()["data"]
+    snake = client.post("/v1/swap", json={"model": "sonnet-4", "task_type": "coding", "tenor": " 12m",
+                                          "notional_tokens": 120_000_000, "fixed_rate": 30.0}).json()["data"]
+    assert camel == snake
+    assert camel["tenorMonths"] == 12 and len(camel["schedule"]) == 12
+    assert camel["fairFixedRate"] == pytest.approx(26.0, rel=1e-12)
+    dfs = np.exp(-Settings().discount_rate * np.arange(1, 13) / 12)
+    assert camel["npvAtFixedRate"] == pytest.approx(float(np.sum(dfs * 10e6 * (26.0 - 30.0))) * 1e-6, rel=1e-9)
+
+
 def test_swap_on_the_batch_price(client, greeks):
     by_ticker = client.post("/v1/swap", json={**SWAP, "model": "SONNET-4.B"}).json()["data"]
     by_mode = client.post("/v1/swap", json={**SWAP, "mode": "batch"}).json()["data"]
@@ -147,7 +216,8 @@ def test_the_monte_carlo_sample_holds_a_family_that_rose(by_hand):
     assert by_hand.law_name[("LLAMA-3.2-1B", "sync")] == "family_never_rose"
 
 
-@pytest.mark.parametrize(("months", "tenor"), [(1, "1M"), (3, "3M"), (6, "6M")])
+# Every horizon a Monte Carlo takes: the forward curves' tenors, to 12 months.
+@pytest.mark.parametrize(("months", "tenor"), [(1, "1M"), (2, "2M"), (3, "3M"), (6, "6M"), (9, "9M"), (12, "12M")])
 @pytest.mark.parametrize(("ticker", "mode"), MC_CASES)
 def test_monte_carlo_mean_is_the_forward_within_three_standard_errors(client, greeks, curves, by_hand, ticker, mode,
                                                                     months, tenor):
@@ -162,6 +232,7 @@ def test_monte_carlo_mean_is_the_forward_within_three_standard_errors(client, gr
     p = by_hand.p_change(ticker, mode, months)
     forward = spot * by_hand.level(ticker, mode, months) * (1 + p * (by_hand.law_mean(ticker, mode) - 1))
     published = curves.loc[(ticker, mode, tenor)]
+    assert published["p_change"] > 0  # a law that can move the price: the mean is a test of the paths
     assert data["spotCost"] == pytest.approx(spot, rel=1e-12)
     assert data["spotBeta"] == beta
     assert data["theta"] == pytest.approx(row["theta" if mode == "sync" else "theta_batch"], rel=1e-12, abs=1e-15)
@@ -222,6 +293,17 @@ def test_monte_carlo_is_deterministic_by_seed(client):
     assert twin == first
 
 
+def test_monte_carlo_to_twelve_months_in_either_spelling(client):
+    url = "/v1/monte-carlo/deepseek-v4-pro?{}&paths=5000&seed=3"
+    camel = client.get(url.format("taskCategory=chat&horizonMonths=12"))
+    snake = client.get(url.format("task_category=chat&horizon_months=12"))
+    assert camel.status_code == snake.status_code == 200, camel.text
+    assert camel.json()["data"] == snake.json()["data"]
+    data = camel.json()["data"]
+    assert (data["ticker"], data["horizonMonths"], data["mode"]) == ("DEEPSEEK-V4-PRO", 12, "sync")
+    assert [f["month"] for f in data["fan"]] == list(range(1, 13))
+
+
 def test_monte_carlo_defaults_batch_and_caching(client, greeks):
     response = client.get("/v1/monte-carlo/SONNET-4.B?taskCategory=chat&horizonMonths=1")
     data = response.json()["data"]
@@ -276,6 +358,17 @@ def test_simulate_expected_spend_is_analytic_and_the_bands_simulated(client, gre
     assert client.post("/v1/simulate", json=body).json()["data"] == data
 
 
+def test_a_twelve_month_budget_ends_on_the_published_12m_forward(client, greeks, curves):
+    body = {"items": [{"model": "DEEPSEEK-V4-PRO", "taskType": "chat", "requests_per_month": 50_000}],
+            "horizonMonths": 12, "paths": 2000, "seed": 1}
+    months = client.post("/v1/simulate", json=body).json()["data"]["months"]
+    row = greeks.loc["DEEPSEEK-V4-PRO"]
+    for tenor, m in CURVE_TENORS.items():
+        published = curves.loc[("DEEPSEEK-V4-PRO", "sync", tenor), "beta_forward"] / row["beta_sync"]
+        assert months[m - 1]["expected_spend"] == pytest.approx(
+            50_000 * spot_cost_of(row, "sync", "chat") * published, rel=1e-12)
+
+
 def test_simulate_defaults_and_the_camel_case_twin(client):
     data = client.post("/v1/simulate", json={"items": [{**ITEM, "mode": "batch"}], "horizonMonths": 12}).json()["data"]
     assert data["paths"] == Settings().monte_carlo_default_paths and data["seed"] == 0
@@ -293,7 +386,8 @@ def drop(body, key):
     (drop(SWAP, "notionalTokens"), "notionalTokens"),
     (drop(SWAP, "model"), "body"),
     (drop(SWAP, "tenor"), "body"),
-    ({**SWAP, "tenor": "2M"}, "tenor"),
+    ({**SWAP, "tenor": "4M"}, "tenor"),
+    ({**SWAP, "tenor": "13M"}, "tenor"),
     ({**SWAP, "tenor": 3}, "tenor"),
     ({**SWAP, "model": 7}, "model"),
     ({**SWAP, "model": "  "}, "model"),
@@ -311,6 +405,13 @@ def drop(body, key):
 ])
 def test_swap_rejects_bad_input(client, body, field):
     assert_problem(client.post("/v1/swap", json=body), 400, "invalid_input", field)
+
+
+@pytest.mark.parametrize("tenor", ["4M", "18M", "1Y"])
+def test_a_tenor_off_the_curve_lists_the_valid_ones(client, tenor):
+    body = assert_problem(client.post("/v1/swap", json={**SWAP, "tenor": tenor}), 400, "invalid_input", "tenor")
+    assert body["detail"] == f"tenor: must be one of 1M, 2M, 3M, 6M, 9M, 12M, got '{tenor}'"
+    assert body["valid"] == list(CURVE_TENORS)
 
 
 def test_swap_unknown_task_type_lists_the_valid_ones(client):
@@ -393,8 +494,9 @@ def test_a_batch_ticker_asked_in_sync_is_the_same_400_on_every_endpoint(client):
     ("taskCategory=coding", "horizonMonths"),
     ("taskCategory=poetry&horizonMonths=3", "taskCategory"),
     ("task_category=poetry&horizonMonths=3", "task_category"),
-    ("taskCategory=coding&horizonMonths=2", "horizonMonths"),
-    ("taskCategory=coding&horizon_months=12", "horizon_months"),
+    ("taskCategory=coding&horizonMonths=4", "horizonMonths"),
+    ("taskCategory=coding&horizon_months=13", "horizon_months"),
+    ("taskCategory=coding&horizonMonths=0", "horizonMonths"),
     ("taskCategory=coding&horizonMonths=abc", "horizonMonths"),
     ("taskCategory=coding&horizonMonths=3&horizon_months=6", "horizonMonths"),
     ("taskCategory=coding&horizonMonths=3&paths=0", "paths"),
@@ -410,6 +512,9 @@ def test_monte_carlo_rejects_bad_queries(client, query, field):
         assert "100000" in body["detail"]  # the bound is named
     if "poetry" in query:
         assert all(name in body["detail"] for name in TASK_TYPES)
+    if field.startswith("horizon") and query.endswith(("=4", "=13", "=0")):
+        assert body["detail"].startswith(f"{field}: must be one of 1, 2, 3, 6, 9, 12, got ")
+        assert body["valid"] == list(CURVE_TENORS.values())
 
 
 def item(**changes):
@@ -459,6 +564,15 @@ def test_the_openapi_document_describes_the_three_endpoints(client):
     params = {p["name"] for p in schema["paths"]["/v1/monte-carlo/{ticker}"]["get"]["parameters"]}
     assert {"taskCategory", "task_category", "horizonMonths", "horizon_months", "paths", "seed", "mode"} <= params
     assert "fairFixedRate" in schema["components"]["schemas"]["SwapData"]["properties"]
+    # The allowed values are the forward curves' tenors, to 12 months, and the documents say so.
+    horizon = next(p for p in schema["paths"]["/v1/monte-carlo/{ticker}"]["get"]["parameters"]
+                   if p["name"] == "horizonMonths")
+    assert horizon["description"].startswith("Horizon in months: 1, 2, 3, 6, 9, 12 ")
+    assert "(1, 2, 3, 6, 9, 12 months)" in schema["paths"]["/v1/monte-carlo/{ticker}"]["get"]["description"]
+    tenor = schema["components"]["schemas"]["SwapRequest"]["properties"]["tenor"]
+    assert tenor["description"].startswith("Tenor: 1M, 2M, 3M, 6M, 9M, 12M ")
+    assert "(1M, 2M, 3M, 6M, 9M, 12M: up to 12 monthly fixings" in schema["paths"]["/v1/swap"]["post"]["description"]
+    assert "from 1 to 12" in schema["paths"]["/v1/simulate"]["post"]["description"]
 
 
 @pytest.mark.parametrize("n_out", [1e12, 1.0000001e12])
