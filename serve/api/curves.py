@@ -26,6 +26,7 @@ from pipelines.listings import PRICE_FIELDS
 from pipelines.observations import as_known_on
 from pipelines.scorecard import headline
 from serve.deps import Reply
+from serve.event_pages import event_page
 from serve.forward_curves import FORWARD_POINT, ForwardCurve, forward_curve_answer
 from serve.model_mode import ModelInMode
 from serve.params import (
@@ -99,6 +100,10 @@ class EventList(msgspec.Struct, kw_only=True):
     ticker: str | None
     kind: str | None
     limit: int
+    truncated: Annotated[bool, msgspec.Meta(
+        description="More events match than this page holds: ask again with `cursor` set to `next_cursor`")]
+    next_cursor: Annotated[str | None, msgspec.Meta(
+        description="The `cursor` of the next page; null when this page ends the list")]
 
 
 BacktestPrediction = struct_from_schema("BacktestPrediction", BACKTEST)
@@ -268,13 +273,17 @@ async def history(
                  "`percent_change` the same in percent; beside our names each event carries the original "
                  "oracle's: model_id, display_name, price_type (the mode), event_type, beta_before and beta_after "
                  "(the output price, on output events), pct_change_display and detected_at (the day the source "
-                 "published the evidence).")
+                 "published the evidence). `truncated` says more events match than the page holds; then "
+                 "`next_cursor` is the `cursor` that asks for the next page (null on the last page), so every "
+                 "event of the window is read once, in order.")
 async def events(
     reply: Reply,
     since: Annotated[date | None, Parameter(description="first effective date, YYYY-MM-DD")] = None,
     ticker: Annotated[str | None, Parameter(description="a ticker, batch ticker, model id or alias")] = None,
     kind: Annotated[str | None, enum_param("the kind of event", EVENT_KINDS)] = None,
     limit: LimitParam = DEFAULT_LIMIT,
+    cursor: Annotated[str | None, Parameter(
+        max_length=2000, description="the `next_cursor` of the page before, unchanged; none: the first page")] = None,
 ) -> Response[EventsResponse]:
     one_of("kind", kind, EVENT_KINDS)
     snapshot = reply.snapshot
@@ -286,10 +295,10 @@ async def events(
         canonical = resolved.ticker
         if resolved.mode == BATCH:
             table = table[table["mode"] == BATCH]
-    selected = recent_events(table, start, ticker=canonical, kind=kind, limit=limit)
-    rows = records(with_original_names(selected, snapshot.table("spots")))
-    return reply({"events": rows, "count": len(rows), "since": start.isoformat(),
-                                       "ticker": canonical, "kind": kind, "limit": limit})
+    page = event_page(recent_events(table, start, ticker=canonical, kind=kind), cursor, limit)
+    rows = records(with_original_names(page.events, snapshot.table("spots")))
+    return reply({"events": rows, "count": len(rows), "since": start.isoformat(), "ticker": canonical, "kind": kind,
+                  "limit": limit, "truncated": page.truncated, "next_cursor": page.next_cursor})
 
 
 # --- backtest and accuracy -------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def test_a_filtered_list_has_its_own_etag_and_304(client):
     ("/v1/spots?limit=1e2", "limit", "whole number"),
     ("/v1/spots?providr=openai", "providr", "it takes fields, limit, modality, offset, provider, q, status, tier"),
     ("/v1/spots/O3?provider=openai", "provider", "it takes no query parameters"),
-    ("/v1/events?tickr=O3", "tickr", "it takes kind, limit, since, ticker"),
+    ("/v1/events?tickr=O3", "tickr", "it takes cursor, kind, limit, since, ticker"),
 ])
 def test_bad_list_queries_are_400s_that_say_what_to_send(client, url, field, says):
     response = client.get(url)

@@ -1,0 +1,310 @@
+"""Writes the client's generated modules from the API's OpenAPI document:
+
+- `oracle_client/models.py`: a TypedDict for every schema of the document (answers and request parts);
+- `oracle_client/operations.py`: for every operation, one function that builds its request (a
+  `Call`), typed by its answer, with the operation's summary, description and parameters as its
+  docstring; the one definition both clients call;
+- `oracle_client/methods.py`: the methods of `OracleClient` and `AsyncOracleClient`, each bound to
+  its function in `operations.py`, and the iterators of the lists the API pages.
+
+    python clients/python/generate.py                   # the document of serve.app in this repository
+    python clients/python/generate.py --document FILE   # or a saved /schema/openapi.json
+
+The document of the app is made in-process (no server, no snapshot), as `/schema/openapi.json`
+serves it. `tests/clients/test_operations.py` fails, naming it, on an operation the client lacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import keyword
+import re
+import tempfile
+import textwrap
+from pathlib import Path
+from typing import Any
+
+PACKAGE = Path(__file__).resolve().parent / "oracle_client"
+ENVELOPE = {"data", "oracle_timestamp", "cache_age_seconds"}
+# Lists the API gives page by page: the iterator each gets, and its paging in `oracle_client.paging`.
+# An iterator of the operation's own name leaves the single call as `<name>_page`.
+PAGED = {"listSpots": ("list_spots", "LIST_SPOTS"), "listGreeks": ("list_greeks", "LIST_GREEKS"),
+         "everyForward": ("every_forward", "EVERY_FORWARD"), "events": ("events", "EVENTS"),
+         "backtest": ("backtest_predictions", "BACKTEST_PREDICTIONS")}
+STREAMED = "text/event-stream"  # written by hand in each client: an iterator of messages
+WIDTH = 100
+
+
+def app_document() -> dict[str, Any]:
+    """The document `/schema/openapi.json` serves, made from the app without a server."""
+    from serve.app import create_app
+    from serve.openapi_page import finish
+    from serve.settings import Settings
+
+    with tempfile.TemporaryDirectory() as warehouse, tempfile.TemporaryDirectory() as data:
+        app = create_app(Settings(warehouse=warehouse, data=data, access_log="off"))
+        return finish(app.openapi_schema.to_schema())
+
+
+def snake(name: str) -> str:
+    name = re.sub(r"[^0-9a-zA-Z]+", "_", name)
+    name = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower().strip("_")
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(path, method, operation) for path, methods in document["paths"].items()
+            for method, operation in methods.items() if method in {"get", "post", "put", "delete", "patch"}]
+
+
+def annotation(schema: dict[str, Any], optional: bool = False) -> str:
+    """The Python type of a JSON schema."""
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[-1]
+    for combined in ("oneOf", "anyOf"):
+        if combined in schema:
+            return _union([annotation(part) for part in schema[combined]])
+    kinds = schema.get("type")
+    if isinstance(kinds, list):
+        return _union([annotation({**schema, "type": kind}) for kind in kinds])
+    if kinds == "array":
+        return f"list[{annotation(schema.get('items', {}))}]"
+    if kinds == "object":
+        extra = schema.get("additionalProperties")
+        return f"dict[str, {annotation(extra)}]" if isinstance(extra, dict) and extra else "dict[str, Any]"
+    if "enum" in schema and kinds is None:
+        return "str"
+    return {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}.get(kinds, "Any")
+
+
+def _union(parts: list[str]) -> str:
+    unique = list(dict.fromkeys(parts))
+    if "None" in unique:  # None last, as people write it
+        unique = [part for part in unique if part != "None"] + ["None"]
+    return " | ".join(unique)
+
+
+def _doc_lines(text: str, indent: str) -> list[str]:
+    text = text.replace("\\", "\\\\").replace('"""', "'''")
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        lines += textwrap.wrap(paragraph, WIDTH - len(indent)) or [""]
+    return [indent + line if line else "" for line in lines]
+
+
+def docstring(text: str, indent: str) -> str:
+    lines = _doc_lines(text.strip(), indent)
+    if len(lines) == 1 and len(lines[0]) + 6 <= WIDTH:
+        return f'{indent}"""{lines[0].strip()}"""\n'
+    return f'{indent}"""' + "\n".join(lines).lstrip() + f'\n{indent}"""\n'
+
+
+# --- models.py ------------------------------------------------------------------------------------
+
+
+def models_module(document: dict[str, Any]) -> str:
+    info = document["info"]
+    out = [f'"""The answers and request parts of the {info["title"]} API ({info["version"]}), one TypedDict per\n'
+           'schema of its OpenAPI document. Generated by clients/python/generate.py: do not edit."""\n',
+           "from __future__ import annotations\n"]
+    schemas = document["components"]["schemas"]
+    classes = [_typed_dict(name, schema) for name, schema in schemas.items()]
+    used = [name for name in ("Any", "NotRequired") if any(re.search(rf"\b{name}\b", text) for text in classes)]
+    out.append(f"from typing import {', '.join([*used, 'TypedDict'])}\n")
+    out += classes
+    out.append("\n__all__ = [\n" + "".join(f"    {name!r},\n" for name in schemas) + "]")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _field_type(schema: dict[str, Any], required: bool) -> str:
+    kind = annotation(schema)
+    return kind if required else f"NotRequired[{kind}]"
+
+
+def _typed_dict(name: str, schema: dict[str, Any]) -> str:
+    properties = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    about = schema.get("description") or f"{name}, as the API's document describes it."
+    if any(not key.isidentifier() or keyword.iskeyword(key) for key in properties):
+        fields = "".join(f"    {key!r}: {_field_type(value, key in required)!r},\n"
+                         for key, value in properties.items())
+        comment = "".join(f"# {line}\n" for line in textwrap.wrap(about, WIDTH - 2))
+        return f"\n{comment}{name} = TypedDict({name!r}, {{\n{fields}}})\n"
+    lines = [f"\nclass {name}(TypedDict):", docstring(about, "    ").rstrip("\n")]
+    for key, value in properties.items():
+        lines.append(f"    {key}: {_field_type(value, key in required)}")
+        if value.get("description"):
+            lines.append(docstring(value["description"], "    ").rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+# --- operations.py --------------------------------------------------------------------------------
+
+
+class Parameter:
+    def __init__(self, name: str, where: str, schema: dict[str, Any], required: bool, description: str):
+        self.name, self.where, self.schema, self.required = name, where, schema, required
+        self.python = snake(name)
+        self.description = description or schema.get("description", "")
+
+    def annotation(self) -> str:
+        """Its JSON type; a date or a time may also be given as a `date` or a `datetime`."""
+        kind = annotation(self.schema)
+        formats = {part.get("format") for part in [self.schema, *self.schema.get("oneOf", [])]}
+        if "date" in formats or "date-time" in formats:
+            kind = kind.replace("str", ("date" if "date" in formats else "datetime") + " | str", 1)
+        return kind if self.required else _union([*kind.split(" | "), "None"])
+
+
+def _without_camel_twins(parameters: list[Parameter]) -> list[Parameter]:
+    """`taskType` beside `task_type`: the API takes both (the original oracle's name and ours); the
+    client sends ours."""
+    names = {parameter.name for parameter in parameters}
+    return [p for p in parameters if p.name == p.python or p.python not in names]
+
+
+def parameters_of(document: dict[str, Any], operation: dict[str, Any]) -> list[Parameter]:
+    found = [Parameter(p["name"], p["in"], p.get("schema", {}), p.get("required", False), p.get("description", ""))
+             for p in operation.get("parameters", [])]
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+    if body is not None:
+        schema = document["components"]["schemas"][body["$ref"].rsplit("/", 1)[-1]] if "$ref" in body else body
+        required = schema.get("required", [])
+        for name, value in schema.get("properties", {}).items():
+            found.append(Parameter(name, "body", value, name in required, value.get("description", "")))
+    found = _without_camel_twins(found)
+    path = [p for p in found if p.where == "path"]
+    body_required = sorted((p for p in found if p.where == "body" and p.required), key=lambda p: p.name)
+    return path + body_required + [p for p in found if p not in path and p not in body_required]
+
+
+def answer_of(document: dict[str, Any], operation: dict[str, Any]) -> tuple[str, str]:
+    """(what the call gives: data, whole, bytes or stream; its Python type)."""
+    success = next(response for status, response in operation["responses"].items() if status.startswith("2"))
+    content = success.get("content", {})
+    if STREAMED in content:
+        return "stream", "bytes"
+    if "application/json" not in content:
+        return "bytes", "bytes"
+    schema = content["application/json"]["schema"]
+    name = annotation(schema)
+    resolved = document["components"]["schemas"].get(name, {})
+    properties = resolved.get("properties", {})
+    if ENVELOPE <= set(properties) and "next" not in properties:
+        return "data", annotation(properties["data"])
+    return "whole", name
+
+
+def _builder(document: dict[str, Any], path: str, method: str, operation: dict[str, Any]) -> str:
+    name = snake(operation["operationId"])
+    parameters = parameters_of(document, operation)
+    answer, kind = answer_of(document, operation)
+    signature, keyword_only = [], False
+    for parameter in parameters:
+        if not parameter.required and not keyword_only:
+            signature.append("*")
+            keyword_only = True
+        default = "" if parameter.required else " = None"
+        signature.append(f"{parameter.python}: {parameter.annotation()}{default}")
+    about = operation.get("summary", name).rstrip(".") + "."
+    if operation.get("description"):
+        about += "\n\n" + operation["description"]
+    if parameters:
+        about += "\n\nArgs:"
+        for parameter in parameters:
+            about += f"\n    {parameter.python}: {parameter.description or '(' + parameter.where + ')'}".rstrip()
+    about += f"\n\n`{method.upper()} {path}` (operation `{operation['operationId']}`)."
+    url = re.sub(r"\{([^}]+)\}", lambda m: "{_segment(" + snake(m.group(1)) + ")}", path)
+    url = f'f"{url}"' if "{" in path else f'"{path}"'
+
+    def mapping(where: str) -> str:
+        chosen = [p for p in parameters if p.where == where]
+        if not chosen:
+            return ""
+        short = "{" + ", ".join(f'"{p.name}": {p.python}' for p in chosen) + "}"
+        return short if len(short) < WIDTH - 20 else "{\n" + "".join(f'            "{p.name}": {p.python},\n'
+                                                                     for p in chosen) + "        }"
+
+    arguments = [f'"{method.upper()}"', url]
+    for where, keyword_name in (("query", "query"), ("body", "body"), ("header", "headers")):
+        if mapping(where):
+            arguments.append(f"{keyword_name}={mapping(where)}")
+    if answer != "data":
+        arguments.append(f'answer="{answer}"')
+    call = f"Call({', '.join(arguments)})"
+    head = f"def {name}({', '.join(signature)}) -> Call[{kind}]:"
+    if len(head) > WIDTH:
+        head = f"def {name}(\n" + "".join(f"    {part},\n" for part in signature) + f") -> Call[{kind}]:"
+    body = f"    return {call}"
+    if len(body) > WIDTH:
+        body = "    return Call(\n" + "".join(f"        {part},\n" for part in arguments) + "    )"
+    return f"\n{head}\n{docstring(about, '    ')}{body}\n"
+
+
+def operations_module(document: dict[str, Any]) -> str:
+    info = document["info"]
+    ids = {operation["operationId"]: snake(operation["operationId"]) for _, _, operation in operations(document)}
+    out = [f'"""Every operation of the {info["title"]} API ({info["version"]}): a function that builds its\n'
+           "request, typed by its answer; `OracleClient` and `AsyncOracleClient` send them. Generated by\n"
+           'clients/python/generate.py from the OpenAPI document: do not edit."""\n',
+           "from __future__ import annotations\n", "from datetime import date, datetime  # noqa: F401 - in signatures",
+           "", "from oracle_client.call import Call, _segment",
+           "from oracle_client.models import (  # noqa: F401 - the types of the answers",
+           *(f"    {name}," for name in sorted(document["components"]["schemas"])), ")\n",
+           "# operationId: the function's name", "OPERATION_IDS = {",
+           *(f"    {key!r}: {value!r}," for key, value in ids.items()), "}"]
+    for path, method, operation in operations(document):
+        out.append(_builder(document, path, method, operation))
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --- methods.py -----------------------------------------------------------------------------------
+
+
+def methods_module(document: dict[str, Any]) -> str:
+    sync_lines, async_lines = [], []
+    for _, _, operation in operations(document):
+        name = snake(operation["operationId"])
+        answer, _ = answer_of(document, operation)
+        if answer == "stream":
+            continue  # each client's own iterator of messages
+        iterator = PAGED.get(operation["operationId"])
+        single = f"{name}_page" if iterator and iterator[0] == name else name
+        sync_lines.append(f"    {single} = sync_call(operations.{name})")
+        async_lines.append(f"    {single} = async_call(operations.{name})")
+        if iterator:
+            sync_lines.append(f"    {iterator[0]} = sync_pages(operations.{name}, paging.{iterator[1]})")
+            async_lines.append(f"    {iterator[0]} = async_pages(operations.{name}, paging.{iterator[1]})")
+    return "\n".join([
+        '"""The methods of both clients, one per operation, bound to the one definition of each in\n'
+        "`operations.py`; a list the API pages also gets an iterator over all its pages. Generated by\n"
+        'clients/python/generate.py: do not edit."""\n',
+        "from __future__ import annotations\n",
+        "from oracle_client import operations, paging",
+        "from oracle_client.binding import AsyncRunner, SyncRunner, async_call, async_pages, sync_call, sync_pages\n",
+        "",
+        "class SyncMethods(SyncRunner):",
+        '    """Every operation of the API, answered as it returns."""\n',
+        *sync_lines, "", "",
+        "class AsyncMethods(AsyncRunner):",
+        '    """Every operation of the API, awaited."""\n',
+        *async_lines,
+    ]) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--document", help="a saved OpenAPI document (default: the app's, made in-process)")
+    parser.add_argument("--output", default=str(PACKAGE), help="the package folder to write into")
+    args = parser.parse_args()
+    document = json.loads(Path(args.document).read_text()) if args.document else app_document()
+    output = Path(args.output)
+    for file, text in (("models.py", models_module(document)), ("operations.py", operations_module(document)),
+                       ("methods.py", methods_module(document))):
+        (output / file).write_text(text)
+        print(f"wrote {output / file}: {text.count(chr(10))} lines")
+
+
+if __name__ == "__main__":
+    main()
