@@ -479,6 +479,10 @@ class ForwardOut(TypedDict):
     """The decay a month the forecast implies to the horizon, -ln(decay_factor)/horizon_months (the
     original oracle's name)
     """
+    outlook: NotRequired[str | None]
+    """The forward in words: the announced change first, else the chance of a change and the expected
+    move (methodology §5)
+    """
 
 
 class ForwardPoint(TypedDict):
@@ -498,6 +502,7 @@ class ForwardPoint(TypedDict):
     change_p50: float
     change_p95: float
     evidence: str
+    outlook: str
 
 
 class GreekListResponse(TypedDict):
@@ -1112,6 +1117,14 @@ class Ranked(TypedDict):
     status: str
     """active, deprecated or retired (ranked only when asked)"""
     forward_cost: NotRequired[float | None]
+    note: NotRequired[str | None]
+    """With `models` and thinking tokens: how this model's thinking tokens were billed (a model that is
+    not a reasoning model has them priced as output tokens)
+    """
+    outlook: NotRequired[str | None]
+    """With `horizon_months`: the forward in words (the announced change first, else the chance of a
+    change and the expected move)
+    """
 
 
 class ReliabilityRow(TypedDict):
@@ -1314,6 +1327,7 @@ class SwapRequest(TypedDict):
     """SwapRequest, as the API's document describes it."""
     model: str
     tenor: str
+    """Tenor: 1M, 2M, 3M, 6M, 9M, 12M (monthly fixings to it)"""
     taskType: NotRequired[str | None]
     task_type: NotRequired[str | None]
     notionalTokens: NotRequired[float | None]

@@ -848,9 +848,13 @@ def swap(
 ) -> Call[SwapData]:
     """Price an inference cost swap.
 
+    Fair fixed rate, npv, notional, greeks and the monthly fixing schedule of a swap on one model's
+    cost for a task type, to a tenor of the forward curves (1M, 2M, 3M, 6M, 9M, 12M: up to 12
+    monthly fixings, each at the published forecast law; methodology §10).
+
     Args:
         model: (body)
-        tenor: (body)
+        tenor: Tenor: 1M, 2M, 3M, 6M, 9M, 12M (monthly fixings to it)
         task_type: (body)
         notional_tokens: (body)
         fixed_rate: (body)
@@ -883,6 +887,10 @@ def monte_carlo(
 ) -> Call[MonteCarloData]:
     """Monte Carlo of a model's future task cost.
 
+    Paths of the model's forecast law to `horizonMonths`, a tenor of the forward curves (1, 2, 3, 6,
+    9, 12 months), and the task's cost on them; the simulated mean estimates the published forward
+    at that tenor (methodology §6, §10).
+
     Args:
         ticker: (path)
         task_category: snake_case spelling of taskCategory
@@ -914,6 +922,10 @@ def simulate(
     seed: int | None = None,
 ) -> Call[SimulateData]:
     """Budget simulation of a workload portfolio.
+
+    Monthly spend of a portfolio of workloads to `horizon_months` (a whole number from 1 to 12),
+    expected from the forward curves, with simulated percentile bands and each workload's share
+    (methodology §10).
 
     Args:
         items: (body)
