@@ -26,7 +26,7 @@ from warehouse.large_tables import TableFile, TableParts
 
 GROUP = "analytics"
 # From this many observations the backtest's anchors are shared with other processes: below it, a
-# worker's start (its imports, its copy of the data: about 3 s) costs about what it saves.
+# worker's start (its imports, its copy of the data) costs about what it saves.
 SHARED_BACKTEST_OBSERVATIONS = 50_000
 
 

@@ -105,8 +105,8 @@ def build_resources(warehouse: WarehouseResource | None = None, settings: Refres
 
 # Every run executes its steps one after another in its run worker's process, whoever launched it
 # (the schedule, the UI, `oracle refresh`): the steps share one machine's cores and most wait on
-# the one before, so the multiprocess executor's process per step only added start-up (a
-# refresh measured 51 s that way against 9 s in process). The one long step whose parts are
+# the one before, so the multiprocess executor's process per step only added start-up (measured
+# in docs/deployment.md). The one long step whose parts are
 # independent, the backtest, shares them with worker processes itself (`assets.worker_processes`).
 defs = Definitions(
     executor=in_process_executor,

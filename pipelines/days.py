@@ -1,8 +1,8 @@
 """Columns of dates as integers: days since 1970.
 
-The tables hold dates as `datetime.date` objects. pandas compares such a column object by object:
-the earliest day per ticker of a large universe's history (2.5 million rows) took 3.4 s that way,
-and 0.6 s as integers.
+The tables hold dates as `datetime.date` objects. pandas compares such a column object by object,
+a Python call per row; as integers the same question is one vectorised pass, several times faster
+on a large universe's history.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pandas as pd
 
 def days_since_1970(values) -> np.ndarray:
     """Days since 1970 of dates (date objects or datetime64). Date objects are converted once per
-    distinct day: numpy converts them one at a time (0.2 s for 100,000), and a table's rows hold
-    far fewer distinct days than rows."""
+    distinct day: numpy converts them one at a time, and a table's rows hold far fewer distinct
+    days than rows."""
     values = np.asarray(values)
     if values.dtype == object and values.ndim == 1 and len(values) > 1:
         codes, distinct = pd.factorize(values, use_na_sentinel=False)

@@ -3,9 +3,9 @@ taken out of it once the process has started.
 
 Each full collection walks every object the collector tracks. In a server process that is about
 150,000 of them (the modules' functions and types, the framework's routes, the snapshot's
-records), nearly all made at start-up and alive until the end; measured under load (comparisons
-and a forward curve at 32 connections each), a full collection held the event loop for 85–89 ms,
-a pause every request in flight waited through. Once the process has read its snapshot,
+records), nearly all made at start-up and alive until the end; under load, a full collection held
+the event loop long enough to be the slowest answers' wait (`docs/benchmarks.md`), a pause every
+request in flight waited through. Once the process has read its snapshot,
 `gc.freeze` moves every object alive into a permanent generation the collector skips, so a full
 collection walks only what was made since. Objects frozen are still freed when their last
 reference goes; only a reference cycle among them (of the first snapshot's, after a newer one

@@ -47,7 +47,7 @@ class Settings:
     # Comma-separated addresses of proxies whose X-Forwarded-For is believed.
     trusted_proxies: str = ""
     # Comma-separated origins whose pages may call the API from a browser ("*": any). Empty, the
-    # default: none, and no CORS work per request (measured: 20–30 µs, a tenth of a cached answer).
+    # default: none, and no CORS work per request (a measurable share of a cached answer's time).
     # Even "*" would be safe: a key travels in a header the calling page must set, never in a
     # cookie, so a foreign page cannot spend a visitor's key.
     cors_origins: str = ""

@@ -14,10 +14,10 @@ quarter of the time of a whole snapshot answer. Here:
   within `remember_seconds`. Unknown keys are never remembered, so a key made elsewhere works at
   once.
 - Requests that miss the same key together share one lookup, and a key in use is looked up
-  again in the background once half its time is gone, so a busy key never waits. Before, every
-  request in flight when a key's second ran out made a lookup of its own: 32 connections queued
-  32 lookups behind the interpreter once a second, and the p99 of a cached answer went from about
-  20 ms to about 90 ms on a two-core machine.
+  again in the background once half its time is gone, so a busy key never waits. Otherwise every
+  request in flight when a key's second ran out would make a lookup of its own, all of them queued
+  behind the interpreter at once, and the slowest cached answers would wait behind them
+  (`bench/`, `docs/benchmarks.md`).
 """
 
 from __future__ import annotations
