@@ -1,6 +1,6 @@
 """Tickers: short, upper-case, stable names derived from the maker's model id.
 
-Rule (documented in the README):
+Rule (documented in docs/operations.md, "Tickers"):
 1. Start from the maker's id; drop snapshot suffixes (dates, `-latest`, Bedrock packaging) and a
    trailing `-0` version (`identity.strip_snapshot`), keeping dots.
 2. Claude ids drop the `claude-` brand (Anthropic's lines are distinct on their own), and the
