@@ -17,7 +17,15 @@ from pipelines.forecast import FittedLaw, build_change_laws, build_processes
 from pipelines.forwards import build_forward_curves
 from pipelines.greeks import build_greeks, process_fields
 from pipelines.guard import unconfirmed_moves, vanished
-from pipelines.ici import as_known, basket_on, build_ici, build_ici_constituents, build_ici_history, last_rebalance
+from pipelines.ici import (
+    as_known,
+    basket_on,
+    build_ici,
+    build_ici_constituents,
+    build_ici_history,
+    last_rebalance,
+    levels_on,
+)
 from pipelines.registry import Rules
 from pipelines.scheduled import build_scheduled_changes
 from pipelines.scorecard import accuracy_table, reliability_table, summarise
@@ -90,17 +98,19 @@ def forward_curves(processes, change_laws, spots, scheduled_changes, settings: R
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def ici(price_history: TableFile, models, ici_constituents, settings: RefreshSettings):
+def ici(price_history: TableFile, models, ici_constituents, ici_history, settings: RefreshSettings):
     """The inference cost index today, per variant, with constituents and a verification hash: the
-    basket of the last rebalance, as it was chosen then, at today's prices."""
+    basket of the last rebalance, as it was chosen then, at today's prices, at the chained level
+    of the history."""
     as_of = settings.as_of_date()
     return build_ici(spot_rows(price_history, as_of), models, None, as_of,
-                     basket=basket_on(ici_constituents, last_rebalance(as_of)))
+                     basket=basket_on(ici_constituents, last_rebalance(as_of)), levels=levels_on(ici_history, as_of))
 
 
 @multi_asset(group_name=GROUP, outs={
-    "ici_history": AssetOut(kinds={"parquet"}, description="Each variant's daily level since 2024-01-01, by the "
-                                                           "same rule, with the age of its inputs."),
+    "ici_history": AssetOut(kinds={"parquet"}, description="Each variant's daily chained level since 2024-01-01, "
+                                                           "with the composition effect of each change of basket "
+                                                           "and the age of its inputs."),
     "ici_constituents": AssetOut(kinds={"parquet"}, description="Every basket of that history: each "
                                                                 "constituent with the tier, hosts and price "
                                                                 "of its rebalance date."),

@@ -5,7 +5,9 @@ the code's results.
 
 An index case is a small world (models, price statements, host observations), a rebalance date
 and the days to price; a swap case a flat-priced model, a forecast law and a contract; a Monte
-Carlo case a law, horizons, paths and a seed. The expected figures are computed here by
+Carlo case a law, horizons, paths and a seed. The index cases of an earlier methodology version
+stay as published in a file of their own (`docs/test_vectors_ici-3.0.json`), which this script
+does not write. The expected figures are computed here by
 `pipelines/`, so the file says what the code does. The tests in `tests/docs/` recompute every
 expected figure from the rules in `docs/methodology.md` alone (they import nothing from
 `pipelines/`) and check that the code still gives the file's figures: the document and the code
@@ -36,10 +38,11 @@ from pipelines.ici import (  # noqa: E402
     OUTPUT_SHARE,
     TIERS,
     UNFINISHED_WORDS,
-    VARIANTS,
+    basket_days,
+    build_ici_history,
+    history_baskets,
     in_service,
     index_level,
-    select_constituents,
     verification_hash,
 )
 from pipelines.months import DAYS_PER_MONTH  # noqa: E402
@@ -51,9 +54,11 @@ from pipelines.swap import price_swap  # noqa: E402
 OUT = ROOT / "docs" / "test_vectors.json"
 
 
-def model(ticker, maker, tier, tier_basis="rule", pricing_basis="maker", retired_by=None):
+def model(ticker, maker, tier, released_on, tier_basis="rule", pricing_basis="maker", retired_by=None,
+          first_seen=None):
     return {"ticker": ticker, "maker": maker, "tier": tier, "tier_basis": tier_basis,
-            "pricing_basis": pricing_basis, "retired_by": retired_by}
+            "pricing_basis": pricing_basis, "retired_by": retired_by, "released_on": released_on,
+            "first_seen": first_seen}
 
 
 def price(ticker, mode, first, last, input_, output, stated_on=None):
@@ -67,71 +72,73 @@ def hosts(ticker, count, since="2025-06-01"):
              "superseded": False} for i in range(count)]
 
 
-# Case 1: eight constituents, so the cap binds (at least 1/0.15 names); a tier by price that
-# changed after the rebalance; a preview with the most hosts; a model retired before the
-# rebalance and one after it; a host-median price; a maker that is not major; batch for some; a
-# new price stated after the rebalance.
-BASKET_CASE = {
-    "name": "eight makers' tiers, the cap, and what is never a constituent",
-    "rebalance_date": "2026-04-01",
-    "days": ["2026-04-01", "2026-05-20"],
+# Case 1: a history from 2026-03-30 across the rebalance of 2026-04-01. The old basket's price
+# cut on the rebalance date moves the level; the change of basket (GPT-Y replaces GPT-X) does
+# not, and publishes its composition effect. Seven makers, so the cap binds on the cheap model
+# most hosts serve. A model listed at $0 input (the most hosts) is never a constituent; a
+# constituent whose output reads $0 mid-period is left out those days, and a batch price that
+# starts mid-period starts the batch variant there.
+CHAIN_CASE = {
+    "name": "chained across a rebalance: the basket changes, the level does not",
+    "start": "2026-03-30", "as_of": "2026-04-04",
     "models": [
-        model("GPT-X", "openai", "frontier"), model("GPT-X-PREVIEW", "openai", "frontier"),
-        model("GPT-MINI", "openai", "efficient"),
-        model("OPUS", "anthropic", "frontier"), model("HAIKU", "anthropic", "efficient"),
-        model("GEMINI-PRO", "google", "frontier"), model("GEMINI-FLASH", "google", "efficient"),
-        # Frontier by today's price (output 12 from 2026-05-01); on 2026-04-01 its output was 1.2: efficient.
-        model("GROK-FAST", "xai", "frontier", tier_basis="price"),
-        model("GROK-BIG", "xai", "frontier", retired_by="2026-05-10"),  # chosen, then gone before 2026-05-20
-        model("GROK-OLD", "xai", "efficient", retired_by="2026-03-15"),
-        model("LLAMA-OPEN", "meta", "efficient", pricing_basis="host_median"),
-        model("M-1", "minimax", "frontier"),
+        model("GPT-X", "openai", "frontier", "2025-04-14"), model("GPT-Y", "openai", "frontier", "2026-02-05"),
+        model("OPUS", "anthropic", "frontier", "2025-05-22"), model("HAIKU", "anthropic", "efficient", "2025-10-15"),
+        model("GLM-FREE", "zai", "efficient", "2026-02-11"), model("GLM-AIR", "zai", "efficient", "2025-07-28"),
+        model("GEMINI-FLASH", "google", "efficient", "2025-06-17"), model("GROK", "xai", "frontier", "2025-07-09"),
+        model("MISTRAL-M", "mistral", "frontier", "2025-05-07"),
+        model("DEEPSEEK", "deepseek", "efficient", "2025-12-01"),
     ],
     "prices": [
-        price("GPT-X", "sync", "2025-01-01", "2026-05-31", 2.0, 8.0),
-        price("GPT-X", "batch", "2025-07-01", "2026-05-31", 1.0, 4.0),
-        price("GPT-X-PREVIEW", "sync", "2025-01-01", "2026-05-31", 1.0, 4.0),
-        price("GPT-MINI", "sync", "2025-01-01", "2026-05-31", 0.4, 1.6),
-        price("OPUS", "sync", "2025-01-01", "2026-05-31", 15.0, 75.0),
-        price("OPUS", "batch", "2025-07-01", "2026-05-31", 7.5, 37.5),
-        price("HAIKU", "sync", "2025-01-01", "2026-05-31", 0.8, 4.0),
-        price("GEMINI-PRO", "sync", "2025-01-01", "2026-04-30", 1.25, 10.0),
-        price("GEMINI-PRO", "sync", "2026-05-01", "2026-05-31", 1.0, 8.0, stated_on="2026-05-01"),
-        price("GEMINI-FLASH", "sync", "2025-03-01", "2026-05-31", 0.3, 2.5),
-        price("GROK-FAST", "sync", "2025-01-01", "2026-04-30", 0.2, 1.2),
-        price("GROK-FAST", "sync", "2026-05-01", "2026-05-31", 3.0, 12.0, stated_on="2026-05-01"),
-        price("GROK-BIG", "sync", "2025-01-01", "2026-05-31", 3.0, 15.0),
-        price("GROK-OLD", "sync", "2024-01-01", "2026-05-31", 0.1, 0.4),
-        price("LLAMA-OPEN", "sync", "2025-01-01", "2026-05-31", 0.1, 0.3),
-        price("M-1", "sync", "2025-01-01", "2026-05-31", 1.0, 5.0),
+        price("GPT-X", "sync", "2025-04-14", "2026-03-31", 2.0, 8.0),
+        price("GPT-X", "sync", "2026-04-01", "2026-04-04", 1.0, 4.0),  # a cut on the rebalance date
+        price("GPT-Y", "sync", "2026-02-05", "2026-04-04", 1.25, 10.0),
+        price("OPUS", "sync", "2025-05-22", "2026-04-04", 15.0, 75.0),
+        price("OPUS", "batch", "2026-04-03", "2026-04-04", 7.5, 37.5),
+        price("HAIKU", "sync", "2025-10-15", "2026-04-02", 1.0, 5.0),
+        price("HAIKU", "sync", "2026-04-03", "2026-04-03", 1.0, 0.0, stated_on="2026-04-03"),  # a $0 rate
+        price("HAIKU", "sync", "2026-04-04", "2026-04-04", 1.0, 5.0, stated_on="2026-04-04"),
+        price("GLM-FREE", "sync", "2026-02-11", "2026-04-04", 0.0, 3.2),
+        price("GLM-AIR", "sync", "2025-07-28", "2026-04-04", 0.2, 1.1),
+        price("GLM-AIR", "batch", "2026-04-02", "2026-04-04", 0.1, 0.55),
+        price("GEMINI-FLASH", "sync", "2025-06-17", "2026-04-04", 0.3, 2.5),
+        price("GROK", "sync", "2025-07-09", "2026-04-04", 3.0, 15.0),
+        price("MISTRAL-M", "sync", "2025-05-07", "2026-04-04", 0.4, 2.0),
+        price("MISTRAL-M", "sync", "2026-04-02", "2026-04-04", 0.4, 1.0, stated_on="2026-04-02"),
+        price("DEEPSEEK", "sync", "2025-12-01", "2026-04-04", 0.28, 0.42),
     ],
-    "hosts": [*hosts("GPT-X", 1), *hosts("GPT-X-PREVIEW", 9), *hosts("OPUS", 3), *hosts("HAIKU", 2),
-              *hosts("GEMINI-FLASH", 12), *hosts("GROK-FAST", 4), *hosts("GROK-OLD", 6),
-              *hosts("LLAMA-OPEN", 20), *hosts("GPT-MINI", 2, since="2026-04-02")],
+    "hosts": [*hosts("GPT-X", 2), *hosts("GPT-Y", 3, since="2026-03-31"), *hosts("OPUS", 3), *hosts("HAIKU", 2),
+              *hosts("GLM-FREE", 9), *hosts("GLM-AIR", 1), *hosts("GEMINI-FLASH", 12), *hosts("GROK", 1),
+              *hosts("DEEPSEEK", 4)],
 }
 
-# Case 2: ties, equal weights below 1/CAP names, and a constituent whose series stops.
+# Case 2: ties on hosts go to the later release date, not to the later start of a price series
+# (the old GEMINI-1.0-PRO's series starts in 2025-07, after GEMINI-2.5-PRO's); a model without a
+# release date from the registry stands in with its first-seen date; a model known retired on
+# the rebalance date is no candidate; two constituents take equal weights.
 TIE_CASE = {
-    "name": "ties by newest first sync date then ticker; fewer names than 1/cap take equal weights",
-    "rebalance_date": "2026-07-01",
-    "days": ["2026-07-01", "2026-07-10"],
+    "name": "ties go to the later release; a retired model is no candidate",
+    "start": "2025-10-01", "as_of": "2025-10-02",
     "models": [
-        model("OPUS-A", "anthropic", "frontier"), model("OPUS-B", "anthropic", "frontier"),
-        model("SONNET-NEW", "anthropic", "efficient"), model("SONNET-OLD", "anthropic", "efficient"),
-        model("MISTRAL-BIG", "mistral", "frontier"),
+        model("GEMINI-1.0-PRO", "google", "frontier", "2023-12-13"),
+        model("GEMINI-2.5-PRO", "google", "frontier", "2025-06-17"),
+        model("GEMINI-2.0-PRO", "google", "frontier", "2025-02-05", retired_by="2025-10-01"),
+        model("SONNET-OLD", "anthropic", "efficient", None, first_seen="2025-02-24"),
+        model("SONNET-NEW", "anthropic", "efficient", "2025-09-29"),
     ],
     "prices": [
-        price("OPUS-A", "sync", "2026-01-01", "2026-07-31", 15.0, 75.0),
-        price("OPUS-B", "sync", "2026-01-01", "2026-07-31", 5.0, 25.0),
-        price("SONNET-NEW", "sync", "2026-02-01", "2026-07-31", 1.0, 1.5),
-        price("SONNET-OLD", "sync", "2025-02-01", "2026-07-31", 1.0, 1.5),
-        price("MISTRAL-BIG", "sync", "2026-01-01", "2026-07-05", 2.0, 6.0),
-        price("MISTRAL-BIG", "batch", "2026-01-01", "2026-07-31", 1.0, 3.0),
+        price("GEMINI-1.0-PRO", "sync", "2025-07-01", "2025-10-02", 0.125, 0.375),
+        price("GEMINI-2.5-PRO", "sync", "2025-06-17", "2025-10-02", 1.25, 10.0),
+        price("GEMINI-2.0-PRO", "sync", "2025-02-05", "2025-10-02", 1.0, 4.0),
+        price("SONNET-OLD", "sync", "2025-09-01", "2025-10-02", 0.8, 1.5),
+        price("SONNET-NEW", "sync", "2025-08-01", "2025-10-02", 1.0, 1.5),
+        price("SONNET-NEW", "sync", "2025-10-02", "2025-10-02", 0.9, 1.5, stated_on="2025-10-02"),
     ],
-    "hosts": [*hosts("OPUS-A", 1), *hosts("OPUS-B", 1), *hosts("SONNET-NEW", 1), *hosts("SONNET-OLD", 1)],
+    "hosts": [*hosts("GEMINI-1.0-PRO", 1), *hosts("GEMINI-2.5-PRO", 1), *hosts("GEMINI-2.0-PRO", 5),
+              *hosts("SONNET-OLD", 1), *hosts("SONNET-NEW", 1)],
 }
 
-CASES = [BASKET_CASE, TIE_CASE]
+CASES = [CHAIN_CASE, TIE_CASE]
 
 # A forecast law: the chance of a change by the end of month 1 … 12, and the change law (ratios
 # new/old and their weights; mean 0.755).
@@ -202,42 +209,54 @@ def _frames(case: dict) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         rows += [{"ticker": p["ticker"], "mode": p["mode"], "date": first + timedelta(days=i), "input": p["input"],
                   "output": p["output"], "observed_on": date.fromisoformat(p["stated_on"])}
                  for i in range((last - first).days + 1)]
+    # A later entry of the same (ticker, mode) restates the days it covers.
+    history = pd.DataFrame(rows).drop_duplicates(["ticker", "mode", "date"], keep="last")
     models = pd.DataFrame(case["models"]).rename(columns={"maker": "provider"})
     models["retired_by"] = pd.to_datetime(models["retired_by"])
     observations = pd.DataFrame(case["hosts"])
     observations["effective_date"] = pd.to_datetime(observations["effective_date"]).dt.date
-    return pd.DataFrame(rows), models, observations
+    return history.reset_index(drop=True), models, observations
+
+
+def _nullable(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
 
 
 def expected(case: dict) -> dict:
     history, models, observations = _frames(case)
-    basket = select_constituents(history, models, observations, date.fromisoformat(case["rebalance_date"]))
-    out = {"basket": [{"ticker": r.ticker, "tier": r.tier, "hosts": int(r.hosts), "weight": float(r.weight)}
-                      for r in basket.itertuples()], "levels": {}}
-    for day_text in case["days"]:
-        day = date.fromisoformat(day_text)
-        levels = {}
-        for variant in VARIANTS:
-            value, detail, carried, oldest = index_level(basket, in_service(history[history["date"] == day], models),
-                                                         variant)
-            if detail.empty:
-                levels[variant] = None
-                continue
-            levels[variant] = {
-                "value": value, "carried_forward": carried, "oldest_input_days": int(oldest),
-                "constituents": [[t, float(w), float(p)] for t, w, p in
-                                 zip(detail["ticker"], detail["weight"], detail["price"], strict=True)],
-                "verification_hash": verification_hash(variant, day, METHODOLOGY_VERSION, detail),
-            }
-        out["levels"][day_text] = levels
+    start, as_of = date.fromisoformat(case["start"]), date.fromisoformat(case["as_of"])
+    baskets = history_baskets(history, models, observations, as_of, start)
+    daily = build_ici_history(history, models, observations, as_of, start, baskets=baskets)
+    out = {"baskets": {day.isoformat(): [{"ticker": r.ticker, "tier": r.tier, "hosts": int(r.hosts),
+                                          "weight": float(r.weight)} for r in basket.itertuples()]
+                       for day, basket in baskets.items()}, "levels": {}}
+    for point in daily.itertuples():
+        day, variant = point.date, point.type
+        rebalance = max(d for d in basket_days(as_of, start) if d <= day)
+        levels = out["levels"].setdefault(day.isoformat(), {})
+        if np.isnan(point.value):
+            levels[variant] = None
+            continue
+        level = index_level(baskets[rebalance], in_service(history[history["date"] == day], models), variant,
+                            point.value, rebalance)
+        levels[variant] = {
+            "value": level.value, "link_factor": level.link_factor,
+            "composition_effect": _nullable(point.composition_effect),
+            "carried_forward": level.carried_forward, "oldest_input_days": int(level.oldest_input_days),
+            "constituents": [[t, float(w), float(p)] for t, w, p in
+                             zip(level.detail["ticker"], level.detail["weight"], level.detail["price"], strict=True)],
+            "verification_hash": verification_hash(variant, day, METHODOLOGY_VERSION, level.detail, level.link_factor),
+        }
     return out
 
 
 def vectors() -> dict:
     index = {
         "methodology_version": METHODOLOGY_VERSION,
-        "about": "Worked cases of docs/methodology.md §7. Prices are in USD per million tokens; a price "
-                 "entry is in force every day from `from` to `to` and was stated on `stated_on`.",
+        "about": "Worked cases of docs/methodology.md §7: a history from `start` to `as_of` (the start is a "
+                 "rebalance date). Prices are in USD per million tokens; a price entry is in force every day "
+                 "from `from` to `to` and was stated on `stated_on`; a later entry of the same model and mode "
+                 "restates the days it covers. The cases of ici-3.0 are in test_vectors_ici-3.0.json.",
         "constants": {"major_makers": list(MAJOR_MAKERS), "tiers": list(TIERS),
                       "unfinished_words": list(UNFINISHED_WORDS), "cap": CAP, "batch_share": BATCH_SHARE,
                       "blend": {"input": INPUT_SHARE, "output": OUTPUT_SHARE},

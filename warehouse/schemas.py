@@ -193,14 +193,20 @@ CHANGE_LAWS = _schema(change_law=(_STR, False), ratio=(_F64, False), weight=(_F6
 
 ICI = _schema(
     type=(_STR, False), as_of=(_DATE, False), value=(_F64, False), methodology_version=(_STR, False),
-    verification_hash=(_STR, False), rebalance_date=(_DATE, False), ticker=(_STR, False),
+    verification_hash=(_STR, False), link_factor=(_F64, False), covers=(_STR, False),
+    rebalance_date=(_DATE, False), ticker=(_STR, False),
     weight=(_F64, False), price=(_F64, False), contribution=(_F64, False),
     carried_forward=(_I64, False), oldest_input_days=(_I64, False),
 )
+# link_factor: the chained level over the day's weighted average (contribution = link_factor ·
+# weight · price); covers: which basket the variant's level covers, in words.
+# composition_effect: the relative jump the level would have made that day were it not
+# chain-linked (0 where neither basket nor constituents priced changed; null without two levels);
 # carried_forward: constituents priced that day from an older statement; oldest_input_days: the
 # age of the oldest statement used (null on a day without a level).
 ICI_HISTORY = _schema(type=(_STR, False), date=(_DATE, False), value=_F64, rebalance_date=(_DATE, False),
-                      constituents=(_I64, False), carried_forward=(_I64, False), oldest_input_days=_I64)
+                      constituents=(_I64, False), composition_effect=_F64, carried_forward=(_I64, False),
+                      oldest_input_days=_I64)
 # Every basket of the index's history, per variant: what chose each constituent on its rebalance
 # date (tier and hosts then), its weight, and its price in the variant that day (null: none).
 ICI_CONSTITUENTS = _schema(rebalance_date=(_DATE, False), type=(_STR, False), ticker=(_STR, False),

@@ -22,8 +22,8 @@ from serve.structs import struct_from_schema
 from warehouse.schemas import ICI, ICI_CONSTITUENTS, ICI_HISTORY, ICI_PUBLISHED, ICI_REVISIONS
 
 ICI_TYPES = ("unified", "batch", "sync")
-LEVEL_FIELDS = ("type", "value", "as_of", "methodology_version", "verification_hash", "rebalance_date",
-                "carried_forward", "oldest_input_days")
+LEVEL_FIELDS = ("type", "value", "as_of", "methodology_version", "verification_hash", "link_factor", "covers",
+                "rebalance_date", "carried_forward", "oldest_input_days")
 
 IciConstituent = struct_from_schema("IciConstituent", ICI, exclude=LEVEL_FIELDS)
 IciPoint = struct_from_schema("IciPoint", ICI_HISTORY, exclude=("type",))
@@ -87,11 +87,15 @@ def _ici_level(snapshot: LoadedSnapshot, variant: str) -> dict[str, Any]:
 
 
 @get("/v1/ici", summary="The Inference Cost Index", tags=["index"],
-     description="`type` is unified (the default when omitted), batch or sync. Returns the level on the snapshot "
-                 "date, its constituents with weights, prices and contributions (which sum to the value), the "
-                 "verification hash that recomputes from them (methodology §7), how many constituents are priced "
-                 "from a statement older than the day and the age of the oldest, and the daily history of that "
-                 "variant (null where it had no level).")
+     description="`type` is unified (the default when omitted), batch or sync. Returns the chain-linked level on "
+                 "the snapshot date; `covers`, which basket the variant covers (batch covers only the constituents "
+                 "with a batch price: another basket than sync's, so the two levels are no comparison of batch "
+                 "with sync); its constituents with weights, prices and contributions (link_factor · weight · "
+                 "price, which sum to the value); the verification hash that recomputes from them and the link "
+                 "factor (methodology §7); how many constituents are priced from a statement older than the day "
+                 "and the age of the oldest; and the daily history of that variant (null where it had no level), "
+                 "with the composition effect of each change of basket (the jump the level would have made were "
+                 "it not chain-linked).")
 async def ici(reply: Reply, type_: TypeParam = ICI_TYPES[0]) -> Response[IciResponse]:
     return _of_variant(reply, type_, "ici", _ici_level)
 

@@ -15,7 +15,15 @@ from pipelines.change_panel import Histories, change_points
 from pipelines.events import build_events, price_moves
 from pipelines.evidence import compared, spot_evidence
 from pipelines.forecast import FittedLaw, build_change_laws, build_processes
-from pipelines.ici import as_known, basket_on, build_ici, build_ici_constituents, build_ici_history, last_rebalance
+from pipelines.ici import (
+    as_known,
+    basket_on,
+    build_ici,
+    build_ici_constituents,
+    build_ici_history,
+    last_rebalance,
+    levels_on,
+)
 from pipelines.registry import Rules
 from pipelines.spots import build_spots
 from tests.conftest import AS_OF
@@ -83,12 +91,18 @@ def test_the_index_today_from_the_days_rows_is_the_last_day_of_its_history_as_kn
     rows, baskets = as_known(observations, models, TODAY)
     basket = basket_on(build_ici_constituents(rows, baskets), last_rebalance(TODAY))
     pd.testing.assert_frame_equal(basket, baskets[last_rebalance(TODAY)])
-    today = build_ici(spot_rows(history, TODAY), models, None, TODAY, basket=basket)
     daily = build_ici_history(rows, models, observations, TODAY, baskets=baskets)
+    today = build_ici(spot_rows(history, TODAY), models, None, TODAY, basket=basket, levels=levels_on(daily, TODAY))
     assert set(today["type"]) == {"sync", "batch", "unified"}
-    for variant, value in today.groupby("type")["value"].first().items():
-        last = daily[(daily["type"] == variant) & (daily["date"] == TODAY)]["value"]
-        assert last.tolist() == [pytest.approx(value, rel=1e-12)], variant
+    for variant, rows in today.groupby("type"):
+        last = daily[(daily["type"] == variant) & (daily["date"] == TODAY)]
+        assert last["value"].tolist() == [pytest.approx(rows["value"].iloc[0], rel=1e-12)], variant
+        # Today's rows price the same constituents as the history's last day, and the chained
+        # level is the link factor times their weighted average.
+        assert last["constituents"].item() == len(rows), variant
+        assert rows["contribution"].sum() == pytest.approx(rows["value"].iloc[0], rel=1e-12)
+        assert (rows["link_factor"] * rows["weight"] * rows["price"]).sum() == pytest.approx(rows["value"].iloc[0],
+                                                                                             rel=1e-12)
 
 
 @pytest.fixture(scope="module")

@@ -371,6 +371,12 @@ def test_index_page_holds_the_three_variants(page, dashboard_base, api):
         facts = page.locator(f"[data-facts=ici-{variant}] dd")
         assert level["verification_hash"] in facts.nth(4).inner_text()
         assert _value(facts.nth(0).get_attribute("data-value")) == level["value"]
+        assert _value(facts.nth(5).get_attribute("data-value")) == level["link_factor"]
+        # Each variant is labelled with the basket it covers: batch is another basket, not batch vs sync.
+        assert level["covers"] in page.locator(f"[data-covers={variant}]").inner_text()
+        heading = page.locator(f"[data-variant={variant}] h2").inner_text()
+        assert heading.startswith({"unified": "unified (whole basket", "sync": "sync (whole basket)",
+                                   "batch": "batch (only constituents offering batch)"}[variant])
         # The headline's changes: today's level over the last one a month before and at the end of last year.
         as_of = date.fromisoformat(level["as_of"])
         for name, since in (("1M", as_of.replace(month=as_of.month - 1) if as_of.month > 1 else

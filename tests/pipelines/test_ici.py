@@ -22,6 +22,7 @@ from pipelines.ici import (
     cap_weights,
     index_level,
     last_rebalance,
+    levels_on,
     rebalance_dates,
     select_constituents,
     verification_hash,
@@ -39,10 +40,12 @@ def history(*parts):
     return pd.concat(parts, ignore_index=True)
 
 
-def models(*rows, tier_basis="rule"):
-    """(ticker, provider, tier[, retired_by]); never retired by default; tiers by a curated rule."""
+def models(*rows, tier_basis="rule", released=None):
+    """(ticker, provider, tier[, retired_by]); never retired by default; tiers by a curated rule;
+    `released`: ticker → the registry's release date (none by default)."""
     rows = [(*row, None)[:4] for row in rows]
-    return pd.DataFrame(rows, columns=["ticker", "provider", "tier", "retired_by"]).assign(tier_basis=tier_basis)
+    frame = pd.DataFrame(rows, columns=["ticker", "provider", "tier", "retired_by"]).assign(tier_basis=tier_basis)
+    return frame.assign(released_on=frame["ticker"].map(released or {}))
 
 
 def hosts(*rows):
@@ -103,8 +106,13 @@ DAY = pd.DataFrame([
 ], columns=["ticker", "mode", "input", "output", "observed_on"]).assign(date=D)
 
 
+def _day(*args, **kwargs):
+    day = index_level(*args, **kwargs)
+    return day.value, day.detail, day.carried_forward, day.oldest_input_days
+
+
 def test_sync_level_is_the_weighted_sync_blend():
-    value, detail, carried, oldest = index_level(BASKET, DAY, "sync")
+    value, detail, carried, oldest = _day(BASKET, DAY, "sync")
     assert (carried, oldest) == (1, 400)  # B
     assert value == pytest.approx(0.5 * 3.5 + 0.3 * 1.25 + 0.2 * 15.0) == pytest.approx(5.125)
     assert list(detail.columns) == DETAIL_COLUMNS
@@ -113,8 +121,33 @@ def test_sync_level_is_the_weighted_sync_blend():
     assert list(detail["contribution"]) == pytest.approx([1.75, 0.375, 3.0])
 
 
+def test_a_chained_level_scales_the_contributions_by_its_link_factor():
+    day = index_level(BASKET, DAY, "sync", level=10.25, rebalance=date(2026, 10, 1))
+    assert day.value == 10.25 and day.link_factor == pytest.approx(2.0)  # 10.25 / 5.125
+    assert list(day.detail["weight"]) == [0.5, 0.3, 0.2]
+    assert list(day.detail["contribution"]) == pytest.approx([3.5, 0.75, 6.0])
+    assert day.covers == "3 of the 3 constituents of the basket fixed on 2026-10-01 at their sync prices"
+    batch = index_level(BASKET, DAY, "batch", rebalance=date(2026, 10, 1))
+    assert batch.covers.startswith("only the 2 of the 3 constituents of the basket fixed on 2026-10-01 that have a "
+                                   "batch price")
+
+
+def test_a_rate_that_is_not_positive_prices_nothing():
+    """A $0 (or missing) input or output is no price: the constituent is left out that day."""
+    free = DAY.copy()
+    free.loc[(free["ticker"] == "B") & (free["mode"] == "sync"), "input"] = 0.0
+    free.loc[(free["ticker"] == "C") & (free["mode"] == "batch"), "output"] = np.nan
+    value, detail, _, _ = _day(BASKET, free, "sync")
+    assert list(detail["ticker"]) == ["A", "C"]
+    assert value == pytest.approx((0.5 * 3.5 + 0.2 * 15.0) / 0.7)
+    assert list(_day(BASKET, free, "batch")[1]["ticker"]) == ["A"]
+    # Unified prices C at sync alone once its batch price has no output rate.
+    assert _day(BASKET, free, "unified")[1].set_index("ticker")["price"].to_dict() == pytest.approx(
+        {"A": 3.0625, "C": 15.0})
+
+
 def test_batch_level_renormalises_over_constituents_with_a_batch_price():
-    value, detail, carried, oldest = index_level(BASKET, DAY, "batch")
+    value, detail, carried, oldest = _day(BASKET, DAY, "batch")
     assert (carried, oldest) == (1, 10)  # A's batch price
     # B has no batch price: A and C keep 0.5 : 0.2, i.e. 5/7 and 2/7.
     assert list(detail["ticker"]) == ["A", "C"]
@@ -123,7 +156,7 @@ def test_batch_level_renormalises_over_constituents_with_a_batch_price():
 
 
 def test_unified_level_puts_a_quarter_of_volume_on_batch_where_it_exists():
-    value, detail, carried, oldest = index_level(BASKET, DAY, "unified")
+    value, detail, carried, oldest = _day(BASKET, DAY, "unified")
     assert (carried, oldest) == (2, 400)  # A by its batch price, B
     # A: .75·3.5 + .25·1.75 = 3.0625; B: sync only, 1.25; C: .75·15 + .25·7.5 = 13.125.
     assert list(detail["price"]) == pytest.approx([3.0625, 1.25, 13.125])
@@ -132,7 +165,7 @@ def test_unified_level_puts_a_quarter_of_volume_on_batch_where_it_exists():
 
 
 def test_a_constituent_without_a_price_that_day_is_dropped_and_weights_renormalised():
-    value, detail, carried, oldest = index_level(BASKET, DAY[DAY["ticker"] != "B"], "sync")
+    value, detail, carried, oldest = _day(BASKET, DAY[DAY["ticker"] != "B"], "sync")
     assert (carried, oldest) == (0, 0)
     assert list(detail["ticker"]) == ["A", "C"]
     assert detail["weight"].sum() == pytest.approx(1.0)
@@ -140,7 +173,7 @@ def test_a_constituent_without_a_price_that_day_is_dropped_and_weights_renormali
 
 
 def test_a_day_with_no_batch_price_has_no_batch_level_and_an_unknown_variant_is_refused():
-    value, detail, carried, oldest = index_level(BASKET, DAY[DAY["mode"] == "sync"], "batch")
+    value, detail, carried, oldest = _day(BASKET, DAY[DAY["mode"] == "sync"], "batch")
     assert np.isnan(value) and detail.empty and carried == 0 and np.isnan(oldest)
     with pytest.raises(ValueError, match="unknown ICI variant"):
         index_level(BASKET, DAY, "flex")
@@ -153,7 +186,7 @@ EARLY, LATE = date(2026, 1, 1), date(2026, 3, 1)
 
 SELECTION_MODELS = models(
     ("GPT-X", "openai", "frontier"),
-    ("GPT-Z", "openai", "frontier"),          # as many hosts as GPT-X, first priced later: wins
+    ("GPT-Z", "openai", "frontier"),          # as many hosts as GPT-X, released later: wins
     ("GPT-Y-PREVIEW", "openai", "frontier"),  # most hosts, but a preview
     ("GPT-NEW", "openai", "frontier"),        # priced only after R
     ("GPT-MID", "openai", "mid"),             # tier not in the index
@@ -165,6 +198,8 @@ SELECTION_MODELS = models(
     ("AYA-EXPANSE", "cohere", "efficient"),   # EXP inside a word is no experiment
     ("GROK-BETA", "xai", "frontier"),         # the maker's only candidate is unfinished
     ("M-1", "minimax", "frontier"),           # not a major maker
+    released={"GPT-X": date(2025, 6, 1), "GPT-Z": date(2025, 12, 1), "OPUS-A": date(2025, 5, 1),
+              "OPUS-B": date(2025, 5, 1)},
 )
 SELECTION_HISTORY = history(
     series("GPT-X", EARLY, R, 1.0, 4.0), series("GPT-Z", LATE, R, 1.0, 4.0),
@@ -195,7 +230,7 @@ SELECTION_HOSTS = hosts(
 )
 
 
-def test_one_constituent_per_maker_and_tier_chosen_by_hosts_then_newest_then_ticker():
+def test_one_constituent_per_maker_and_tier_chosen_by_hosts_then_latest_release_then_ticker():
     chosen = select_constituents(SELECTION_HISTORY, SELECTION_MODELS, SELECTION_HOSTS, R)
     assert list(chosen.columns) == ["ticker", "maker", "tier", "hosts", "weight"]
     assert chosen[["ticker", "maker", "tier", "hosts"]].values.tolist() == [
@@ -207,6 +242,31 @@ def test_one_constituent_per_maker_and_tier_chosen_by_hosts_then_newest_then_tic
     ]
     # Five constituents cannot respect a 0.15 cap: equal weights.
     assert list(chosen["weight"]) == [0.2] * 5
+
+
+def test_ties_go_to_the_later_release_not_to_the_later_start_of_a_series():
+    """GEMINI-OLD (released 2023-12) has a history that starts only in March 2026; GEMINI-NEW
+    (released 2025-06) has one since January. The later release wins, whatever the series' start;
+    without a release date from the registry, the first day a source listed the model stands in."""
+    prices = history(series("GEMINI-OLD", LATE, R, 0.125, 0.375), series("GEMINI-NEW", EARLY, R, 1.25, 10.0))
+    world = models(("GEMINI-OLD", "google", "frontier"), ("GEMINI-NEW", "google", "frontier"),
+                   released={"GEMINI-OLD": date(2023, 12, 13), "GEMINI-NEW": date(2025, 6, 17)})
+    listed = hosts(("GEMINI-OLD", "vertex", False, EARLY, False), ("GEMINI-NEW", "vertex", False, EARLY, False))
+    assert select_constituents(prices, world, listed, R)["ticker"].tolist() == ["GEMINI-NEW"]
+    first_seen = world.drop(columns="released_on").assign(first_seen=[date(2024, 3, 26), date(2025, 5, 3)])
+    assert select_constituents(prices, first_seen, listed, R)["ticker"].tolist() == ["GEMINI-NEW"]
+    # The registry's release date comes first where it states one.
+    swapped = first_seen.assign(released_on=[date(2026, 1, 5), None])
+    assert select_constituents(prices, swapped, listed, R)["ticker"].tolist() == ["GEMINI-OLD"]
+
+
+def test_a_candidate_needs_positive_sync_input_and_output_rates_on_r():
+    """A model listed at $0 (a price not yet set) is no constituent: the maker's other model is."""
+    prices = history(series("GLM-FREE", EARLY, R, 0.0, 0.0), series("GLM-HALF", EARLY, R, 0.0, 1.0),
+                     series("GLM-PAID", EARLY, R, 0.2, 1.1))
+    world = models(("GLM-FREE", "zai", "efficient"), ("GLM-HALF", "zai", "efficient"), ("GLM-PAID", "zai", "efficient"))
+    listed = hosts(*[(t, f"host{i}", False, EARLY, False) for t in ("GLM-FREE", "GLM-HALF") for i in range(4)])
+    assert select_constituents(prices, world, listed, R)["ticker"].tolist() == ["GLM-PAID"]
 
 
 def test_hosts_count_distinct_non_origin_unsuperseded_providers_up_to_r():
@@ -266,15 +326,25 @@ def test_history_holds_the_basket_until_the_next_rebalance_and_treats_start_as_o
     # GPT-NEW, priced from 1 March with more hosts, waits for 1 April.
     assert by[("sync", START)].value == 15.0 and by[("sync", date(2024, 3, 31))].value == 15.0
     assert by[("sync", START)].rebalance_date == START
-    assert by[("sync", date(2024, 4, 1))].value == 12.0  # (4 + 20) / 2
+    # On 1 April GPT-NEW replaces GPT-OLD. Chained, the level stays 15 (the old basket's prices
+    # did not move); unlinked it would have jumped to (4 + 20) / 2 = 12: a composition effect of −20%.
+    assert by[("sync", date(2024, 4, 1))].value == 15.0 and by[("sync", END)].value == 15.0
     assert by[("sync", date(2024, 4, 1))].rebalance_date == date(2024, 4, 1)
-    # Batch: nothing before 10 March, then OPUS alone.
+    assert by[("sync", date(2024, 4, 1))].composition_effect == pytest.approx(-0.2, abs=1e-15)
+    assert by[("sync", date(2024, 3, 31))].composition_effect == 0.0
+    assert np.isnan(by[("sync", START)].composition_effect)  # no day before it
+    # Batch: nothing before 10 March, then OPUS alone, starting at its own price.
     assert np.isnan(by[("batch", date(2024, 3, 9))].value) and by[("batch", date(2024, 3, 9))].constituents == 0
     assert by[("batch", MID)].value == 10.0 and by[("batch", MID)].constituents == 1
-    # Unified: OPUS at .75·20 + .25·10 = 17.5 once batch exists.
+    assert np.isnan(by[("batch", MID)].composition_effect)  # the variant's first level
+    assert by[("batch", END)].value == 10.0
+    # Unified: OPUS at .75·20 + .25·10 = 17.5 once batch exists, a price move of OPUS:
+    # 15 · (10 + 17.5) / (10 + 20) = 13.75, then unchanged across the rebalance.
     assert by[("unified", date(2024, 3, 9))].value == 15.0
-    assert by[("unified", MID)].value == 13.75  # (10 + 17.5) / 2
-    assert by[("unified", END)].value == 10.75  # (4 + 17.5) / 2
+    assert by[("unified", MID)].value == pytest.approx(13.75, abs=1e-12)
+    assert by[("unified", MID)].composition_effect == 0.0
+    assert by[("unified", END)].value == pytest.approx(13.75, abs=1e-12)
+    assert by[("unified", date(2024, 4, 1))].composition_effect == pytest.approx(10.75 / 13.75 - 1, abs=1e-12)
     # Inputs: every series is stated on its first day and carried forward after it.
     assert (by[("sync", START)].carried_forward, by[("sync", START)].oldest_input_days) == (2, 45)
     assert (by[("batch", MID)].carried_forward, by[("batch", MID)].oldest_input_days) == (0, 0)
@@ -282,9 +352,25 @@ def test_history_holds_the_basket_until_the_next_rebalance_and_treats_start_as_o
     assert pd.isna(by[("batch", date(2024, 3, 9))].oldest_input_days)
 
 
+def test_a_constituent_leaving_or_a_price_at_zero_mid_period_never_moves_the_level():
+    """GPT-OLD is retired on 10 March and OPUS's price reads $0 on 20 March: each leaves the days
+    it is not priced, and the level moves only when a price priced on both days moves."""
+    world = HISTORY_MODELS.assign(retired_by=pd.to_datetime(["2024-03-10", None, None]))
+    prices = HISTORY_PRICES.copy()
+    prices.loc[(prices["ticker"] == "OPUS") & (prices["mode"] == "sync") & (prices["date"] == date(2024, 3, 20)),
+               "input"] = 0.0
+    daily = build_ici_history(prices, world, HISTORY_HOSTS, date(2024, 3, 31), start=START)
+    sync = daily[daily["type"] == "sync"].set_index("date")
+    assert sync.loc[date(2024, 3, 9), "value"] == 15.0
+    assert sync.loc[date(2024, 3, 10), "value"] == 15.0  # OPUS alone, unchanged: the exit moves nothing
+    assert sync.loc[date(2024, 3, 10), "composition_effect"] == pytest.approx(20 / 15 - 1)
+    assert np.isnan(sync.loc[date(2024, 3, 20), "value"]) and sync.loc[date(2024, 3, 20), "constituents"] == 0
+    assert sync.loc[date(2024, 3, 21), "value"] == 15.0  # back: the level carries over the gap
+
+
 def test_current_index_matches_the_last_day_of_the_history():
-    current = build_ici(HISTORY_PRICES, HISTORY_MODELS, HISTORY_HOSTS, END)
     daily = build_ici_history(HISTORY_PRICES, HISTORY_MODELS, HISTORY_HOSTS, END, start=START)
+    current = build_ici(HISTORY_PRICES, HISTORY_MODELS, HISTORY_HOSTS, END, levels=levels_on(daily, END))
     assert list(current.columns) == ICI_COLUMNS
     assert set(current["rebalance_date"]) == {date(2024, 4, 1)}
     assert current.groupby("type")["ticker"].apply(sorted).to_dict() == {
@@ -295,6 +381,9 @@ def test_current_index_matches_the_last_day_of_the_history():
         last = daily[(daily["type"] == variant) & (daily["date"] == END)]["value"].item()
         assert rows["value"].iloc[0] == pytest.approx(last, abs=1e-12)
         assert rows["methodology_version"].iloc[0] == METHODOLOGY_VERSION
+    # Sync: the level 15 over the day's weighted average (4 + 20) / 2 = 12.
+    assert current.loc[current["type"] == "sync", "link_factor"].tolist() == pytest.approx([1.25, 1.25])
+    assert current.loc[current["type"] == "batch", "covers"].item().startswith("only the 1 of the 2 constituents")
 
 
 # --- verification hash ---------------------------------------------------------------------------
@@ -311,6 +400,14 @@ def test_hash_is_sha256_of_the_canonical_json_written_out_by_hand():
     payload = {"methodology_version": "ici-1.0", "type": "sync", "as_of": "2026-11-22",
                "constituents": [["A", 0.6, 3.5], ["B", 0.4, 1.25]]}
     assert json.dumps(payload, sort_keys=True, separators=(",", ":")) == CANONICAL
+
+
+def test_from_ici_4_the_hash_covers_the_link_factor():
+    canonical = ('{"as_of":"2026-11-22","constituents":[["A",0.6,3.5],["B",0.4,1.25]],"link_factor":1.5,'
+                 '"methodology_version":"ici-4.0","type":"sync"}')
+    expected = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    assert verification_hash("sync", date(2026, 11, 22), "ici-4.0", HASHED, 1.5) == expected
+    assert verification_hash("sync", date(2026, 11, 22), "ici-4.0", HASHED, 1.25) != expected
 
 
 def test_hash_changes_with_a_weight_the_type_or_the_version_but_not_row_order_or_float_noise():

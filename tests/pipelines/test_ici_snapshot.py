@@ -14,8 +14,10 @@ from pipelines.ici import (
     METHODOLOGY_VERSION,
     TIERS,
     VARIANTS,
+    as_known,
     build_ici,
     build_ici_history,
+    in_service,
     index_universe,
     select_constituents,
 )
@@ -56,12 +58,13 @@ def _variant(frame, variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_weights_sum_to_one_and_the_value_is_the_weighted_sum_of_prices(current, variant):
+def test_weights_sum_to_one_and_the_value_is_the_linked_weighted_sum_of_prices(current, variant):
     rows = _variant(current, variant)
     assert abs(math.fsum(rows["weight"]) - 1.0) <= 1e-12
-    assert rows["value"].nunique() == 1
-    recomputed = math.fsum(w * p for w, p in zip(rows["weight"], rows["price"], strict=True))
-    assert rows["value"].iloc[0] == pytest.approx(recomputed, abs=1e-12)
+    assert rows["value"].nunique() == 1 and rows["link_factor"].nunique() == 1
+    recomputed = rows["link_factor"].iloc[0] * math.fsum(w * p for w, p in zip(rows["weight"], rows["price"],
+                                                                                strict=True))
+    assert rows["value"].iloc[0] == pytest.approx(recomputed, rel=1e-12)
     assert (rows["as_of"] == TODAY).all() and (rows["methodology_version"] == METHODOLOGY_VERSION).all()
     assert (rows["rebalance_date"] == date(2026, 10, 1)).all()
 
@@ -73,6 +76,7 @@ def test_the_hash_recomputes_from_the_published_constituents(current, variant):
         "methodology_version": rows["methodology_version"].iloc[0],
         "type": variant,
         "as_of": rows["as_of"].iloc[0].isoformat(),
+        "link_factor": round(rows["link_factor"].iloc[0], 12),
         "constituents": [[t, round(w, 12), round(p, 12)]
                          for t, w, p in zip(rows["ticker"], rows["weight"], rows["price"], strict=True)],
     }
@@ -190,3 +194,46 @@ def test_each_level_counts_its_inputs_carried_forward_and_the_oldest_age(tables,
     stated = {t: min(today.loc[(t, m), "observed_on"] for m in modes if (t, m) in today.index) for t in rows["ticker"]}
     assert rows["carried_forward"].iloc[0] == sum(day < TODAY for day in stated.values()) > 0
     assert rows["oldest_input_days"].iloc[0] == max((TODAY - day).days for day in stated.values())
+
+
+# --- ici-4.0: what a constituent may be -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def known(tables):
+    history, models, observations = tables
+    rows, baskets = as_known(observations, models, TODAY)
+    return in_service(rows, models), baskets, build_ici_history(rows, models, observations, TODAY, baskets=baskets)
+
+
+def test_no_constituent_is_ever_weighted_on_a_zero_or_missing_rate(known):
+    """Every day, the constituents a level counts are exactly the basket's members with a row of
+    positive input and output rates in the variant's mode: a $0 listing (as GLM-5's first) is no price."""
+    rows, baskets, daily = known
+    starts = sorted(baskets)
+    member_of = pd.concat([b.assign(rebalance_date=day) for day, b in baskets.items()])[["rebalance_date", "ticker"]]
+    for mode in ("sync", "batch"):
+        one = rows[rows["mode"] == mode].assign(
+            rebalance_date=lambda f: [max(d for d in starts if d <= day) for day in f["date"]])
+        one = one.merge(member_of, on=["rebalance_date", "ticker"])
+        valid = one[(one["input"] > 0) & (one["output"] > 0)].groupby("date").size()
+        levels = daily[daily["type"] == mode].set_index("date")["constituents"]
+        assert (levels == valid.reindex(levels.index).fillna(0).astype(int)).all(), mode
+    for day, basket in baskets.items():
+        on_day = rows[(rows["date"] == day) & (rows["mode"] == "sync")].set_index("ticker")
+        assert (on_day.loc[basket["ticker"], ["input", "output"]] > 0).all().all(), day
+
+
+def test_gemini_1_0_pro_holds_no_frontier_slot_and_ties_go_to_the_later_release(tables, baskets):
+    """GEMINI-PRO (Gemini 1.0 Pro, 0.125/0.375 $/M) is in no basket from 2025-10-01 on, and
+    Google's frontier slot of 2025-10-01 holds a model first listed after it."""
+    _, models, _ = tables
+    sync = baskets[baskets["type"] == "sync"]
+    assert "GEMINI-PRO" in set(models["ticker"])
+    later = sync[sync["rebalance_date"] >= date(2025, 10, 1)]
+    assert "GEMINI-PRO" not in set(later["ticker"])
+    october = sync[(sync["rebalance_date"] == date(2025, 10, 1)) & (sync["maker"] == "google")]
+    frontier = october.loc[october["tier"] == "frontier", "ticker"].tolist()
+    assert frontier and frontier != ["GEMINI-PRO"]
+    first_seen = models.set_index("ticker")["first_seen"].astype(str)
+    assert first_seen[frontier[0]] > first_seen["GEMINI-PRO"]

@@ -260,18 +260,30 @@ def test_the_index_is_the_ici_table_and_its_hash_recomputes(client, tables, url,
     assert math.fsum(c["weight"] for c in body["constituents"]) == pytest.approx(1.0, abs=1e-12)
     # methodology §7: the hash recomputes from the published constituents alone.
     payload = {"methodology_version": body["methodology_version"], "type": body["type"], "as_of": body["as_of"],
+               "link_factor": round(body["link_factor"], 12),
                "constituents": [[c["ticker"], round(c["weight"], 12), round(c["price"], 12)]
                                 for c in sorted(body["constituents"], key=lambda c: c["ticker"])]}
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     assert hashlib.sha256(canonical.encode("utf-8")).hexdigest() == body["verification_hash"]
+    # The level is chain-linked: the contributions are the link factor times weight times price.
+    assert [c["contribution"] for c in body["constituents"]] == pytest.approx(
+        [body["link_factor"] * c["weight"] * c["price"] for c in body["constituents"]], rel=1e-12)
+    assert math.fsum(c["contribution"] for c in body["constituents"]) == pytest.approx(body["value"], rel=1e-12)
+    # Each variant says which basket it covers: batch only the constituents with a batch price.
+    assert body["covers"] == head["covers"]
+    if variant == "batch":
+        assert body["covers"].startswith(f"only the {len(rows)} of the ") and "another basket than sync's" in \
+            body["covers"]
+    else:
+        assert body["covers"].startswith(f"{len(rows)} of the ")
 
 
 def test_the_index_history_is_every_ici_history_row_of_the_type_nulls_kept(client, tables):
     body = data(client, "/v1/ici?type=batch")
     daily = tables["ici_history"]
     daily = daily[daily["type"] == "batch"]
-    assert body["history"] == rows_of(daily, ["date", "value", "rebalance_date", "constituents", "carried_forward",
-                                              "oldest_input_days"])
+    assert body["history"] == rows_of(daily, ["date", "value", "rebalance_date", "constituents", "composition_effect",
+                                              "carried_forward", "oldest_input_days"])
     assert sum(point["value"] is None for point in body["history"]) == daily["value"].isna().sum() > 0
     last = body["history"][-1]
     assert (last["carried_forward"], last["oldest_input_days"]) == (body["carried_forward"], body["oldest_input_days"])

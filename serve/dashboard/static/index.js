@@ -1,15 +1,22 @@
 // Index page: the three variants of the Inference Cost Index from /v1/ici, their daily levels on
-// one chart, and each variant's constituents, weights and verification hash.
+// one chart, and each variant's constituents, weights and verification hash. Each variant is
+// labelled with the basket it covers: batch prices only the constituents with a batch price, so
+// its level is another basket's, never "batch against sync".
 import { getJSON, mainElement, markNavigation, problemBox, showStatus } from "./api.js";
 import { addLine, createPlot, dateText, dateValue, extent, legend } from "./chart.js";
 import { DASH, cell, dayBefore, el, keyValues, modelPage, number, numericCell, percent, section, share, table }
   from "./format.js";
 
 const VARIANTS = [
-  { type: "unified", description: "each constituent at a fixed share of batch volume where batch exists" },
-  { type: "sync", description: "sync prices" },
-  { type: "batch", description: "batch prices of the constituents that offer batch" },
+  { type: "unified", label: "unified (whole basket, 25% batch where offered)",
+    description: "the whole basket, each constituent at a fixed share of batch volume where batch exists" },
+  { type: "sync", label: "sync (whole basket)", description: "the whole basket at sync prices" },
+  { type: "batch", label: "batch (only constituents offering batch)",
+    description: "another basket: only the constituents that offer batch, at batch prices; its level is not " +
+      "comparable with sync's" },
 ];
+
+const variantLabel = (type) => VARIANTS.find((variant) => variant.type === type).label;
 
 function historyChart(levels) {
   const all = levels.flatMap((level) => level.history);
@@ -29,10 +36,11 @@ function historyChart(levels) {
     });
   }
   return section("Daily level", plot.root,
-    legend(levels.map((level) => ({ shape: "line", className: level.type, label: level.type,
+    legend(levels.map((level) => ({ shape: "line", className: level.type, label: variantLabel(level.type),
       description: VARIANTS.find((variant) => variant.type === level.type).description })), "ici"),
-    el("p", { class: "note" }, "Level in dollars per million blended tokens, blend = (3·input + output)/4; a gap " +
-      "is a day on which the variant had no level."));
+    el("p", { class: "note" }, "Level in dollars per million blended tokens, blend = (3·input + output)/4, " +
+      "chain-linked: a change of basket never moves it. Each variant covers its own basket and starts on its own " +
+      "first day, so compare their changes, not their levels. A gap is a day on which the variant had no level."));
 }
 
 // The level's change over a span: from the last level on or before `since` to today's, in percent
@@ -48,7 +56,7 @@ function headline(level) {
   const change = (value, name) => el("span", { class: value < 0 ? "down" : value > 0 ? "up" : "", "data-change": name,
     "data-value": value ?? "" }, `${name} ${value === null ? DASH : percent(value)}`);
   return el("p", { class: "headline", "data-headline": level.type },
-    el("a", { href: `#${level.type}` }, level.type), el("strong", {}, ` ${number(level.value, 4)}`),
+    el("a", { href: `#${level.type}` }, variantLabel(level.type)), el("strong", {}, ` ${number(level.value, 4)}`),
     " $ per M blended tokens · ", change(month, "1M"), " · ", change(year, "YTD"));
 }
 
@@ -59,13 +67,15 @@ function variantSection(level) {
     numericCell(item.price, number, { "data-col": "price" }),
     numericCell(item.contribution, (v) => number(v, 4), { "data-col": "contribution" })]));
   return el("section", { class: "card", "data-variant": level.type, id: level.type },
-    el("h2", {}, `${level.type}: ${number(level.value, 6)}`),
+    el("h2", {}, `${variantLabel(level.type)}: ${number(level.value, 6)}`),
+    el("p", { class: "note", "data-covers": level.type }, `Covers ${level.covers}.`),
     keyValues([
       ["Value", number(level.value, 6), level.value],
       ["As of", level.as_of, level.as_of],
       ["Rebalanced", level.rebalance_date, level.rebalance_date],
       ["Methodology", level.methodology_version, level.methodology_version],
       ["Verification hash", el("code", { class: "hash" }, level.verification_hash), level.verification_hash],
+      ["Link factor", number(level.link_factor, 6), level.link_factor],
     ], `ici-${level.type}`),
     table([{ key: "ticker", label: "Constituent" }, { key: "weight", label: "Weight", numeric: true },
       { key: "price", label: "Price $/M", numeric: true }, { key: "contribution", label: "Contribution", numeric: true }],
@@ -85,8 +95,9 @@ async function render() {
   if (!levels.length) return;
   main.append(section("Today", ...levels.map(headline)), historyChart(levels),
     el("div", { class: "grid-3" }, levels.map(variantSection)),
-    el("p", { class: "note" }, "The verification hash is computed over the sorted constituents and the methodology " +
-      "version (docs/methodology.md), so anyone can recompute it from the figures above."));
+    el("p", { class: "note" }, "The verification hash is computed over the sorted constituents, the link factor and " +
+      "the methodology version (docs/methodology.md), so anyone can recompute it from the figures above; each " +
+      "contribution is link factor × weight × price."));
 }
 
 render();
