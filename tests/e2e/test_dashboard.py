@@ -244,8 +244,36 @@ def test_model_page_shows_its_prices_first_and_every_host(page, dashboard_base, 
     assert page.locator("[data-peak]").count() == 1
     rows = page.evaluate("""() => [...document.querySelectorAll('table[data-table=providers] tbody tr')].map(row => [row.dataset.provider,
         row.querySelector('td[data-col=spot_cost]').dataset.value])""")
-    assert [(name, _value(value)) for name, value in rows] == [(h["provider"], h["spot_cost"]) for h in hosts["providers"]]
+    # Cheapest first, as the API lists them, the hosts that state no price last.
+    assert [(name, _value(value)) for name, value in rows] == [(h["provider"], h["spot_cost"]) for h in
+                                                               _priced_first(hosts["providers"])]
     assert len(rows) >= 2
+
+
+def _states_no_price(host):
+    return not (isinstance(host["spot_cost"], (int, float)) and host["spot_cost"] > 0)
+
+
+def _priced_first(hosts):
+    return [h for h in hosts if not _states_no_price(h)] + [h for h in hosts if _states_no_price(h)]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_hosts_without_a_price_are_marked_and_never_first(page, dashboard_base, api, viewport):
+    ticker = "DEEPSEEK-V4-PRO"  # one of its hosts lists it at $0 input and $0 output
+    hosts = _data(api.post("/v1/providers", json={"model": ticker, "n_in": 3000, "n_out": 1000}))["providers"]
+    unpriced = [h["provider"] for h in hosts if _states_no_price(h)]
+    assert unpriced and hosts[0]["provider"] in unpriced  # the API ranks the $0 host cheapest
+    page.set_viewport_size(viewport)
+    open_page(page, f"{dashboard_base}/dashboard/models/{ticker}")
+    rows = page.evaluate("""() => [...document.querySelectorAll('table[data-table=providers] tbody tr')].map(row => ({
+        provider: row.dataset.provider, unpriced: row.hasAttribute('data-unpriced'),
+        badge: row.querySelector('[data-badge=unpriced]')?.textContent ?? null}))""")
+    assert not rows[0]["unpriced"] and rows[0]["badge"] is None
+    assert [row["provider"] for row in rows if row["unpriced"]] == unpriced
+    assert [row["provider"] for row in rows[-len(unpriced):]] == unpriced  # listed last
+    assert all(row["badge"] == "no price stated" for row in rows if row["unpriced"])
+    assert all(row["badge"] is None for row in rows if not row["unpriced"])
 
 
 def test_model_page_follows_aliases_and_explains_unknown_names(page, dashboard_base, api):
@@ -445,16 +473,107 @@ def test_pages_fit_a_narrow_screen(page, dashboard_base, path):
     assert scroll_width <= inner_width
 
 
-@pytest.mark.parametrize("path", ["/dashboard", f"/dashboard/models/{MODEL}", "/dashboard/calculator",
-                                  "/dashboard/index", "/dashboard/accuracy"])
-def test_no_table_is_cut_off_on_a_wide_screen(page, dashboard_base, path):
-    page.set_viewport_size({"width": 1440, "height": 900})
-    open_page(page, f"{dashboard_base}{path}")
+WIDE = {"width": 1440, "height": 900}
+# Every page with a table or a chart; the model with the most hosts, and the calculator with a
+# horizon (its widest ranking: the forward cost and the outlook in words) and a monthly budget.
+EVERY_PAGE = ["/dashboard", f"/dashboard/models/{MODEL}", "/dashboard/models/DEEPSEEK-V4-PRO",
+              "/dashboard/calculator?horizon=3&requests=100000", "/dashboard/index", "/dashboard/accuracy"]
+
+
+def _open_whole(page, url):
+    """A page once every panel is in (the board's changes, the calculator's budget)."""
+    open_page(page, url)
     page.wait_for_load_state("networkidle")
+    page.wait_for_function("() => ![...document.querySelectorAll('[aria-busy]')].some(node => node.ariaBusy === 'true')")
+
+
+# [table, row, column, left, right, right edge of the box it scrolls in] of every cell of the first
+# five rows shown of every table on the page.
+FIRST_CELLS = """() => [...document.querySelectorAll('table[data-table]')].flatMap(table => {
+    const box = (table.closest('.table-scroll') || table.parentElement).getBoundingClientRect();
+    return [...table.tBodies[0].rows].filter(row => row.getClientRects().length).slice(0, 5).flatMap((row, i) =>
+        [...row.cells].map(cell => { const edge = cell.getBoundingClientRect();
+            return [table.dataset.table, i, cell.dataset.col || cell.dataset.label, edge.left, edge.right, box.right]; }));
+})"""
+
+# [chart, text, its size on the screen in CSS pixels] of every label drawn in a chart.
+CHART_TEXT = """() => [...document.querySelectorAll('svg.chart text')].filter(text => text.textContent).map(text => {
+    const chart = text.ownerSVGElement;
+    const scale = chart.getBoundingClientRect().width / chart.viewBox.baseVal.width;
+    return [chart.dataset.chart, text.textContent, parseFloat(getComputedStyle(text).fontSize) * scale];
+})"""
+
+
+@pytest.mark.parametrize("path", EVERY_PAGE)
+def test_no_table_is_cut_off_on_a_wide_screen(page, dashboard_base, path):
+    page.set_viewport_size(WIDE)
+    _open_whole(page, f"{dashboard_base}{path}")
     tables = page.locator(".table-scroll table").count()
     cut = page.evaluate("""() => [...document.querySelectorAll('.table-scroll')]
         .filter(box => box.scrollWidth > box.clientWidth + 1).map(box => box.querySelector('table').dataset.table)""")
     assert tables and cut == []
+    small = [(chart, text, size) for chart, text, size in page.evaluate(CHART_TEXT) if size < 11]
+    assert small == []
+
+
+@pytest.mark.parametrize("path", EVERY_PAGE)
+def test_every_table_keeps_its_figures_on_a_phone(page, dashboard_base, path):
+    """At 390 px each row of a table is a card of labelled figures: nothing to scroll sideways to."""
+    page.set_viewport_size(PHONE)
+    _open_whole(page, f"{dashboard_base}{path}")
+    cells = page.evaluate(FIRST_CELLS)
+    assert cells
+    outside = [cell[:3] for cell in cells if cell[3] < 0 or cell[4] > min(PHONE["width"], cell[5]) + 0.5]
+    assert outside == []
+    labels = page.evaluate(CHART_TEXT)
+    assert labels or "calculator" not in path and "accuracy" not in path and "models" not in path
+    assert [(chart, text, size) for chart, text, size in labels if size < 11] == []
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll_width <= inner_width
+
+
+def test_board_sorts_on_a_phone(page, dashboard_base, api):
+    spots = [model for model in _data(api.get("/v1/spots")) if _current_text(model)]
+    page.set_viewport_size(PHONE)
+    open_page(page, f"{dashboard_base}/dashboard")
+    assert page.locator("table[data-table=board] thead").bounding_box()["x"] < 0  # the headers are off screen
+    menu = page.locator("[data-sort-menu=board]")
+    assert menu.is_visible() and menu.bounding_box()["x"] + menu.bounding_box()["width"] <= PHONE["width"]
+    page.select_option("[data-sort-menu=board] select[name=sort]", "beta_sync")
+    page.select_option("[data-sort-menu=board] select[name=dir]", "desc")
+    assert "sort=beta_sync" in page.url and "dir=desc" in page.url
+    shown = [_value(row["beta_sync"]) for row in _table(page, "board").values()]
+    assert shown[0] == max(m["beta_sync"] for m in spots if m["beta_sync"] is not None)
+    known = [value for value in shown if value is not None]
+    assert known == sorted(known, reverse=True)
+    assert page.input_value("[data-sort-menu=board] select[name=sort]") == "beta_sync"
+    # The filters are at hand too.
+    page.select_option("select[name=provider]", "anthropic")
+    assert {row["provider"] for row in _table(page, "board").values()} == {"anthropic"}
+
+
+def test_a_long_list_shows_its_first_cards_on_a_phone(page, dashboard_base, api):
+    answer = _data(api.post("/v1/compare", json={"n_in": 1000, "n_out": 500}))
+    page.set_viewport_size(PHONE)
+    open_page(page, f"{dashboard_base}/dashboard/calculator?n_in=1000&n_out=500&eta=0&n_think=0&requests=")
+    page.wait_for_selector("[data-results][aria-busy=false] table[data-table=ranking]")
+    rows = page.locator("table[data-table=ranking] tbody tr")
+
+    def visible():
+        return sum(rows.nth(i).is_visible() for i in range(rows.count()))
+
+    total = answer["count"]
+    assert rows.count() == total > 10  # every row is in the table, for the page's checks and a wide screen
+    assert visible() == 10
+    more = page.locator("[data-more=ranking]")
+    assert more.is_visible() and more.inner_text() == f"Show {min(10, total - 10)} more (10 of {total} shown)"
+    while more.count():
+        more.click()
+    assert visible() == total
+    open_page(page, page.url)
+    page.wait_for_selector("[data-results][aria-busy=false] table[data-table=ranking]")
+    page.set_viewport_size(WIDE)  # a wide screen shows every row, in a box of its own, and no button
+    assert visible() == total and page.locator("[data-more=ranking]").is_hidden()
 
 
 def without_age(reason):

@@ -12,14 +12,15 @@ const SPOT_FIELDS = ["ticker", "ticker_batch", "model_id", "display_name", "prov
 // The blend most price lists quote: three input tokens to one output token.
 const BLEND_INPUT_SHARE = 3 / 4;
 const RECENT_DAYS = ["30", "90"];
+const PHONE_PAGE = 50; // the cards a phone shows at first, and at each "show more"
 const COLUMNS = [
   { key: "ticker", label: "Ticker" },
   { key: "display_name", label: "Model" },
   { key: "provider", label: "Provider" },
-  { key: "input_sync", label: "Input $/M", numeric: true, title: "Input (prompt) price, sync, USD per million tokens" },
+  { key: "input_sync", label: "Input $/M", numeric: true, card: "lead", title: "Input (prompt) price, sync, USD per million tokens" },
   { key: "cache_read_sync", label: "Cached $/M", numeric: true,
     title: "Cached-input price (a cache read), sync; — where the model has no cache price" },
-  { key: "beta_sync", label: "Output $/M", numeric: true, title: "Output price, sync (β)" },
+  { key: "beta_sync", label: "Output $/M", numeric: true, card: "lead", title: "Output price, sync (β)" },
   { key: "blended", label: "Blended $/M", numeric: true,
     title: "Three input tokens to one output token: (3 × input + output) / 4, sync" },
   { key: "beta_batch", label: "Batch out $/M", numeric: true, title: "Output price in batch mode; — where none" },
@@ -29,11 +30,11 @@ const COLUMNS = [
 ];
 const CHANGE_COLUMNS = [
   { key: "effective_date", label: "Date" },
-  { key: "ticker", label: "Ticker" },
+  { key: "ticker", label: "Ticker", card: "title" },
   { key: "field", label: "Price" },
-  { key: "before", label: "Before $/M", numeric: true },
-  { key: "after", label: "After $/M", numeric: true },
-  { key: "percent_change", label: "Change", numeric: true, title: "After over before, in percent" },
+  { key: "before", label: "Before $/M", numeric: true, card: "lead" },
+  { key: "after", label: "After $/M", numeric: true, card: "lead" },
+  { key: "percent_change", label: "Change", numeric: true, card: "lead", title: "After over before, in percent" },
 ];
 
 // A text model takes and gives text, as a comparison counts it (pipelines/quotes.py scope_masks).
@@ -117,8 +118,8 @@ async function recentChanges(holder, state) {
       const order = sorts[name];
       const rows = events.filter((event) => event.mode === "sync").sort(compare(order.key, order.dir));
       box.replaceChildren(rows.length ? table(CHANGE_COLUMNS, rows.map(changeRow), {
-        name, sort: order.key, direction: order.dir, onSort: (key) => {
-          order.dir = order.key === key && order.dir === "asc" ? "desc" : "asc";
+        name, sort: order.key, direction: order.dir, onSort: (key, direction) => {
+          order.dir = direction;
           order.key = key;
           draw();
         },
@@ -179,8 +180,9 @@ async function render() {
       (needle && !shown.length ? ` — press Enter to look "${state.q.trim()}" up as a model id or alias` : "");
     count.dataset.count = shown.length;
     holder.replaceChildren(table(COLUMNS, shown.map(rowElement), {
-      name: "board", tall: true, className: "data board", sort: state.sort, direction: state.dir, onSort: (key) => {
-        state.dir = state.sort === key && state.dir === "asc" ? "desc" : "asc";
+      name: "board", tall: true, className: "data board", page: PHONE_PAGE, sort: state.sort, direction: state.dir,
+      onSort: (key, direction) => {
+        state.dir = direction;
         state.sort = key;
         update();
       },

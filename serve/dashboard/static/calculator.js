@@ -18,6 +18,8 @@ const FIELDS = [
 ];
 const PROFILE = ["n_in", "n_out", "eta", "n_think"];
 const BARS = 20;
+// The ranked models a phone shows at first (the chart has the 20 cheapest), and at each "show more".
+const PHONE_PAGE = 10;
 const BUDGETED = 3; // the cheapest models whose monthly spend is simulated
 const BUDGET_PATHS = 2000;
 const BUDGET_SEED = 1; // the same inputs give the same range
@@ -86,12 +88,14 @@ function rankingSection(data, withForward) {
     label: model.ticker, value: model.spot_cost, data: { ticker: model.ticker } })),
   { name: "compare-bars", format: dollars, label: `The ${BARS} cheapest models for this profile` });
   const columns = [
-    { key: "rank", label: "#", numeric: true }, { key: "ticker", label: "Ticker" }, { key: "provider", label: "Provider" },
-    { key: "spot_cost", label: "Per request", numeric: true, title: "The cost of one request at today's prices" },
-    { key: "per_thousand", label: "Per 1,000 requests", numeric: true },
-    ...(withForward ? [{ key: "forward_cost", label: "Per request, ahead", numeric: true,
+    { key: "rank", label: "#", numeric: true }, { key: "ticker", label: "Ticker", card: "title" },
+    { key: "provider", label: "Provider" },
+    { key: "spot_cost", label: "Per request", numeric: true, card: "lead",
+      title: "The cost of one request at today's prices" },
+    { key: "per_thousand", label: "Per 1,000 requests", numeric: true, card: "lead" },
+    ...(withForward ? [{ key: "forward_cost", label: "Per request, ahead", numeric: true, card: "lead",
       title: "The expected cost of one request at the horizon (the forward)" },
-    { key: "outlook", label: "Will it get cheaper?", title: "The forward in words: an announced change, else the " +
+    { key: "outlook", label: "Will it get cheaper?", card: "wide", title: "The forward in words: an announced change, else the " +
       "chance of a change by the horizon and the expected move" }] : []),
     { key: "beta", label: "Output $/M", numeric: true, title: "The output price used" },
     { key: "kappa", label: "Output weight", numeric: true,
@@ -115,7 +119,7 @@ function rankingSection(data, withForward) {
   return section("Ranking",
     el("p", { class: "note" }, `The cost of one request, in dollars, for the ${BARS} cheapest (the API ranks by ` +
       `it)${withForward ? "; the table adds each model's expected cost at the horizon" : ""}:`),
-    bars, table(columns, rows, { name: "ranking", tall: true }));
+    bars, table(columns, rows, { name: "ranking", tall: true, page: PHONE_PAGE }));
 }
 
 // The monthly spend of the cheapest models at `requests` a month, with the range the forecast
@@ -147,7 +151,7 @@ function excludedSection(excluded) {
     cell(item.detail || DASH, item.detail)]);
   return section(`Excluded models (${excluded.length})`, el("p", { class: "note" }, "Models the profile cannot be " +
     "priced on, and why:"), table([{ key: "ticker", label: "Ticker" }, { key: "reason", label: "Reason" },
-    { key: "detail", label: "Detail" }], rows, { name: "excluded", tall: true }));
+    { key: "detail", label: "Detail", card: "wide" }], rows, { name: "excluded", tall: true, page: PHONE_PAGE }));
 }
 
 function showFieldErrors(form, error) {

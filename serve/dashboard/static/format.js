@@ -80,17 +80,75 @@ export function numericCell(value, formatter = number, attributes = {}) {
 }
 
 // A table inside its own scrolling box, so a narrow screen scrolls the table, not the page.
-// columns: [{key, label, numeric, title}]; rows: arrays of <td>.
+// columns: [{key, label, numeric, title, card}]; rows: arrays of <td> (or <tr> holding them).
+// Every cell is given its column's label (data-label): on a phone (under 600 px, dashboard.css)
+// each row is a card of "label value" pairs. `card` places a column in that card: "title" heads
+// it, unlabelled (by default the first column); "lead" comes right after the title, for the key
+// figures (the costs); "wide" takes a whole line, for long text (which also wraps on a wide screen).
+// options: {name, className, tall, sort, direction, onSort(key, direction), page}. With onSort the
+// headers sort, and a menu does the same on a phone, where the headers are hidden. `page`: a phone
+// shows that many rows first, and a button shows the next as many.
 export function table(columns, rows, options = {}) {
+  const sortable = Boolean(options.onSort);
+  const nextDirection = (key) => (options.sort === key && options.direction === "asc" ? "desc" : "asc");
   const head = el("tr", {}, columns.map((column) => el("th", {
     scope: "col", class: column.numeric ? "num" : null, title: column.title, "data-key": column.key,
     "aria-sort": options.sort === column.key ? (options.direction === "desc" ? "descending" : "ascending") : null,
-  }, options.onSort ? el("button", { type: "button", onclick: () => options.onSort(column.key) }, column.label)
-    : column.label)));
-  const body = el("tbody", {}, rows.map((cells) => (cells instanceof HTMLElement ? cells : el("tr", {}, cells))));
-  const wrapper = el("div", { class: options.tall ? "table-scroll tall" : "table-scroll" },
-    el("table", { class: options.className || "data", "data-table": options.name }, el("thead", {}, head), body));
-  return wrapper;
+  }, sortable ? el("button", { type: "button", onclick: () => options.onSort(column.key, nextDirection(column.key)) },
+    column.label) : column.label)));
+  const rowElements = rows.map((cells) => (cells instanceof HTMLElement ? cells : el("tr", {}, cells)));
+  const titled = columns.some((column) => column.card === "title");
+  for (const row of rowElements) labelCells(row, columns, titled);
+  const body = el("tbody", {}, rowElements);
+  const scroll = el("div", { class: options.tall ? "table-scroll tall" : "table-scroll" },
+    el("table", { class: `${options.className || "data"} cards`, "data-table": options.name },
+      el("thead", {}, head), body));
+  const more = options.page ? pager(rowElements, options.page, options.name) : null;
+  if (!sortable && !more) return scroll;
+  return el("div", { class: "table-block" }, sortable ? sortMenu(columns, options) : null, scroll, more);
+}
+
+function labelCells(row, columns, titled) {
+  [...row.cells].forEach((node, position) => {
+    const column = columns[position];
+    if (!column) return;
+    if (!node.hasAttribute("data-label")) node.setAttribute("data-label", column.label);
+    const place = column.card || (!titled && position === 0 ? "title" : null);
+    if (place) node.setAttribute("data-card", place);
+  });
+}
+
+// The headers' sorting as two menus, for a phone: the column, and the direction.
+function sortMenu(columns, options) {
+  const column = el("select", { name: "sort", "aria-label": "Sort by" },
+    columns.map((item) => el("option", { value: item.key, selected: item.key === options.sort }, item.label)));
+  const direction = el("select", { name: "dir", "aria-label": "Sort direction" },
+    el("option", { value: "asc", selected: options.direction !== "desc" }, "ascending"),
+    el("option", { value: "desc", selected: options.direction === "desc" }, "descending"));
+  const sort = () => options.onSort(column.value, direction.value);
+  column.addEventListener("change", sort);
+  direction.addEventListener("change", sort);
+  return el("div", { class: "controls sort-menu", "data-sort-menu": options.name },
+    el("label", {}, "Sort by", column), el("label", {}, "Order", direction));
+}
+
+// A phone shows `size` rows, then `size` more at each press: a list of hundreds of cards would be
+// a page tens of thousands of pixels long. Every row stays in the table (a wide screen shows them
+// all, in a box that scrolls); the rows not yet shown only carry the class `later`.
+function pager(rowElements, size, name) {
+  let shown = size;
+  rowElements.forEach((row, position) => row.classList.toggle("later", position >= shown));
+  if (rowElements.length <= shown) return null;
+  const words = () => `Show ${Math.min(size, rowElements.length - shown)} more ` +
+    `(${shown} of ${rowElements.length} shown)`;
+  const button = el("button", { type: "button", class: "button more", "data-more": name }, words());
+  button.addEventListener("click", () => {
+    for (const row of rowElements.slice(shown, shown + size)) row.classList.remove("later");
+    shown += size;
+    if (shown >= rowElements.length) button.remove();
+    else button.textContent = words();
+  });
+  return button;
 }
 
 export function section(title, ...children) {

@@ -56,6 +56,8 @@ const PRICE_ROWS = [
     "file_search_fee", "fee"], ["grounding_fee", "Per grounded prompt", "grounding_fee", "fee"],
 ];
 const PROVIDER_PROFILE = { n_in: 3000, n_out: 1000 }; // the board's 3:1 blend, as one request
+const PHONE_PAGE = 20; // the rows of a long list a phone shows at first, and at each "show more"
+const HOSTS_PAGE = 10; // the hosts a phone shows at first: the cheapest ten
 
 function priceText(value, unit) {
   if (value === null || value === undefined) return DASH;
@@ -93,21 +95,47 @@ function pricesSection(model, events, scheduled, record, curve) {
     ], "now"));
 }
 
+// A host whose listing states no price (zero, or none, for the request the list is priced on):
+// a request there does not cost nothing, its price is unknown. Such hosts are marked and listed
+// after every priced one, so the cheapest host is never one without a price.
+export function statesNoPrice(host) {
+  return !(typeof host.spot_cost === "number" && host.spot_cost > 0);
+}
+
+export function hostsInOrder(providers) {
+  return [...providers.filter((host) => !statesNoPrice(host)), ...providers.filter(statesNoPrice)];
+}
+
+const NO_PRICE = "no price stated";
+
 function providersSection(answer) {
-  const rows = answer.providers.map((host) => el("tr", { "data-provider": host.provider }, [
-    cell(host.provider + (host.is_origin ? " (maker)" : ""), host.provider, { "data-col": "provider" }),
-    cell(host.provider_model_id, host.provider_model_id),
-    numericCell(host.input, number, { "data-col": "input" }), numericCell(host.output, number, { "data-col": "output" }),
-    numericCell(host.spot_cost, cost, { "data-col": "spot_cost" }),
-    numericCell(host.spread_to_origin, (value) => share(value, 1), { "data-col": "spread_to_origin" }),
-  ]));
+  const rows = hostsInOrder(answer.providers).map((host) => {
+    const unpriced = statesNoPrice(host);
+    const shown = (formatter) => (value) => (unpriced ? DASH : formatter(value));
+    return el("tr", { "data-provider": host.provider, "data-unpriced": unpriced }, [
+      el("td", { "data-col": "provider", "data-value": host.provider },
+        host.provider + (host.is_origin ? " (maker)" : ""),
+        unpriced ? el("span", { class: "badge", "data-badge": "unpriced",
+          title: "The listing gives this model a price of zero or none: its cost is unknown" }, NO_PRICE) : null),
+      cell(host.provider_model_id, host.provider_model_id),
+      numericCell(host.input, number, { "data-col": "input" }), numericCell(host.output, number, { "data-col": "output" }),
+      numericCell(host.spot_cost, shown(cost), { "data-col": "spot_cost" }),
+      numericCell(host.spread_to_origin, shown((value) => share(value, 1)), { "data-col": "spread_to_origin" }),
+    ]);
+  });
+  const unpriced = answer.providers.filter(statesNoPrice).length;
   return section("Providers", el("p", { class: "note" }, `Every host of the model, cheapest first for one request of ` +
     `${PROVIDER_PROFILE.n_in.toLocaleString("en-US")} input and ${PROVIDER_PROFILE.n_out.toLocaleString("en-US")} ` +
-    "output tokens; the spread is to the maker's own price."),
-  rows.length ? table([{ key: "provider", label: "Provider" }, { key: "provider_model_id", label: "Its model id" },
-    { key: "input", label: "Input $/M", numeric: true }, { key: "output", label: "Output $/M", numeric: true },
-    { key: "spot_cost", label: "Cost", numeric: true }, { key: "spread_to_origin", label: "vs maker", numeric: true }],
-  rows, { name: "providers" }) : el("p", { class: "note" }, "No host is listed."));
+    "output tokens; the spread is to the maker's own price." + (unpriced ? ` ${unpriced === 1 ? "A host whose " +
+      "listing states" : `${unpriced} hosts whose listings state`} no price (zero or none) ${unpriced === 1 ? "is" : "are"} ` +
+      `marked "${NO_PRICE}" and listed last.` : "")),
+  rows.length ? table([{ key: "provider", label: "Provider" },
+    { key: "provider_model_id", label: "Its model id", card: "wide" },
+    { key: "input", label: "Input $/M", numeric: true, card: "lead" },
+    { key: "output", label: "Output $/M", numeric: true, card: "lead" },
+    { key: "spot_cost", label: "Cost", numeric: true, card: "lead" },
+    { key: "spread_to_origin", label: "vs maker", numeric: true, card: "lead" }],
+  rows, { name: "providers", page: HOSTS_PAGE }) : el("p", { class: "note" }, "No host is listed."));
 }
 
 const MIN_SWING = 0.1;
@@ -163,8 +191,9 @@ function forwardSection(curve) {
       `by ${number(law?.change_p50, 3)} at the median (90% between ${number(law?.change_p05, 3)} and ` +
       `${number(law?.change_p95, 3)}; mean ${number(law?.change_mean, 3)}). The mean counts that chance, so it ` +
       "can differ from the median, which stays at the price while a change is less likely than not."),
-    table([{ key: "tenor", label: "Tenor" }, { key: "ticker_forward", label: "Forward ticker" },
-      { key: "beta_forward", label: "Mean $/M", numeric: true }, { key: "beta_median", label: "Median $/M", numeric: true },
+    table([{ key: "tenor", label: "Tenor" }, { key: "ticker_forward", label: "Forward ticker", card: "wide" },
+      { key: "beta_forward", label: "Mean $/M", numeric: true, card: "lead" },
+      { key: "beta_median", label: "Median $/M", numeric: true, card: "lead" },
       { key: "p05", label: "p05", numeric: true }, { key: "p95", label: "p95", numeric: true },
       { key: "p_change", label: "Chance of a change", numeric: true },
       { key: "scheduled", label: "Scheduled $/M", numeric: true }], rows, { name: "forwards" }));
@@ -218,10 +247,11 @@ function historySection(history) {
   return section(`Price history (${history.price_type})`, plot.root, legend(entries, "provenance"),
     el("p", { class: "note" }, `${history.count} change points from ${history.from} to ${history.to}: the first ` +
       "price and each day it changed, with where each price comes from; between them the price held."),
-    table([{ key: "timestamp", label: "Date" }, { key: "beta", label: "Output $/M", numeric: true },
-      { key: "input", label: "Input $/M", numeric: true }, { key: "cache_read", label: "Cache read $/M", numeric: true },
-      { key: "provenance", label: "Provenance" }, { key: "source", label: "Source" },
-      { key: "observed_on", label: "Observed on" }], rows, { name: "observations", tall: true }));
+    table([{ key: "timestamp", label: "Date" }, { key: "beta", label: "Output $/M", numeric: true, card: "lead" },
+      { key: "input", label: "Input $/M", numeric: true, card: "lead" },
+      { key: "cache_read", label: "Cache read $/M", numeric: true },
+      { key: "provenance", label: "Provenance" }, { key: "source", label: "Source", card: "wide" },
+      { key: "observed_on", label: "Observed on" }], rows, { name: "observations", tall: true, page: PHONE_PAGE }));
 }
 
 // The forward at a tenor in words, as the curve publishes it ("no change announced; 1% chance ...").
@@ -246,9 +276,11 @@ function eventsSection(events) {
   const span = events.since === ALL_EVENTS_SINCE ? "in its whole history" : `since ${events.since}`;
   return section("Events", el("p", { class: "note" }, `${events.count} price events ${span}, newest first.`),
     table([{ key: "effective_date", label: "Date" }, { key: "kind", label: "Kind" }, { key: "mode", label: "Mode" },
-      { key: "field", label: "Field" }, { key: "before", label: "Before", numeric: true },
-      { key: "after", label: "After", numeric: true }, { key: "percent_change", label: "Change", numeric: true },
-      { key: "provenance", label: "Provenance" }, { key: "source", label: "Source" }], rows, { name: "events", tall: true }));
+      { key: "field", label: "Field" }, { key: "before", label: "Before", numeric: true, card: "lead" },
+      { key: "after", label: "After", numeric: true, card: "lead" },
+      { key: "percent_change", label: "Change", numeric: true, card: "lead" },
+      { key: "provenance", label: "Provenance" }, { key: "source", label: "Source", card: "wide" }], rows,
+    { name: "events", tall: true, page: PHONE_PAGE }));
 }
 
 // The Greek sheet's fields in plain words (methodology §4), folded below the prices.
