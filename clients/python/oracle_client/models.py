@@ -659,6 +659,8 @@ class IciLevel(TypedDict):
     as_of: str
     methodology_version: str
     verification_hash: str
+    link_factor: float
+    covers: str
     rebalance_date: str
     carried_forward: int
     oldest_input_days: int
@@ -672,6 +674,7 @@ class IciPoint(TypedDict):
     value: float | None
     rebalance_date: str
     constituents: int
+    composition_effect: float | None
     carried_forward: int
     oldest_input_days: int | None
 

@@ -523,11 +523,15 @@ def accuracy() -> Call[Accuracy]:
 def ici(*, type: str | None = None) -> Call[IciLevel]:
     """The Inference Cost Index.
 
-    `type` is unified (the default when omitted), batch or sync. Returns the level on the snapshot
-    date, its constituents with weights, prices and contributions (which sum to the value), the
-    verification hash that recomputes from them (methodology §7), how many constituents are priced
-    from a statement older than the day and the age of the oldest, and the daily history of that
-    variant (null where it had no level).
+    `type` is unified (the default when omitted), batch or sync. Returns the chain-linked level on
+    the snapshot date; `covers`, which basket the variant covers (batch covers only the constituents
+    with a batch price: another basket than sync's, so the two levels are no comparison of batch
+    with sync); its constituents with weights, prices and contributions (link_factor · weight ·
+    price, which sum to the value); the verification hash that recomputes from them and the link
+    factor (methodology §7); how many constituents are priced from a statement older than the day
+    and the age of the oldest; and the daily history of that variant (null where it had no level),
+    with the composition effect of each change of basket (the jump the level would have made were it
+    not chain-linked).
 
     Args:
         type: unified (the default), batch or sync
