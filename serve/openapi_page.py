@@ -70,7 +70,8 @@ PARAMETER_EXAMPLES = {"ticker": "SONNET-4", "table": "spots", "mode": "sync", "s
                       "task_category": "coding", "horizon_months": 3, "webhook_id": "4f7c2e0a9b1d4c3e8f6a5b2c1d0e9f8a",
                       "Last-Event-ID": "20261122T060000000000Z-1a2b3c4d:O3:sync:output:2025-06-10",
                       "tenor": "3M", "method": "oracle", "family": "openai/o-series", "points": "changes",
-                      "interval": "month", "field": "output", "anchor_from": "2025-01-01", "anchor_to": "2025-06-30"}
+                      "interval": "month", "field": "output", "anchor_from": "2025-01-01", "anchor_to": "2025-06-30",
+                      "maker": "anthropic", "name": "sonnet"}
 
 
 def finish(document: dict[str, Any]) -> dict[str, Any]:
