@@ -1,4 +1,5 @@
-"""Analytics assets: spots, the Greek sheet, forward curves, the index, events and the backtest."""
+"""Analytics assets: spots, the Greek sheet, forward curves, model lines and their forwards, the index, events
+and the backtest."""
 
 from functools import partial
 
@@ -26,6 +27,8 @@ from pipelines.ici import (
     last_rebalance,
     levels_on,
 )
+from pipelines.line_forwards import build_line_forwards
+from pipelines.lines import build_lines
 from pipelines.registry import Rules
 from pipelines.scheduled import build_scheduled_changes
 from pipelines.scorecard import accuracy_table, reliability_table, summarise
@@ -95,6 +98,19 @@ def greeks(spots, processes, change_laws, price_history: TableFile, models, even
 def forward_curves(processes, change_laws, spots, scheduled_changes, settings: RefreshSettings):
     """Mean, median, 90% band and chance of change at 1M–12M, sync and batch, from any announced price."""
     return build_forward_curves(processes, change_laws, spots, scheduled_changes, settings.as_of_date())
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def lines(price_history: TableFile, models, settings: RefreshSettings):
+    """Every maker's product lines: members in release order, the evidence of each membership and
+    each successor's launch price over its predecessor's."""
+    return build_lines(models, observed_rows(price_history), settings.as_of_date())
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def line_forwards(lines, processes, change_laws, spots, scheduled_changes, settings: RefreshSettings):
+    """Mean, median and 90% band of each line's then-current model at 1–12 months, sync and batch."""
+    return build_line_forwards(lines, processes, change_laws, spots, scheduled_changes, settings.as_of_date())
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -23,6 +23,7 @@ from serve.api import (
     forward_list,
     index,
     keys,
+    lines,
     market,
     pricing,
     simulation,
@@ -40,7 +41,7 @@ from serve.state import SnapshotState
 from serve.threads import Threads
 from serve.webhooks import Dispatcher, WebhookStore
 
-ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, index.ROUTES, forward_list.ROUTES,
+ROUTE_GROUPS = [descriptor.ROUTES, market.ROUTES, curves.ROUTES, lines.ROUTES, index.ROUTES, forward_list.ROUTES,
                 pricing.ROUTES, simulation.ROUTES, keys.ROUTES, export.ROUTES, stream.ROUTES, webhooks.ROUTES]
 
 

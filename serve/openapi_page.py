@@ -71,7 +71,8 @@ PARAMETER_EXAMPLES = {"ticker": "SONNET-4", "table": "spots", "mode": "sync", "s
                       "Last-Event-ID": "20261122T060000000000Z-1a2b3c4d:O3:sync:output:2025-06-10",
                       "tenor": "3M", "method": "oracle", "family": "openai/o-series", "points": "changes",
                       "interval": "month", "field": "output", "anchor_from": "2025-01-01", "anchor_to": "2025-06-30",
-                      "cursor": "WyIyMDI1LTA2LTEwIiwiTzMiLCJzeW5jIiwib3V0cHV0IiwiTzM6c3luYzpvdXRwdXQ6MjAyNS0wNi0xMCJd"}
+                      "cursor": "WyIyMDI1LTA2LTEwIiwiTzMiLCJzeW5jIiwib3V0cHV0IiwiTzM6c3luYzpvdXRwdXQ6MjAyNS0wNi0xMCJd",
+                      "maker": "anthropic", "name": "sonnet"}
 
 
 def finish(document: dict[str, Any]) -> dict[str, Any]:

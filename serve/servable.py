@@ -53,13 +53,15 @@ class Servable:
 # Read by the handlers with no answer of their own when absent: a missing one is a 500 on its
 # endpoints. The index's record tables (ici_constituents, ici_published, ici_revisions) are left
 # out on purpose: serve/api/index.py answers a 503 naming the refresh for a snapshot published
-# before the index kept them, and the rest of the API serves on. Any other table is only exported.
+# before the index kept them (serve/api/lines.py likewise for lines and line_forwards), and the
+# rest of the API serves on. Any other table is only exported.
 TABLES_READ = frozenset({
     "spots", "models", "greeks", "providers", "price_history", "price_observations", "price_disputes",
     "scheduled_changes", "processes", "change_laws", "forward_curves", "ici", "ici_history", "events", "backtest",
     "backtest_summary", "backtest_families", "accuracy", "backtest_reliability",
 })
-OPTIONAL_TABLES_READ = frozenset({"ici_constituents", "ici_published", "ici_revisions"})
+OPTIONAL_TABLES_READ = frozenset({"ici_constituents", "ici_published", "ici_revisions", "lines",
+                                  "line_forwards"})
 
 # Empty, these fail every answer about a model rather than give an empty list: spots, greeks and
 # change_laws raise (500s on spots, prices, comparisons, forwards, swaps, Monte Carlo); models and

@@ -191,6 +191,28 @@ PROCESSES = _schema(ticker=(_STR, False), mode=(_STR, False), months=(_F64, Fals
 CHANGE_LAWS = _schema(change_law=(_STR, False), ratio=(_F64, False), weight=(_F64, False),
                       prior_weight=(_F64, False))
 
+# Model lines (pipelines/lines.py): one row per member, in release order, with the evidence of
+# its membership and of its succession's price (its launch price over its predecessor's that day).
+LINES = _schema(
+    line=(_STR, False), maker=(_STR, False), family=(_STR, False), position=(_I64, False), members=(_I64, False),
+    ticker=(_STR, False), model_id=(_STR, False), released=(_DATE, False), release_basis=(_STR, False),
+    dated=(_BOOL, False), out_of_order=(_BOOL, False), deprecated_on=_DATE, retired_on=_DATE, status=_STR,
+    is_reasoning=_BOOL, evidence=(_STR, False), launch_date=_DATE, launch_price=_F64, predecessor=_STR,
+    predecessor_price=_F64, successor_ratio=_F64,
+)
+# Line forwards (pipelines/line_forwards.py): per line, mode and month 1–12, the fixed model's
+# forecast, the chance of a successor and the succession law, and the line's price.
+LINE_FORWARDS = _schema(
+    line=(_STR, False), maker=(_STR, False), mode=(_STR, False), tenor=(_STR, False), months=(_F64, False),
+    current=(_STR, False), current_released=(_DATE, False), spot=(_F64, False), scheduled=(_F64, False),
+    p_change=(_F64, False), fixed_forward=(_F64, False), fixed_median=(_F64, False), fixed_p05=(_F64, False),
+    fixed_p95=(_F64, False), p_successor=(_F64, False), succession_rate=(_F64, False), successions=(_I64, False),
+    exposure_months=(_F64, False), maker_rate=(_F64, False), successor_mean=(_F64, False),
+    successor_p05=(_F64, False), successor_p50=(_F64, False), successor_p95=(_F64, False),
+    law_successions=(_I64, False), retires_on=_DATE, beta_forward=(_F64, False), beta_median=(_F64, False),
+    p05=(_F64, False), p95=(_F64, False),
+)
+
 ICI = _schema(
     type=(_STR, False), as_of=(_DATE, False), value=(_F64, False), methodology_version=(_STR, False),
     verification_hash=(_STR, False), link_factor=(_F64, False), covers=(_STR, False),
@@ -318,6 +340,8 @@ SCHEMAS: dict[str, pa.Schema] = {
     "change_laws": CHANGE_LAWS,
     "greeks": GREEKS,
     "forward_curves": FORWARD_CURVES,
+    "lines": LINES,
+    "line_forwards": LINE_FORWARDS,
     "ici_history": ICI_HISTORY,
     "ici_constituents": ICI_CONSTITUENTS,
     "ici": ICI,

@@ -43,6 +43,8 @@ TABLE_GRAPH = {
     "greeks": {"spots", "processes", "change_laws", "price_history", "models", "events"},
     "scheduled_changes": {"price_observations", "spots"},
     "forward_curves": {"processes", "change_laws", "spots", "scheduled_changes"},
+    "lines": {"price_history", "models"},
+    "line_forwards": {"lines", "processes", "change_laws", "spots", "scheduled_changes"},
     # today's rows, the last rebalance's basket, the chained level of the history
     "ici": {"price_history", "models", "ici_constituents", "ici_history"},
     "ici_history": {"models", "price_observations"},  # each day as known then (`pipelines.known_history`)

@@ -32,7 +32,8 @@ def test_the_descriptor_lists_every_endpoint(client):
             listed.add(text.split(" ")[-1].split("?")[0] if text.startswith(("POST", "GET", "DELETE")) else
                        text.split("?")[0])
     routes = {route.path.replace("{ticker:path}", ":ticker").replace("{table:str}", ":table")
-              .replace("{webhook_id:str}", ":id") for route in client.app.routes
+              .replace("{webhook_id:str}", ":id").replace("{maker:str}", ":maker").replace("{name:str}", ":name")
+              for route in client.app.routes
               if route.path.startswith("/v1/") or route.path == "/health"}
     assert routes == listed
 

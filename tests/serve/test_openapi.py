@@ -25,6 +25,9 @@ CALLS = [
     ("GET", "/v1/forwards?mode=batch", None, 200),
     ("GET", "/v1/forwards/SONNET-4.B", None, 200),
     ("GET", "/v1/history/O3?from=2025-06-01&to=2025-06-30", None, 200),
+    ("GET", "/v1/lines", None, 200),
+    ("GET", "/v1/lines/anthropic/haiku/forwards", None, 200),
+    ("GET", "/v1/lines/haiku/forwards", None, 404),  # a line is maker/name: the closest names are suggested
     ("GET", "/v1/ici?type=sync", None, 200),
     ("GET", "/v1/ici?type=batch", None, 200),
     ("GET", "/v1/ici/constituents?type=batch&date=2025-08-01", None, 200),

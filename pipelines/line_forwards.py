@@ -1,0 +1,184 @@
+"""Line forwards: the price of a line's then-current model at 1–12 months (methodology §5, "Line forwards").
+
+A team following a line pays, at a horizon h, the price of whatever model the line offers then:
+its current model, or a successor if one has come. Per line and mode:
+
+    L_h = S_h · R_h · Q_h
+
+- S_h · R_h, the current model's own forecast (`pipelines.forecast`: S_h the scheduled price,
+  R_h the atom at "no change" mixed with its change law; its mean is the forward curve's);
+- Q_h = 1 with probability 1 − Ps_h (no successor by h), else a draw of the succession law.
+- Ps_h = 1 − exp(−λ·h): successions arrive at a constant rate λ per month, fitted per line and
+  shrunk to its maker's, the maker's to every line's (`succession_rates`). A current model whose
+  maker has announced its retirement for a day by the horizon forces the move: Ps_h = 1 from then.
+- The succession law: the ratios of each successor's launch price to its predecessor's price on
+  that day, over every line (`lines.successor_ratio`), equal weights.
+
+R and Q are taken as independent, so the mean is S_h · E[R_h] · E[Q_h] and the median and band
+are quantiles of the product of two discrete laws (exact). Every input is what was known on
+`as_of`: the lines and the fixed model's law as built for that day, so a walk-forward backtest
+calls `build_line_forwards` at each anchor with the tables built then.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+from pipelines.forecast import NO_CHANGE, ChangeLaw, ProcessTable, mean_ratio
+from pipelines.lines import BEFORE_RETIREMENT
+from pipelines.months import months_between
+from pipelines.scheduled import SCHEDULED_COLUMNS, horizon_date, scheduled_beta
+
+HORIZONS = tuple(range(1, 13))  # months
+PRIOR_EXPOSURE_MONTHS = 12.0  # a line's rate is shrunk to its maker's as if observed this long more
+QUANTILES = (0.05, 0.5, 0.95)
+RATE_COLUMNS = ["line", "maker", "successions", "exposure_months", "maker_rate", "rate"]
+LINE_FORWARD_COLUMNS = [
+    "line", "maker", "mode", "tenor", "months", "current", "current_released", "spot", "scheduled", "p_change",
+    "fixed_forward", "fixed_median", "fixed_p05", "fixed_p95", "p_successor", "succession_rate", "successions",
+    "exposure_months", "maker_rate", "successor_mean", "successor_p05", "successor_p50", "successor_p95",
+    "law_successions", "retires_on", "beta_forward", "beta_median", "p05", "p95",
+]
+
+
+def _as_day(value) -> date | None:
+    if value is None or (not isinstance(value, date) and pd.isna(value)):
+        return None
+    return value.date() if isinstance(value, pd.Timestamp) else value
+
+
+def _known(lines: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    return lines[[_as_day(d) <= as_of for d in lines["released"]]]
+
+
+def _line_exposure(members: pd.DataFrame, as_of: date) -> tuple[int, float]:
+    """(successions, months observed) of one line: successions are its dated, in-order releases
+    after the first day it is seen; it is observed from that day to `as_of`, or to its last
+    retirement when every member is retired by then (a line that ended expects no successor)."""
+    bounded = members["release_basis"] == BEFORE_RETIREMENT
+    start = min(members.loc[~bounded, "released"] if (~bounded).any() else members["released"])
+    retired = [_as_day(d) for d in members["retired_on"]]
+    ended = all(d is not None and d <= as_of for d in retired)
+    end = max(retired) if ended else as_of
+    later = members[members["dated"].astype(bool) & ~members["out_of_order"].astype(bool)
+                    & (members["released"] > start)]
+    return int(later["released"].nunique()), max(float(months_between(start, end)), 0.0)
+
+
+def succession_rates(lines: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """λ per line (RATE_COLUMNS), successions per month: (n + A·λ_maker)/(T + A), the maker's
+    λ_maker = (n_maker + A·λ_all)/(T_maker + A), λ_all = Σn/ΣT over every line, A =
+    PRIOR_EXPOSURE_MONTHS: the exponential rate's estimate with censoring, shrunk."""
+    known = _known(lines, as_of)
+    rows = [(line, members["maker"].iloc[0], *_line_exposure(members, as_of))
+            for line, members in known.groupby("line", sort=True)]
+    frame = pd.DataFrame(rows, columns=RATE_COLUMNS[:4])
+    total = frame["exposure_months"].sum()
+    pooled = frame["successions"].sum() / total if total > 0 else 0.0
+    makers = frame.groupby("maker")[["successions", "exposure_months"]].sum()
+    maker_rate = (makers["successions"] + PRIOR_EXPOSURE_MONTHS * pooled) / (makers["exposure_months"]
+                                                                            + PRIOR_EXPOSURE_MONTHS)
+    frame["maker_rate"] = frame["maker"].map(maker_rate).astype(float)
+    frame["rate"] = ((frame["successions"] + PRIOR_EXPOSURE_MONTHS * frame["maker_rate"])
+                     / (frame["exposure_months"] + PRIOR_EXPOSURE_MONTHS))
+    return frame[RATE_COLUMNS]
+
+
+def succession_law(lines: pd.DataFrame, as_of: date) -> ChangeLaw:
+    """The successor's launch price over its predecessor's, each succession launched by `as_of`
+    weighing the same (no change where none is known)."""
+    launched = [d is not None and d <= as_of for d in map(_as_day, lines["launch_date"])]
+    ratios = lines.loc[launched, "successor_ratio"].to_numpy(float)
+    ratios = np.sort(ratios[np.isfinite(ratios) & (ratios > 0)])
+    if not len(ratios):
+        return NO_CHANGE
+    return ChangeLaw(ratios, np.full(len(ratios), 1.0 / len(ratios)))
+
+
+def current_members(lines: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """Each line's current model on `as_of`: its newest in-order member released by then and not
+    retired (a retirement dated by then, or a retired status without a date)."""
+    known = _known(lines, as_of)
+    retired_on = [_as_day(d) for d in known["retired_on"]]
+    retired = np.array([(d is not None and d <= as_of) or (d is None and s == "retired")
+                        for d, s in zip(retired_on, known["status"], strict=True)], dtype=bool)
+    live = known[~retired & ~known["out_of_order"].astype(bool).to_numpy()]
+    return live.groupby("line", sort=True).tail(1).reset_index(drop=True)
+
+
+def mixture_atoms(p_change: float, law: ChangeLaw) -> tuple[np.ndarray, np.ndarray]:
+    """The atoms of a ratio that is 1 with probability 1 − p, else a draw of `law`: (values, weights)."""
+    return np.r_[1.0, law.ratios], np.r_[1.0 - p_change, p_change * law.weights]
+
+
+def product_quantiles(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray],
+                      probabilities) -> np.ndarray:
+    """Quantiles of X·Y, X and Y independent discrete laws (values, weights): the least value whose
+    cumulative weight reaches each probability (the convention of `forecast.mixture_quantiles`)."""
+    values = np.outer(first[0], second[0]).reshape(-1)
+    weights = np.outer(first[1], second[1]).reshape(-1)
+    order = np.argsort(values, kind="stable")
+    values, cdf = values[order], np.cumsum(weights[order])
+    return np.array([values[min(np.searchsorted(cdf, q - 1e-12), len(values) - 1)] for q in probabilities])
+
+
+def _successor_chance(rate: float, months: np.ndarray, retires_on: date | None, as_of: date) -> np.ndarray:
+    chance = 1.0 - np.exp(-rate * months)
+    if retires_on is not None and retires_on > as_of:
+        forced = np.array([retires_on <= horizon_date(as_of, h) for h in months])
+        chance = np.where(forced, 1.0, chance)
+    return chance
+
+
+def _scheduled_levels(current: pd.DataFrame, spots: pd.DataFrame, scheduled: pd.DataFrame, mode: str,
+                      as_of: date, months: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each current model's spot in `mode` and its scheduled price S_h at each horizon (rows, horizons)."""
+    spot = current["ticker"].map(spots.set_index("ticker")[f"beta_{mode}"]).to_numpy(float)
+    frame = pd.DataFrame({"ticker": current["ticker"].to_numpy(object), f"beta_{mode}": spot})
+    if not len(scheduled):
+        return spot, np.repeat(spot[:, None], len(months), axis=1)
+    return spot, np.column_stack([scheduled_beta(frame, scheduled, mode, as_of, h) for h in months])
+
+
+def build_line_forwards(lines: pd.DataFrame, processes: pd.DataFrame, change_laws: pd.DataFrame,
+                        spots: pd.DataFrame, scheduled: pd.DataFrame | None, as_of: date) -> pd.DataFrame:
+    """LINE_FORWARD_COLUMNS for each line whose current model has a forecast and a positive spot,
+    sync and batch, at each of HORIZONS; every table as known on `as_of`."""
+    scheduled = pd.DataFrame(columns=SCHEDULED_COLUMNS) if scheduled is None else scheduled
+    table = ProcessTable.read(processes, change_laws)
+    process_rows = {(t, m): i for i, (t, m) in enumerate(zip(table.tickers, table.modes, strict=True))}
+    rates = succession_rates(lines, as_of).set_index("line")
+    law = succession_law(lines, as_of)
+    law_stats = [law.mean, law.quantile(0.05), law.quantile(0.5), law.quantile(0.95), int(len(law.ratios))
+                 if law is not NO_CHANGE else 0]
+    months = np.array(HORIZONS, dtype=float)
+    current = current_members(lines, as_of)
+    p_change = table.p_change(months)
+    rows = []
+    for mode in ("sync", "batch"):
+        spot, levels = _scheduled_levels(current, spots, scheduled, mode, as_of, months)
+        for member, spot_now, level_now in zip(current.itertuples(), spot, levels, strict=True):
+            at = process_rows.get((member.ticker, mode))
+            if at is None or not spot_now > 0:
+                continue
+            rate = rates.loc[member.line]
+            retires_on = _as_day(member.retired_on)
+            p_successor = _successor_chance(float(rate["rate"]), months, retires_on, as_of)
+            fixed_law = table.laws[table.law_names[at]]
+            head = (member.line, member.maker, mode)
+            for h, level, p, ps in zip(months, level_now, p_change[at], p_successor, strict=True):
+                fixed = mixture_atoms(p, fixed_law)
+                line_q = product_quantiles(fixed, mixture_atoms(ps, law), QUANTILES)
+                fixed_q = product_quantiles(fixed, (np.ones(1), np.ones(1)), QUANTILES)
+                fixed_mean = float(mean_ratio(p, fixed_law.mean))
+                rows.append((
+                    *head, f"{int(h)}M", h, member.ticker, _as_day(member.released), spot_now, level, p,
+                    level * fixed_mean, *(level * fixed_q[[1, 0, 2]]), ps, float(rate["rate"]),
+                    int(rate["successions"]), float(rate["exposure_months"]), float(rate["maker_rate"]), *law_stats,
+                    retires_on, level * fixed_mean * float(mean_ratio(ps, law.mean)), *(level * line_q[[1, 0, 2]]),
+                ))
+    return pd.DataFrame(rows, columns=LINE_FORWARD_COLUMNS).sort_values(
+        ["line", "mode", "months"], kind="stable").reset_index(drop=True)
