@@ -320,6 +320,9 @@ class Endpoints(TypedDict):
     greeks: str
     forwards: str
     forwards_all: str
+    lines: str
+    line_forwards: str
+    line_by_name: str
     price: str
     compare: str
     history: str
@@ -795,6 +798,97 @@ class KeyUsageResponse(TypedDict):
     request_count: int
     tier: str
     rate_limit: str
+
+
+class Line(TypedDict):
+    """Line, as the API's document describes it."""
+    line: str
+    maker: str
+    family: str
+    count: int
+    members: list[LineMember]
+
+
+class LineForwardPoint(TypedDict):
+    """LineForwardPoint, as the API's document describes it."""
+    tenor: str
+    months: float
+    scheduled: float
+    p_change: float
+    fixed_forward: float
+    fixed_median: float
+    fixed_p05: float
+    fixed_p95: float
+    p_successor: float
+    succession_rate: float
+    successions: int
+    exposure_months: float
+    maker_rate: float
+    successor_mean: float
+    successor_p05: float
+    successor_p50: float
+    successor_p95: float
+    law_successions: int
+    retires_on: str | None
+    beta_forward: float
+    beta_median: float
+    p05: float
+    p95: float
+
+
+class LineForwards(TypedDict):
+    """LineForwards, as the API's document describes it."""
+    line: str
+    maker: str
+    mode: str
+    current: str
+    current_released: str
+    spot: float
+    members: list[str]
+    forwards: list[LineForwardPoint]
+    as_of: str
+
+
+class LineForwardsResponse(TypedDict):
+    """LineForwardsResponse, as the API's document describes it."""
+    data: LineForwards
+    oracle_timestamp: str
+    cache_age_seconds: int
+
+
+class LineList(TypedDict):
+    """LineList, as the API's document describes it."""
+    lines: list[Line]
+    count: int
+    makers: int
+
+
+class LineListResponse(TypedDict):
+    """LineListResponse, as the API's document describes it."""
+    data: LineList
+    oracle_timestamp: str
+    cache_age_seconds: int
+
+
+class LineMember(TypedDict):
+    """LineMember, as the API's document describes it."""
+    position: int
+    ticker: str
+    model_id: str
+    released: str
+    release_basis: str
+    dated: bool
+    out_of_order: bool
+    deprecated_on: str | None
+    retired_on: str | None
+    status: str | None
+    is_reasoning: bool | None
+    evidence: str
+    launch_date: str | None
+    launch_price: float | None
+    predecessor: str | None
+    predecessor_price: float | None
+    successor_ratio: float | None
 
 
 class ModelListResponse(TypedDict):
@@ -1681,6 +1775,13 @@ __all__ = [
     'KeyRevokedResponse',
     'KeyUsage',
     'KeyUsageResponse',
+    'Line',
+    'LineForwardPoint',
+    'LineForwards',
+    'LineForwardsResponse',
+    'LineList',
+    'LineListResponse',
+    'LineMember',
     'ModelListResponse',
     'ModelRecord',
     'ModelResponse',

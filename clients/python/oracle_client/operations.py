@@ -65,6 +65,13 @@ from oracle_client.models import (  # noqa: F401 - the types of the answers
     KeyRevokedResponse,
     KeyUsage,
     KeyUsageResponse,
+    Line,
+    LineForwardPoint,
+    LineForwards,
+    LineForwardsResponse,
+    LineList,
+    LineListResponse,
+    LineMember,
     ModelListResponse,
     ModelRecord,
     ModelResponse,
@@ -133,6 +140,9 @@ OPERATION_IDS = {
     'events': 'events',
     'backtest': 'backtest',
     'accuracy': 'accuracy',
+    'lines': 'lines',
+    'lineForwards': 'line_forwards',
+    'lineForwardsUnqualified': 'line_forwards_unqualified',
     'ici': 'ici',
     'iciConstituents': 'ici_constituents',
     'iciPublished': 'ici_published',
@@ -518,6 +528,57 @@ def accuracy() -> Call[Accuracy]:
     `GET /v1/accuracy` (operation `accuracy`).
     """
     return Call("GET", "/v1/accuracy")
+
+
+def lines() -> Call[LineList]:
+    """Every maker's model lines, with their members.
+
+    Each line (`maker/name`, e.g. anthropic/sonnet) with its members in release order: each member's
+    release date and how it was read (`release_basis`), its deprecation and retirement, the evidence
+    of its membership, and its launch price over its predecessor's that day (`successor_ratio`).
+    Methodology §5, "Lines".
+
+    `GET /v1/lines` (operation `lines`).
+    """
+    return Call("GET", "/v1/lines")
+
+
+def line_forwards(maker: str, name: str, *, mode: str | None = None) -> Call[LineForwards]:
+    """Forward of a model line at 1M–12M.
+
+    The expected output price (β, the mean), its median and 5%–95% band of the line's then-current
+    model at 1 to 12 months: the current model's own forecast (`fixed_forward`, as
+    `/v1/forwards/{ticker}`), the chance a successor has come by then (`p_successor`, from the
+    line's `succession_rate`) and the succession law (the successor's launch price over its
+    predecessor's). `mode` is sync (default) or batch. Methodology §5, "Line forwards".
+
+    Args:
+        maker: (path)
+        name: (path)
+        mode: sync (default) or batch
+
+    `GET /v1/lines/{maker}/{name}/forwards` (operation `lineForwards`).
+    """
+    return Call(
+        "GET",
+        f"/v1/lines/{_segment(maker)}/{_segment(name)}/forwards",
+        query={"mode": mode},
+    )
+
+
+def line_forwards_unqualified(name: str, *, mode: str | None = None) -> Call[LineForwards]:
+    """A line named without its maker: the closest lines.
+
+    A line is `maker/name` (`/v1/lines/anthropic/sonnet/forwards`); a name without its maker is a
+    404 that suggests the lines it could be.
+
+    Args:
+        name: (path)
+        mode: sync (default) or batch
+
+    `GET /v1/lines/{name}/forwards` (operation `lineForwardsUnqualified`).
+    """
+    return Call("GET", f"/v1/lines/{_segment(name)}/forwards", query={"mode": mode})
 
 
 def ici(*, type: str | None = None) -> Call[IciLevel]:
