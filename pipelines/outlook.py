@@ -60,3 +60,12 @@ def in_words(months: float, p_change: float | None, expected_ratio: float | None
         return "no change announced; no forecast (no price history to learn from)"
     return (f"no change announced; {_share(p_change)} chance of a change in {span}"
             + (f", expected {expected}" if expected else ""))
+
+
+def line_in_words(line: str, months: float, p_successor: float, expected_ratio: float) -> str:
+    """A line forward in words: "following anthropic/sonnet: 70% chance of a successor in 6
+    months; expected +37.2%" (the line's forward over the current model's spot)."""
+    span = f"{months:g} month" + ("" if months == 1 else "s")
+    expected = ("" if not math.isfinite(expected_ratio) or abs(expected_ratio - 1) < SAID_FROM
+                else ", expected " + f"{expected_ratio - 1:+.1%}".replace("-", "−"))
+    return f"following {line}: {_share(p_successor)} chance of a successor in {span}{expected}"

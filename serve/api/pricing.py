@@ -20,7 +20,7 @@ from litestar import Request, Response, post
 
 from pipelines.evidence import EVIDENCE_COLUMNS
 from pipelines.listings import BATCH, PRICE_FIELDS, SYNC
-from pipelines.outlook import announced_change, in_words
+from pipelines.outlook import announced_change, in_words, line_in_words
 from pipelines.pricing import (
     USAGE_FIELDS,
     CacheValue,
@@ -68,6 +68,7 @@ Horizon = Annotated[float, msgspec.Meta(gt=0, le=MAX_HORIZON, description="Forwa
 ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200,
                                         description="Ticker, batch ticker, model_id or alias (case-insensitive).")]
 Mode = Literal["sync", "batch"]
+Follow = Literal["model", "line"]
 Period = Literal["peak", "off_peak"]
 Count = Annotated[float, msgspec.Meta(ge=0, le=MAX_TOKENS, description="A count of requests or tool calls, ≥ 0.")]
 AsOf = Annotated[date, msgspec.Meta(description="Price at the prices in force on this date (YYYY-MM-DD, on or before "
@@ -105,6 +106,10 @@ class PriceRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
     horizon_months: Horizon | None = None
     mode: Mode | None = None
     as_of: AsOf | None = None
+    follow: Annotated[Follow, msgspec.Meta(
+        description="`model` (default): the forward stays on this model. `line`: also the forward of its line's "
+                    "then-current model (`line_forward`), a successor included; needs a whole horizon_months and "
+                    "the model to be its line's current model")] = "model"
 
 
 class CompareRequest(BilledUsage, kw_only=True, forbid_unknown_fields=True):
@@ -157,6 +162,20 @@ class ForwardOut(msgspec.Struct):
                     "expected move (methodology §5)")] = None
 
 
+class LineForwardOut(msgspec.Struct, kw_only=True):
+    line: str
+    current: Annotated[str, msgspec.Meta(description="The line's current model: the one priced")]
+    horizon_months: float
+    p_successor: Annotated[float, msgspec.Meta(description="The chance a successor has come by the horizon")]
+    cost: Annotated[float, msgspec.Meta(description="The expected cost at the horizon on the line's then-current "
+                                                    "model: spot_cost · beta_forward / spot")]
+    cost_median: float
+    cost_p05: float
+    cost_p95: float
+    beta_forward: float
+    outlook: str
+
+
 class CostLine(msgspec.Struct, kw_only=True):
     line: Annotated[str, msgspec.Meta(description="input, cached_input, cache_write_5m, cache_write_1h, output, "
                                                   "thinking, citation, request_fee, web_search, file_search, "
@@ -184,6 +203,8 @@ class Price(msgspec.Struct, kw_only=True):
     period: Annotated[str | None, msgspec.Meta(description="peak or off_peak for a model priced by the hour, "
                                                            "else null")]
     forward: ForwardOut | None = None
+    line_forward: Annotated[LineForwardOut | None, msgspec.Meta(
+        description="With follow \"line\": the cost at the horizon following the model's line")] = None
     cache_value: CacheValueOut | None = None
     as_of: Annotated[str | None, msgspec.Meta(description="The date whose prices were used, when asked")] = None
 
@@ -345,6 +366,35 @@ def _task_profile(profile: Profile) -> dict[str, float]:
             **{name: getattr(profile.usage, name) for name in USAGE_FIELDS}}  # its fields only, not what it caches
 
 
+def _line_forward(snapshot: LoadedSnapshot, ticker: str, mode: str, months: float | None,
+                  spot_cost: float) -> dict[str, Any]:
+    """The cost at `months` following the model's line (`line_forwards`): the task's spot cost
+    moved as the line's β is, as a fixed model's forward moves it. A 400 when it cannot be said."""
+    if months is None or months != int(months):
+        raise invalid("follow", "following the line needs a whole horizon_months, 1 to 12 (the line forwards' "
+                                "months)")
+    forwards = snapshot.table("line_forwards")
+    row = forwards[(forwards["current"] == ticker) & (forwards["mode"] == mode) & (forwards["months"] == months)]
+    if row.empty:
+        lines = snapshot.table("lines")
+        mine = lines[lines["ticker"] == ticker]
+        if mine.empty:
+            raise invalid("follow", f"{ticker} is in no line; send follow \"model\"")
+        line = mine["line"].iloc[0]
+        now = forwards[(forwards["line"] == line) & (forwards["mode"] == mode)]["current"]
+        where = f"its current model is {now.iloc[0]}; price that to follow the line" if len(now) else \
+            f"it has no {mode} line forward"
+        raise invalid("follow", f"{ticker} is not the current model of its line {line}: {where}")
+    point = row.iloc[0]
+    scale = spot_cost / float(point["spot"])
+    return {"line": point["line"], "current": ticker, "horizon_months": months,
+            "p_successor": float(point["p_successor"]), "cost": float(point["beta_forward"]) * scale,
+            "cost_median": float(point["beta_median"]) * scale, "cost_p05": float(point["p05"]) * scale,
+            "cost_p95": float(point["p95"]) * scale, "beta_forward": float(point["beta_forward"]),
+            "outlook": line_in_words(point["line"], months, float(point["p_successor"]),
+                                     float(point["beta_forward"]) / float(point["spot"]))}
+
+
 def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
     resolved = ModelInMode.of(snapshot, body.model, body.mode, forward=True)
     mode = resolved.mode
@@ -374,6 +424,8 @@ def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:
             snapshot.table("scheduled_changes"), resolved.ticker, mode, snapshot.as_of_day, months)
         expected = None if forward.cost is None or not cost.spot_cost else forward.cost / cost.spot_cost
         data["forward"] = {**vars(forward), "outlook": in_words(months, forward.p_change, expected, announced)}
+    if body.follow == "line":
+        data["line_forward"] = _line_forward(snapshot, resolved.ticker, mode, months, cost.spot_cost)
     if cost.cache_value is not None:
         data["cache_value"] = dict(vars(cost.cache_value))
     if body.as_of is not None:

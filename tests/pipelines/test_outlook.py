@@ -43,3 +43,12 @@ def test_every_published_tenor_says_its_own_figures(store):
             assert row.outlook == in_words(row.months, row.p_change, row.beta_forward / row.spot)
     announced = curves[(curves["ticker"] == "GEMINI-3.6-FLASH") & (curves["mode"] == "sync") & (curves["months"] == 6)]
     assert announced["outlook"].iloc[0].startswith("announced: doubles on 2027-01-01")
+
+
+def test_a_line_forward_in_words():
+    from pipelines.outlook import line_in_words
+
+    assert line_in_words("anthropic/sonnet", 6, 0.7003, 1.3717) == \
+        "following anthropic/sonnet: 70% chance of a successor in 6 months, expected +37.2%"
+    assert line_in_words("openai/gpt-mini", 1, 0.004, 1.0) == \
+        "following openai/gpt-mini: under 1% chance of a successor in 1 month"

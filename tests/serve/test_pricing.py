@@ -308,6 +308,32 @@ def test_compare_says_each_forward_in_the_words_of_its_published_tenor(client, t
     assert "outlook" not in post(client, "/v1/compare", {"n_in": 2000, "n_out": 500, "models": ["O3"]})["models"][0]
 
 
+def test_following_the_line_prices_the_lines_then_current_model(client, store):
+    """`follow: line` adds the line forward beside the model's own: the task's spot cost moved as
+    the published line forward moves β; a model that is not its line's current one is refused."""
+    forwards, lines = store.read_table("line_forwards"), store.read_table("lines")
+    point = forwards[(forwards["mode"] == "sync") & (forwards["months"] == 3)].sort_values("line").iloc[0]
+    body = {"model": point["current"], "n_in": 3000, "n_out": 800, "horizon_months": 3}
+    data = post(client, "/v1/price", {**body, "follow": "line"})
+    line = data["line_forward"]
+    scale = data["spot_cost"] / point["spot"]
+    assert (line["line"], line["current"]) == (point["line"], point["current"])
+    assert line["p_successor"] == pytest.approx(point["p_successor"], rel=1e-12)
+    assert line["cost"] == pytest.approx(point["beta_forward"] * scale, rel=1e-12)
+    assert (line["cost_p05"], line["cost_median"], line["cost_p95"]) == pytest.approx(
+        (point["p05"] * scale, point["beta_median"] * scale, point["p95"] * scale), rel=1e-12)
+    assert line["outlook"].startswith(f"following {point['line']}: ")
+    assert data["forward"] == post(client, "/v1/price", body)["forward"]  # staying on the model, beside it
+    assert "line_forward" not in post(client, "/v1/price", body)
+    older = lines[(lines["line"] == point["line"]) & (lines["ticker"] != point["current"])]
+    if len(older):
+        problem(client.post("/v1/price", json={**body, "model": older["ticker"].iloc[0], "follow": "line"}), 400,
+                "invalid_input", "follow")
+    refused = problem(client.post("/v1/price", json={**body, "horizon_months": 2.5, "follow": "line"}), 400,
+                      "invalid_input", "follow")
+    assert "whole horizon_months" in refused["detail"]
+
+
 def test_compare_in_batch_mode_uses_the_batch_rates(client, tables):
     data = post(client, "/v1/compare", {"n_in": 4000, "n_out": 1000, "mode": "batch", "models": ["O3", "SONNET-4",
                                                                                                  "GPT-OSS-120B"]})

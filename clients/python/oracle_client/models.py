@@ -809,6 +809,25 @@ class Line(TypedDict):
     members: list[LineMember]
 
 
+class LineForwardOut(TypedDict):
+    """LineForwardOut, as the API's document describes it."""
+    line: str
+    current: str
+    """The line's current model: the one priced"""
+    horizon_months: float
+    p_successor: float
+    """The chance a successor has come by the horizon"""
+    cost: float
+    """The expected cost at the horizon on the line's then-current model: spot_cost · beta_forward /
+    spot
+    """
+    cost_median: float
+    cost_p05: float
+    cost_p95: float
+    beta_forward: float
+    outlook: str
+
+
 class LineForwardPoint(TypedDict):
     """LineForwardPoint, as the API's document describes it."""
     tenor: str
@@ -1001,6 +1020,8 @@ class Price(TypedDict):
     period: str | None
     """peak or off_peak for a model priced by the hour, else null"""
     forward: NotRequired[ForwardOut | None]
+    line_forward: NotRequired[LineForwardOut | None]
+    """With follow "line": the cost at the horizon following the model's line"""
     cache_value: NotRequired[CacheValueOut | None]
     as_of: NotRequired[str | None]
     """The date whose prices were used, when asked"""
@@ -1086,6 +1107,11 @@ class PriceRequest(TypedDict):
     as_of: NotRequired[str | None]
     """Price at the prices in force on this date (YYYY-MM-DD, on or before the snapshot's), from the
     daily history; not with a horizon.
+    """
+    follow: NotRequired[str]
+    """`model` (default): the forward stays on this model. `line`: also the forward of its line's then-
+    current model (`line_forward`), a successor included; needs a whole horizon_months and the model
+    to be its line's current model
     """
 
 
@@ -1776,6 +1802,7 @@ __all__ = [
     'KeyUsage',
     'KeyUsageResponse',
     'Line',
+    'LineForwardOut',
     'LineForwardPoint',
     'LineForwards',
     'LineForwardsResponse',

@@ -66,6 +66,7 @@ from oracle_client.models import (  # noqa: F401 - the types of the answers
     KeyUsage,
     KeyUsageResponse,
     Line,
+    LineForwardOut,
     LineForwardPoint,
     LineForwards,
     LineForwardsResponse,
@@ -705,6 +706,7 @@ def price(
     horizon_months: float | None = None,
     mode: str | None = None,
     as_of: date | str | None = None,
+    follow: str | None = None,
 ) -> Call[Price]:
     """The cost of a task profile on one model.
 
@@ -729,6 +731,9 @@ def price(
         mode: (body)
         as_of: Price at the prices in force on this date (YYYY-MM-DD, on or before the snapshot's),
     from the daily history; not with a horizon.
+        follow: `model` (default): the forward stays on this model. `line`: also the forward of its
+    line's then-current model (`line_forward`), a successor included; needs a whole horizon_months
+    and the model to be its line's current model
 
     `POST /v1/price` (operation `price`).
     """
@@ -753,6 +758,7 @@ def price(
             "horizon_months": horizon_months,
             "mode": mode,
             "as_of": as_of,
+            "follow": follow,
         },
     )
 
