@@ -80,17 +80,22 @@ def build_forward_curves(processes: pd.DataFrame, change_laws: pd.DataFrame, spo
         frame = curves.iloc[at].rename(columns={"spot": f"beta_{mode}"})
         level[at] = scheduled_beta(frame, scheduled, mode, as_of, h) if len(scheduled) else level[at]
     curves["scheduled"] = level
-    curves["evidence"] = _evidence(curves, table, processes)
+    announced = _announced(curves)
+    curves["evidence"] = _evidence(curves, table, processes, announced)
     curves["beta_forward"] = level * curves["decay_factor"]
     for column in ("beta_median", "p05", "p95"):
         curves[column] = level * curves[column]
-    curves["outlook"] = _outlooks(curves, scheduled, as_of)
+    curves["outlook"] = _outlooks(curves, scheduled, as_of, announced)
     return curves.sort_values(["ticker", "mode", "months"], kind="stable").reset_index(drop=True)[FORWARD_COLUMNS]
 
 
-def _outlooks(curves: pd.DataFrame, scheduled: pd.DataFrame, as_of: date | None) -> list[str]:
+def _announced(curves: pd.DataFrame) -> np.ndarray:
+    """Where an announced price moves the point off the spot."""
+    return ~np.isclose(curves["scheduled"].to_numpy(float), curves["spot"].to_numpy(float), rtol=1e-12, atol=0)
+
+
+def _outlooks(curves: pd.DataFrame, scheduled: pd.DataFrame, as_of: date | None, announced: np.ndarray) -> list[str]:
     """Each row's forward in words (`pipelines.outlook`); an announcement read only where one moves it."""
-    announced = ~np.isclose(curves["scheduled"].to_numpy(float), curves["spot"].to_numpy(float), rtol=1e-12, atol=0)
     return [in_words(months, p_change, forward / spot,
                      announced_change(scheduled, ticker, mode, as_of, months) if moved else None)
             for ticker, mode, months, p_change, forward, spot, moved in zip(
@@ -98,11 +103,11 @@ def _outlooks(curves: pd.DataFrame, scheduled: pd.DataFrame, as_of: date | None)
                 curves["spot"], announced, strict=True)]
 
 
-def _evidence(curves: pd.DataFrame, table: ProcessTable, processes: pd.DataFrame) -> np.ndarray:
+def _evidence(curves: pd.DataFrame, table: ProcessTable, processes: pd.DataFrame,
+              announced: np.ndarray) -> np.ndarray:
     """The `evidence` of each row of `curves` (each process's tenors in TENORS order)."""
     rises = processes.drop_duplicates(["ticker", "mode"]).set_index(["ticker", "mode"])["rise_evidence"]
     rise = rises.reindex(pd.MultiIndex.from_arrays([table.tickers, table.modes])).to_numpy(object)
     maker = np.where(table.law_names == ROSE, [f"{MAKER_INCREASE}: {r}" for r in rise], "")
-    announced = ~np.isclose(curves["scheduled"].to_numpy(float), curves["spot"].to_numpy(float), rtol=1e-12, atol=0)
     parts = zip(np.where(announced, ANNOUNCED, ""), np.repeat(maker, len(TENORS)), strict=True)
     return np.array(["; ".join(p for p in pair if p) or NO_RISE_EVIDENCE for pair in parts], dtype=object)

@@ -28,18 +28,12 @@ import pandas as pd
 
 from pipelines.backtest import BAND, band_share, target_date
 from pipelines.forecast import ChangeLaw
-from pipelines.line_forwards import mixture_atoms
+from pipelines.line_forwards import mixture_atoms, product_atoms, successor_chance
 
 LINE_TENORS = {"1M": 1, "3M": 3, "6M": 6}
 LINE_METHODS = ("line", "fixed", "flat")
 CASE_COLUMNS = ["anchor", "line", "maker", "tenor", "months", "target_date", "current", "spot", "successor",
                 "arrived", "realised", "method", "forecast", "p_successor", "rel_error", "crps", "covered"]
-
-
-def product_atoms(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """The atoms of X·Y, X and Y independent discrete laws (values, weights)."""
-    return np.outer(first[0], second[0]).reshape(-1), np.outer(first[1], second[1]).reshape(-1)
 
 
 def step_crps(values: np.ndarray, weights: np.ndarray, x: float) -> float:
@@ -67,13 +61,6 @@ def score_case(atoms: tuple[np.ndarray, np.ndarray], x: float) -> dict[str, floa
             "covered": float(band_share(np.array([low]), np.array([high]), BAND)[0])}
 
 
-def successor_chance(rate: float, months: float, retires_on: date | None, anchor: date) -> float:
-    """1 − exp(−λ·h), or 1 when the current model's announced retirement falls by then."""
-    if retires_on is not None and anchor < retires_on <= target_date(anchor, months):
-        return 1.0
-    return float(1.0 - np.exp(-rate * months))
-
-
 def line_cases(anchor: date, current: pd.DataFrame, rates: pd.DataFrame, succession: ChangeLaw,
                fixed: pd.DataFrame, laws: dict[str, ChangeLaw], outcome) -> list[dict]:
     """Every scored case of one anchor. `current`: each line's current member then
@@ -93,7 +80,7 @@ def line_cases(anchor: date, current: pd.DataFrame, rates: pd.DataFrame, success
                 continue
             successor, realised = seen
             retires_on = None if pd.isna(member.retired_on) else pd.Timestamp(member.retired_on).date()
-            ps = successor_chance(float(rates.loc[member.line, "rate"]), months, retires_on, anchor)
+            ps = float(successor_chance(float(rates.loc[member.line, "rate"]), months, retires_on, anchor))
             own = mixture_atoms(float(row["p_change"]), laws[row["change_law"]])
             laws_of = {"line": product_atoms(own, mixture_atoms(ps, succession)), "fixed": own,
                        "flat": (np.ones(1), np.ones(1))}

@@ -114,21 +114,29 @@ def mixture_atoms(p_change: float, law: ChangeLaw) -> tuple[np.ndarray, np.ndarr
     return np.r_[1.0, law.ratios], np.r_[1.0 - p_change, p_change * law.weights]
 
 
+def product_atoms(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The atoms of X·Y, X and Y independent discrete laws (values, weights)."""
+    return np.outer(first[0], second[0]).reshape(-1), np.outer(first[1], second[1]).reshape(-1)
+
+
 def product_quantiles(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray],
                       probabilities) -> np.ndarray:
     """Quantiles of X·Y, X and Y independent discrete laws (values, weights): the least value whose
     cumulative weight reaches each probability (the convention of `forecast.mixture_quantiles`)."""
-    values = np.outer(first[0], second[0]).reshape(-1)
-    weights = np.outer(first[1], second[1]).reshape(-1)
+    values, weights = product_atoms(first, second)
     order = np.argsort(values, kind="stable")
     values, cdf = values[order], np.cumsum(weights[order])
     return np.array([values[min(np.searchsorted(cdf, q - 1e-12), len(values) - 1)] for q in probabilities])
 
 
-def _successor_chance(rate: float, months: np.ndarray, retires_on: date | None, as_of: date) -> np.ndarray:
+def successor_chance(rate: float, months, retires_on: date | None, as_of: date) -> np.ndarray:
+    """1 − exp(−λ·h) at each horizon (`months`, a number or an array), or 1 from the day the current
+    model's announced retirement falls."""
+    months = np.asarray(months, dtype=float)
     chance = 1.0 - np.exp(-rate * months)
     if retires_on is not None and retires_on > as_of:
-        forced = np.array([retires_on <= horizon_date(as_of, h) for h in months])
+        forced = np.array([retires_on <= horizon_date(as_of, h) for h in months.reshape(-1)]).reshape(months.shape)
         chance = np.where(forced, 1.0, chance)
     return chance
 
@@ -166,7 +174,7 @@ def build_line_forwards(lines: pd.DataFrame, processes: pd.DataFrame, change_law
                 continue
             rate = rates.loc[member.line]
             retires_on = _as_day(member.retired_on)
-            p_successor = _successor_chance(float(rate["rate"]), months, retires_on, as_of)
+            p_successor = successor_chance(float(rate["rate"]), months, retires_on, as_of)
             fixed_law = table.laws[table.law_names[at]]
             head = (member.line, member.maker, mode)
             for h, level, p, ps in zip(months, level_now, p_change[at], p_successor, strict=True):

@@ -42,16 +42,26 @@ def _change(ratio: float) -> str:
         f"{ratio - 1:+.0%}".replace("-", "−")
 
 
+def _span(months: float) -> str:
+    return f"{months:g} month" + ("" if months == 1 else "s")
+
+
 def _share(p: float) -> str:
     return "under 1%" if 0 < p < 0.005 else f"{p:.0%}"
+
+
+def _expected(ratio: float | None) -> str:
+    """An expected move in words ("+101.5%", "−4.1%"), or "" where it is under SAID_FROM or unknown."""
+    if ratio is None or not math.isfinite(ratio) or abs(ratio - 1) < SAID_FROM:
+        return ""
+    return f"{ratio - 1:+.1%}".replace("-", "−")
 
 
 def in_words(months: float, p_change: float | None, expected_ratio: float | None,
              announced: tuple[date, float] | None = None) -> str:
     """The sentence for one forward (see the module); `expected_ratio` is the forward over the spot."""
-    span = f"{months:g} month" + ("" if months == 1 else "s")
-    expected = ("" if expected_ratio is None or not math.isfinite(expected_ratio)
-                or abs(expected_ratio - 1) < SAID_FROM else f"{expected_ratio - 1:+.1%}".replace("-", "−"))
+    span = _span(months)
+    expected = _expected(expected_ratio)
     if announced is not None:
         day, ratio = announced
         return f"announced: {_change(ratio)} on {day.isoformat()}" + (f"; expected {expected} in {span}"
@@ -65,7 +75,7 @@ def in_words(months: float, p_change: float | None, expected_ratio: float | None
 def line_in_words(line: str, months: float, p_successor: float, expected_ratio: float) -> str:
     """A line forward in words: "following anthropic/sonnet: 70% chance of a successor in 6
     months; expected +37.2%" (the line's forward over the current model's spot)."""
-    span = f"{months:g} month" + ("" if months == 1 else "s")
-    expected = ("" if not math.isfinite(expected_ratio) or abs(expected_ratio - 1) < SAID_FROM
-                else ", expected " + f"{expected_ratio - 1:+.1%}".replace("-", "−"))
-    return f"following {line}: {_share(p_successor)} chance of a successor in {span}{expected}"
+    span = _span(months)
+    expected = _expected(expected_ratio)
+    return (f"following {line}: {_share(p_successor)} chance of a successor in {span}"
+            + (f", expected {expected}" if expected else ""))

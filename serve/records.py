@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from serve.lookup import UnknownModel
 from serve.problems import Problem
 from serve.respond import records
@@ -47,3 +49,13 @@ def record_of(snapshot: LoadedSnapshot, table: str, ticker: str) -> dict[str, An
     by_ticker = memoized(snapshot, ("by_ticker", table),
                          lambda: {row["ticker"]: row for row in table_records(snapshot, table)})
     return by_ticker[ticker]
+
+
+def optional_table(snapshot: LoadedSnapshot, name: str, code: str, kept_since: str) -> pd.DataFrame:
+    """A table an older snapshot may lack (`servable.OPTIONAL_TABLES_READ`), or a 503 saying the
+    snapshot was published before `kept_since` and that the next refresh adds it."""
+    try:
+        return snapshot.table(name)
+    except LookupError:
+        raise Problem(503, code, f"snapshot {snapshot.snapshot_id} has no {name} table: it was published before "
+                                 f"{kept_since}; the next refresh adds it") from None

@@ -14,7 +14,7 @@ from litestar.params import Parameter
 from serve.deps import Reply
 from serve.params import enum_param, one_of
 from serve.problems import Problem, invalid
-from serve.records import memoized
+from serve.records import memoized, optional_table
 from serve.respond import envelope_type, records
 from serve.routing import get
 from serve.state import LoadedSnapshot
@@ -56,12 +56,11 @@ IciRecordResponse = envelope_type("IciRecordResponse", IciRecord)
 TypeParam = Annotated[str, enum_param("unified (the default), batch or sync", ICI_TYPES, query="type")]
 
 
+NO_INDEX_RECORD = "no_index_record"  # the code of a 503 for a snapshot published before the index kept a table
+
+
 def _table(snapshot: LoadedSnapshot, name: str) -> pd.DataFrame:
-    try:
-        return snapshot.table(name)
-    except LookupError:
-        raise Problem(503, "no_index_record", f"snapshot {snapshot.snapshot_id} has no {name} table: it was "
-                                              "published before the index kept it; the next refresh adds it") from None
+    return optional_table(snapshot, name, NO_INDEX_RECORD, "the index kept it")
 
 
 def _of_variant(reply: Reply, type_: str, name: str,

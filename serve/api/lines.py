@@ -19,7 +19,7 @@ from serve.deps import Reply
 from serve.documented import problem
 from serve.params import MODES, SYNC, enum_param, one_of
 from serve.problems import Problem
-from serve.records import memoized
+from serve.records import memoized, optional_table
 from serve.respond import envelope_type, records
 from serve.routing import get
 from serve.state import LoadedSnapshot
@@ -63,12 +63,12 @@ LinesResponse = envelope_type("LineListResponse", LineList)
 LineForwardsResponse = envelope_type("LineForwardsResponse", LineForwards)
 
 
+NO_LINES = "no_lines"  # the code of a 503 for a snapshot published before lines were kept
+
+
 def _table(snapshot: LoadedSnapshot, name: str) -> pd.DataFrame:
-    try:
-        return snapshot.table(name)
-    except LookupError:
-        raise Problem(503, "no_lines", f"snapshot {snapshot.snapshot_id} has no {name} table: it was published "
-                                       "before lines were kept; the next refresh adds it") from None
+    """`lines` or `line_forwards`, or a 503 for a snapshot published before lines were kept."""
+    return optional_table(snapshot, name, NO_LINES, "lines were kept")
 
 
 def _every_line(snapshot: LoadedSnapshot) -> dict[str, Any]:

@@ -54,7 +54,7 @@ from serve.model_mode import ModelInMode, check_fit
 from serve.outlook import forward_chances, forward_ratios, process_of
 from serve.params import MAX_TOKENS, Eta, Tokens, in_mode
 from serve.problems import invalid
-from serve.records import memoized, record_of
+from serve.records import memoized, optional_table, record_of
 from serve.respond import TidyList, column_values, envelope_type, records, tidy_columns, tidy_floats
 from serve.routing import get
 from serve.state import LoadedSnapshot
@@ -366,6 +366,15 @@ def _task_profile(profile: Profile) -> dict[str, float]:
             **{name: getattr(profile.usage, name) for name in USAGE_FIELDS}}  # its fields only, not what it caches
 
 
+def _line_forward_rows(snapshot: LoadedSnapshot) -> dict[tuple[str, str, float], dict[str, Any]]:
+    """(current model, mode, months) → its `line_forwards` row, once per snapshot."""
+    def index() -> dict[tuple[str, str, float], dict[str, Any]]:
+        table = optional_table(snapshot, "line_forwards", "no_lines", "lines were kept")
+        return {(row["current"], row["mode"], row["months"]): row for row in table.to_dict("records")}
+
+    return memoized(snapshot, ("line_forward_rows",), index)
+
+
 def _line_forward(snapshot: LoadedSnapshot, ticker: str, mode: str, months: float | None,
                   spot_cost: float) -> dict[str, Any]:
     """The cost at `months` following the model's line (`line_forwards`): the task's spot cost
@@ -373,19 +382,18 @@ def _line_forward(snapshot: LoadedSnapshot, ticker: str, mode: str, months: floa
     if months is None or months != int(months):
         raise invalid("follow", "following the line needs a whole horizon_months, 1 to 12 (the line forwards' "
                                 "months)")
-    forwards = snapshot.table("line_forwards")
-    row = forwards[(forwards["current"] == ticker) & (forwards["mode"] == mode) & (forwards["months"] == months)]
-    if row.empty:
-        lines = snapshot.table("lines")
+    point = _line_forward_rows(snapshot).get((ticker, mode, float(months)))
+    if point is None:
+        lines = optional_table(snapshot, "lines", "no_lines", "lines were kept")
         mine = lines[lines["ticker"] == ticker]
         if mine.empty:
             raise invalid("follow", f"{ticker} is in no line; send follow \"model\"")
         line = mine["line"].iloc[0]
+        forwards = optional_table(snapshot, "line_forwards", "no_lines", "lines were kept")
         now = forwards[(forwards["line"] == line) & (forwards["mode"] == mode)]["current"]
         where = f"its current model is {now.iloc[0]}; price that to follow the line" if len(now) else \
             f"it has no {mode} line forward"
         raise invalid("follow", f"{ticker} is not the current model of its line {line}: {where}")
-    point = row.iloc[0]
     scale = spot_cost / float(point["spot"])
     return {"line": point["line"], "current": ticker, "horizon_months": months,
             "p_successor": float(point["p_successor"]), "cost": float(point["beta_forward"]) * scale,
