@@ -10,7 +10,7 @@ from assets.history_rows import backtest_rows, observed_rows, spot_rows
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
 from assets.worker_processes import ordered_map, spare_cores
-from pipelines.backtest import backtest_parts
+from pipelines.backtest import backtest_parts, realised_sync
 from pipelines.change_panel import Histories, change_points
 from pipelines.events import build_events, price_moves
 from pipelines.evidence import compared, spot_evidence
@@ -27,6 +27,7 @@ from pipelines.ici import (
     last_rebalance,
     levels_on,
 )
+from pipelines.line_backtest import line_accuracy, run_line_backtest
 from pipelines.line_forwards import build_line_forwards
 from pipelines.lines import build_lines
 from pipelines.registry import Rules
@@ -182,7 +183,19 @@ def backtest_reliability(backtest):
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
-def accuracy(backtest):
+def line_backtest(price_observations, price_history: TableFile, models, sources: PriceSources,
+                  settings: RefreshSettings):
+    """Every walk-forward forecast of a line's price (the line forward, the fixed model's own
+    forecast and flat) at 1, 3 and 6 months, scored against what the line offered then."""
+    as_of = settings.as_of_date()
+    rules = Rules.from_frame(sources.seed_table("model_rules"))
+    return run_line_backtest(price_observations, observed_rows(price_history),
+                             realised_sync(backtest_rows(price_history, as_of)), models, rules, as_of)
+
+
+@asset(group_name=GROUP, kinds={"parquet"})
+def accuracy(backtest, line_backtest):
     """The headline: the oracle against both baselines per tenor, every model and fixed names
-    apart, with standard errors and a verdict in words."""
-    return accuracy_table(backtest)
+    apart, and line forwards against flat and the fixed model, with standard errors and a
+    verdict in words."""
+    return pd.concat([accuracy_table(backtest), line_accuracy(line_backtest)], ignore_index=True)

@@ -259,10 +259,10 @@ def score(forecasts: pd.DataFrame, laws: dict[str, ChangeLaw], history: pd.DataF
     cases whose window holds a revision (`revisions`: the change points of the full history),
     and score every case (`forecasts` and `laws` as `forecasts_at` gives them). `history` needs
     only its sync rows on `scored_days`."""
-    return _score(forecasts, laws, _realised(history), revisions, as_of)
+    return _score(forecasts, laws, realised_sync(history), revisions, as_of)
 
 
-def _realised(history: pd.DataFrame) -> pd.Series:
+def realised_sync(history: pd.DataFrame) -> pd.Series:
     """The sync β by (ticker, date)."""
     return history[history["mode"] == SYNC].set_index(["ticker", "date"])["output"]
 
@@ -350,7 +350,7 @@ def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, observed: 
         points[anchor] = _points_of(known, anchor)
         if at_anchors is not None:
             at_anchors[anchor] = _moves_of(known, models, anchor)
-    scored_at = AnchorScorer(points, models, rules, _realised(history), revisions, as_of, at_anchors)
+    scored_at = AnchorScorer(points, models, rules, realised_sync(history), revisions, as_of, at_anchors)
     yield from map_anchors(scored_at, anchors)
 
 

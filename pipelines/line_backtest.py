@@ -1,5 +1,5 @@
 """Walk-forward backtest of line forwards (`pipelines.line_forwards`), against flat and against
-the fixed model's own forecast.
+the fixed model's own forecast (methodology §9, "Line forwards, scored walk-forward").
 
 At each monthly anchor (`backtest.anchor_dates`) everything is as known then: the lines and
 their current models (`lines.build_lines`, `line_forwards.current_members`), the succession
@@ -12,28 +12,56 @@ price is forecast three ways, each a discrete law of the ratio to the current mo
 - `fixed`: the current model's law alone (the successor never comes);
 - `flat`: the spot stays.
 
-The outcome is the sync β, on the target date, of the line's current model then (as the lines
-read on that day), and whether a successor had arrived. Scores, all in units of the spot: the
-error of the mean, the CRPS of the law (exact for a step CDF), the randomised PIT's share in the
-90% band (`backtest.band_share`), and the Brier score of the chance a successor arrives (`line`;
-`fixed` and `flat` say no successor). Standard errors are by a block bootstrap over lines.
+The outcome is what happened: the sync β, on the target date, of the model the line offered
+then (its current model on that day in the lines as built today), and whether that is a
+successor. Scores, all in units of the spot: the error of the mean, the log-ratio of the mean
+and the absolute error of the median, the CRPS of the law (exact for a step CDF), the randomised
+PIT's share in the 90% band (`backtest.band_share`), and the Brier score of the chance a
+successor arrives (`line`; `fixed` and `flat` say no successor; the base rate is every line's
+pooled rate then, `line_forwards.pooled_rate`). `line_accuracy` gives the scorecard rows of the
+`accuracy` table (scope `line`), with standard errors by a block bootstrap over lines.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 import numpy as np
 import pandas as pd
 
-from pipelines.backtest import BAND, band_share, target_date
+from pipelines.backtest import BAND, START, anchor_dates, band_share, forecasts_at, target_date
 from pipelines.forecast import ChangeLaw
-from pipelines.line_forwards import mixture_atoms, product_atoms, successor_chance
+from pipelines.line_forwards import (
+    current_members,
+    mixture_atoms,
+    pooled_rate,
+    product_atoms,
+    product_quantiles,
+    succession_law,
+    succession_rates,
+    successor_chance,
+)
+from pipelines.lines import build_lines
+from pipelines.registry import Rules
+from pipelines.scorecard import (
+    accuracy_frame,
+    beyond,
+    bootstrap_draws,
+    mean_gap_se,
+    metrics_of,
+    rmse_gap_se,
+    versus,
+)
 
 LINE_TENORS = {"1M": 1, "3M": 3, "6M": 6}
 LINE_METHODS = ("line", "fixed", "flat")
+LINE_SCOPE = "line"
 CASE_COLUMNS = ["anchor", "line", "maker", "tenor", "months", "target_date", "current", "spot", "successor",
-                "arrived", "realised", "method", "forecast", "p_successor", "rel_error", "crps", "covered"]
+                "arrived", "realised", "method", "forecast", "median", "p_successor", "p_base", "rel_error",
+                "log_error", "ape", "crps", "covered"]
+# What happened on a day on a line: the model it offered then and that model's sync β, or None.
+Outcome = Callable[[str, date], "tuple[str, float] | None"]
 
 
 def step_crps(values: np.ndarray, weights: np.ndarray, x: float) -> float:
@@ -54,20 +82,22 @@ def pit_bounds(values: np.ndarray, weights: np.ndarray, x: float, tolerance: flo
 
 
 def score_case(atoms: tuple[np.ndarray, np.ndarray], x: float) -> dict[str, float]:
-    """The mean, CRPS and band share of one law of the ratio at the realised ratio `x`."""
+    """The mean, median, CRPS and band share of one law of the ratio at the realised ratio `x`."""
     values, weights = atoms
     low, high = pit_bounds(values, weights, x)
-    return {"forecast": float(np.dot(values, weights)), "crps": step_crps(values, weights, x),
+    return {"forecast": float(np.dot(values, weights)),
+            "median": float(product_quantiles(atoms, (np.ones(1), np.ones(1)), (0.5,))[0]),
+            "crps": step_crps(values, weights, x),
             "covered": float(band_share(np.array([low]), np.array([high]), BAND)[0])}
 
 
 def line_cases(anchor: date, current: pd.DataFrame, rates: pd.DataFrame, succession: ChangeLaw,
-               fixed: pd.DataFrame, laws: dict[str, ChangeLaw], outcome) -> list[dict]:
-    """Every scored case of one anchor. `current`: each line's current member then
+               fixed: pd.DataFrame, laws: dict[str, ChangeLaw], outcome: Outcome) -> list[dict]:
+    """Every scored case of one anchor (CASE_COLUMNS). `current`: each line's current member then
     (`current_members`); `rates`: `succession_rates` then, by line; `fixed`: the oracle rows of
-    `forecasts_at` (ticker, tenor, spot, p_change, change_law); `outcome(line, day)`: the line's
-    current ticker and its sync β on `day`, or None where either is unknown."""
+    `forecasts_at` (ticker, tenor, spot, p_change, change_law); `outcome`: what happened."""
     oracle = fixed.set_index(["ticker", "tenor"])
+    pooled = pooled_rate(rates)
     cases = []
     for member in current.itertuples():
         for tenor, months in LINE_TENORS.items():
@@ -84,47 +114,132 @@ def line_cases(anchor: date, current: pd.DataFrame, rates: pd.DataFrame, success
             own = mixture_atoms(float(row["p_change"]), laws[row["change_law"]])
             laws_of = {"line": product_atoms(own, mixture_atoms(ps, succession)), "fixed": own,
                        "flat": (np.ones(1), np.ones(1))}
-            arrived = successor != member.ticker
+            ratio = realised / spot
             for method, atoms in laws_of.items():
-                scored = score_case(atoms, realised / spot)
+                scored = score_case(atoms, ratio)
                 cases.append({"anchor": anchor, "line": member.line, "maker": member.maker, "tenor": tenor,
-                              "months": months, "target_date": day, "current": member.ticker, "spot": spot,
-                              "successor": successor, "arrived": arrived, "realised": realised, "method": method,
-                              "forecast": scored["forecast"] * spot, "p_successor": ps if method == "line" else 0.0,
-                              "rel_error": scored["forecast"] - realised / spot, "crps": scored["crps"],
+                              "months": float(months), "target_date": day, "current": member.ticker, "spot": spot,
+                              "successor": successor, "arrived": successor != member.ticker, "realised": realised,
+                              "method": method, "forecast": scored["forecast"] * spot,
+                              "median": scored["median"] * spot, "p_successor": ps if method == "line" else 0.0,
+                              "p_base": float(1.0 - np.exp(-pooled * months)),
+                              "rel_error": scored["forecast"] - ratio, "log_error": float(np.log(scored["forecast"]
+                                                                                                / ratio)),
+                              "ape": abs(scored["median"] - ratio) / ratio * 100, "crps": scored["crps"],
                               "covered": scored["covered"]})
     return cases
 
 
-def _figures(cases: pd.DataFrame) -> dict[str, float]:
-    return {"rel_rmse": float(np.sqrt(np.mean(cases["rel_error"] ** 2))), "crps": float(cases["crps"].mean()),
-            "coverage": float(cases["covered"].mean()),
-            "brier": float(np.mean((cases["p_successor"] - cases["arrived"].astype(float)) ** 2))}
+def run_line_backtest(observations: pd.DataFrame, observed: pd.DataFrame, realised: pd.Series,
+                      models: pd.DataFrame, rules: Rules, as_of: date, start: date = START) -> pd.DataFrame:
+    """Every case (CASE_COLUMNS) of every anchor from `start` whose shortest tenor ends by `as_of`.
+    `observed`: the price history's observed rows (as `build_lines` reads them); `realised`: the
+    sync β by (ticker, date) on the days scored."""
+    lines_now, offered_on = build_lines(models, observed, as_of), {}
+
+    def outcome(line: str, day: date) -> tuple[str, float] | None:
+        if day > as_of:
+            return None
+        if day not in offered_on:  # the model each line offered that day, as the lines read today
+            offered_on[day] = current_members(lines_now, day).set_index("line")["ticker"]
+        offered = offered_on[day]
+        if line not in offered.index:
+            return None
+        price = realised.get((offered[line], day))
+        return None if price is None or not price > 0 else (offered[line], float(price))
+
+    cases = []
+    for anchor in anchor_dates(start, as_of):
+        if target_date(anchor, min(LINE_TENORS.values())) > as_of:
+            break
+        forecasts, laws = forecasts_at(observations, models, rules, anchor)
+        lines = build_lines(models, observed, anchor)
+        cases += line_cases(anchor, current_members(lines, anchor), succession_rates(lines, anchor).set_index("line"),
+                            succession_law(lines, anchor), forecasts[forecasts["method"] == "oracle"], laws, outcome)
+    return pd.DataFrame(cases, columns=CASE_COLUMNS)
 
 
-def line_scorecard(cases: pd.DataFrame, draws: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Per tenor and method: n, lines, the share of cases a successor arrived in, relative RMSE,
-    CRPS, band coverage and Brier; and the line-block bootstrap standard errors of `line`'s CRPS
-    and RMSE gaps to `flat` and to `fixed`."""
+METRIC_COLUMNS = {"changed": "arrived", "rel_error": "rel_error", "log_error": "log_error", "ape": "ape",
+                  "crps": "crps", "p_change": "p_successor", "covered": "covered"}
+
+
+def _metrics(cases: pd.DataFrame) -> dict[str, float]:
+    """`scorecard.metrics_of` of line cases: the event a chance is given for is a successor arriving."""
+    return metrics_of({name: cases[column].to_numpy(dtype=float) for name, column in METRIC_COLUMNS.items()})
+
+
+def _per_line(at: pd.DataFrame) -> pd.DataFrame:
+    """Per line, the sums the bootstrap resamples: each method's squared errors, CRPS, and the
+    line forward's Brier, the base rate's Brier and band share."""
+    by = {method: at[at["method"] == method].set_index(["anchor", "line"]).sort_index() for method in LINE_METHODS}
+    line = by["line"]
+    arrived = line["arrived"].astype(float)
+    cases = pd.DataFrame({
+        "n": 1.0, "brier": (line["p_successor"] - arrived) ** 2, "brier_base": (line["p_base"] - arrived) ** 2,
+        "covered": line["covered"],
+        **{f"se{suffix}": by[method]["rel_error"] ** 2 for method, suffix in (("line", ""), ("flat", "_flat"),
+                                                                                ("fixed", "_fixed"))},
+        **{f"crps{suffix}": by[method]["crps"] for method, suffix in (("line", ""), ("flat", "_flat"),
+                                                                        ("fixed", "_fixed"))},
+    })
+    return cases.groupby(level="line").sum()
+
+
+def _ses(at: pd.DataFrame, seed: int) -> dict[str, float]:
+    names = ("rel_rmse_gap_se", "crps_gap_se", "rel_rmse_fixed_gap_se", "crps_fixed_gap_se", "brier_gap_se",
+             "coverage_se")
+    sums = _per_line(at)
+    if len(sums) < 2:
+        return dict.fromkeys(names, np.nan)
+    col = bootstrap_draws(sums, seed)
+    return dict(zip(names, (rmse_gap_se(col, "se", "se_flat"), mean_gap_se(col, "crps", "crps_flat"),
+                            rmse_gap_se(col, "se", "se_fixed"), mean_gap_se(col, "crps", "crps_fixed"),
+                            mean_gap_se(col, "brier", "brier_base"), mean_gap_se(col, "covered")), strict=True))
+
+
+def line_accuracy(cases: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """The `accuracy` table's rows of scope `line`, one per tenor: the line forward beside flat
+    and the fixed model's own forecast, the Brier score of its chance of a successor beside the
+    base rate's, line-block bootstrap standard errors and a verdict in words."""
     rows = []
-    rng = np.random.default_rng(seed)
     for tenor in LINE_TENORS:
         at = cases[cases["tenor"] == tenor]
-        lines = np.array(sorted(at["line"].unique()))
-        blocks = {method: {line: part for line, part in at[at["method"] == method].groupby("line")}
-                  for method in LINE_METHODS}
-        picks = rng.integers(0, len(lines), size=(draws, len(lines))) if len(lines) > 1 else None
-        gaps: dict[str, list[float]] = {f"{m}_{b}": [] for m in ("crps", "rmse") for b in ("flat", "fixed")}
-        for pick in picks if picks is not None else []:
-            drawn = {method: pd.concat([blocks[method][line] for line in lines[pick]]) for method in LINE_METHODS}
-            figures = {method: _figures(frame) for method, frame in drawn.items()}
-            for base in ("flat", "fixed"):
-                gaps[f"crps_{base}"].append(figures["line"]["crps"] - figures[base]["crps"])
-                gaps[f"rmse_{base}"].append(figures["line"]["rel_rmse"] - figures[base]["rel_rmse"])
-        for method in LINE_METHODS:
-            mine = at[at["method"] == method]
-            rows.append({"tenor": tenor, "method": method, "n": len(mine), "lines": len(lines),
-                         "arrived_share": float(mine["arrived"].mean()), **_figures(mine),
-                         **({f"{name}_gap_se": float(np.std(values)) if values else float("nan")
-                             for name, values in gaps.items()} if method == "line" else {})})
-    return pd.DataFrame(rows)
+        if at.empty:
+            continue
+        figures = {method: _metrics(at[at["method"] == method]) for method in LINE_METHODS}
+        line = figures["line"]
+        row = {"scope": LINE_SCOPE, "tenor": tenor, "n": line["n"], "blocks": int(at["line"].nunique()),
+               "revisions_excluded": 0, **{column: 0 for column in ("excluded_switch", "excluded_hosts_changed",
+                                                                    "excluded_restated", "excluded_slip")},
+               "changed_share": line["changed_share"], "brier": line["brier"],
+               "brier_base": float(np.mean((at.loc[at["method"] == "line", "p_base"]
+                                            - at.loc[at["method"] == "line", "arrived"].astype(float)) ** 2))}
+        for metric in ("rel_rmse", "log_rmse", "mape", "median_ape", "crps", "coverage", "bias"):
+            row[metric] = line[metric]
+            row[f"{metric}_flat"], row[f"{metric}_fixed"] = figures["flat"][metric], figures["fixed"][metric]
+        row.update(_ses(at, seed))
+        row["verdict"] = line_verdict(row)
+        rows.append(row)
+    return accuracy_frame(rows)
+
+
+def _standing(gap: float, se: float) -> str:
+    return ("beats" if gap < 0 else "does worse than") if beyond(gap, se) else "is level with"
+
+
+def line_verdict(row: dict) -> str:
+    """One sentence on the line forward at this tenor against flat and against the fixed model's
+    own forecast: it beats one only where its CRPS is lower by more than one standard error."""
+    flat = _standing(row["crps"] - row["crps_flat"], row["crps_gap_se"])
+    fixed = _standing(row["crps"] - row["crps_fixed"], row["crps_fixed_gap_se"])
+    parts = [
+        versus("CRPS", row["crps"], row["crps_flat"], "flat", row["crps_gap_se"]),
+        versus("CRPS", row["crps"], row["crps_fixed"], "the fixed model", row["crps_fixed_gap_se"]),
+        versus("Brier score of a successor arriving", row["brier"], row["brier_base"], "the base rate",
+               row["brier_gap_se"]),
+        versus("relative RMSE of the mean", row["rel_rmse"], row["rel_rmse_flat"], "flat", row["rel_rmse_gap_se"]),
+        f"the 90% band holds {100 * row['coverage']:.1f}% of outcomes (randomised PIT; flat's "
+        f"{100 * row['coverage_flat']:.1f}%, the fixed model's {100 * row['coverage_fixed']:.1f}%)",
+    ]
+    return (f"At {row['tenor']} the line forward {flat} the flat forward and {fixed} the fixed model's own "
+            f"forecast as a distribution: " + "; ".join(parts) + ".")

@@ -76,8 +76,7 @@ def succession_rates(lines: pd.DataFrame, as_of: date) -> pd.DataFrame:
     rows = [(line, members["maker"].iloc[0], *_line_exposure(members, as_of))
             for line, members in known.groupby("line", sort=True)]
     frame = pd.DataFrame(rows, columns=RATE_COLUMNS[:4])
-    total = frame["exposure_months"].sum()
-    pooled = frame["successions"].sum() / total if total > 0 else 0.0
+    pooled = pooled_rate(frame)
     makers = frame.groupby("maker")[["successions", "exposure_months"]].sum()
     maker_rate = (makers["successions"] + PRIOR_EXPOSURE_MONTHS * pooled) / (makers["exposure_months"]
                                                                             + PRIOR_EXPOSURE_MONTHS)
@@ -85,6 +84,12 @@ def succession_rates(lines: pd.DataFrame, as_of: date) -> pd.DataFrame:
     frame["rate"] = ((frame["successions"] + PRIOR_EXPOSURE_MONTHS * frame["maker_rate"])
                      / (frame["exposure_months"] + PRIOR_EXPOSURE_MONTHS))
     return frame[RATE_COLUMNS]
+
+
+def pooled_rate(rates: pd.DataFrame) -> float:
+    """λ_all = Σn/ΣT, successions per month over every line (`succession_rates`' columns)."""
+    total = rates["exposure_months"].sum()
+    return float(rates["successions"].sum() / total) if total > 0 else 0.0
 
 
 def succession_law(lines: pd.DataFrame, as_of: date) -> ChangeLaw:

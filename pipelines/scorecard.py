@@ -47,10 +47,10 @@ METRIC_INPUTS = ("changed", "rel_error", "log_error", "ape", "crps", "p_change",
 
 
 def _metrics(rows: pd.DataFrame) -> dict[str, float]:
-    return _metrics_of({name: rows[name].to_numpy(dtype=float) for name in METRIC_INPUTS})
+    return metrics_of({name: rows[name].to_numpy(dtype=float) for name in METRIC_INPUTS})
 
 
-def _metrics_of(columns: dict[str, np.ndarray]) -> dict[str, float]:
+def metrics_of(columns: dict[str, np.ndarray]) -> dict[str, float]:
     """The metrics of one group's METRIC_INPUTS, as float arrays. Missing values are skipped, as
     pandas' mean and median skip them (numpy's nan-functions add in the same order)."""
     changed, rel_error = columns["changed"], columns["rel_error"]
@@ -74,7 +74,7 @@ def summarise(predictions: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     # milliseconds, and a large universe has thousands of (family, tenor, method) groups.
     inputs = {name: rows[name].to_numpy(dtype=float) for name in METRIC_INPUTS}
     out = [{**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
-            **_metrics_of({name: values[at] for name, values in inputs.items()})}
+            **metrics_of({name: values[at] for name, values in inputs.items()})}
            for key, at in sorted(rows.groupby(by, sort=True).indices.items())]
     frame = pd.DataFrame(out, columns=[*by, *SUMMARY_METRICS])
     frame["n"] = frame["n"].astype("int64")
@@ -110,35 +110,57 @@ def _resample_sums(table: np.ndarray, picks: np.ndarray) -> np.ndarray:
     return np.einsum("ij,jk->ik", counts.reshape(resamples, rows).astype(float), table)
 
 
+def bootstrap_draws(sums: pd.DataFrame, seed: int = 0) -> dict[str, np.ndarray]:
+    """Each of BOOTSTRAP_DRAWS resamples of the blocks (the rows of `sums`, each block's sums of
+    its cases), drawn with replacement: per column of `sums`, the resampled totals."""
+    rng, table = np.random.default_rng(seed), sums.to_numpy(dtype=float)
+    # Drawn a few resamples at a time: all at once would hold draws × blocks integers (320 MB for
+    # 40,000 tickers). The generator fills row after row, so the draws are the same.
+    per_chunk = max(1, BOOTSTRAP_CHUNK_CELLS // len(table))
+    chunks = [min(per_chunk, BOOTSTRAP_DRAWS - done) for done in range(0, BOOTSTRAP_DRAWS, per_chunk)]
+    draws = np.concatenate([_resample_sums(table, rng.integers(0, len(table), size=(resamples, len(table))))
+                            for resamples in chunks])
+    return {name: draws[:, i] for i, name in enumerate(sums.columns)}
+
+
+def rmse_gap_se(col: dict[str, np.ndarray], ours: str, theirs: str) -> float:
+    """The standard error of a relative RMSE gap over the resamples (`col["n"]` cases each)."""
+    return float(np.std(np.sqrt(col[ours] / col["n"]) - np.sqrt(col[theirs] / col["n"])))
+
+
+def mean_gap_se(col: dict[str, np.ndarray], ours: str, theirs: str | None = None) -> float:
+    """The standard error of a mean score (or of its gap to another) over the resamples."""
+    gap = col[ours] - (col[theirs] if theirs else 0.0)
+    return float(np.std(gap / col["n"]))
+
+
 def bootstrap_ses(rows: pd.DataFrame, seed: int = 0) -> dict[str, float]:
     """Block-bootstrap standard errors over tickers of the oracle's gaps to flat (relative RMSE,
     CRPS), to the base rate (Brier), and of its coverage."""
     sums = _per_ticker(rows)
     if len(sums) < 2:
         return dict.fromkeys(("rel_rmse_gap_se", "crps_gap_se", "brier_gap_se", "coverage_se"), np.nan)
-    rng, table = np.random.default_rng(seed), sums.to_numpy()
-    # Drawn a few resamples at a time: all at once would hold draws × tickers integers (320 MB for
-    # 40,000 tickers). The generator fills row after row, so the draws are the same.
-    per_chunk = max(1, BOOTSTRAP_CHUNK_CELLS // len(table))
-    chunks = [min(per_chunk, BOOTSTRAP_DRAWS - done) for done in range(0, BOOTSTRAP_DRAWS, per_chunk)]
-    draws = np.concatenate([_resample_sums(table, rng.integers(0, len(table), size=(resamples, len(table))))
-                            for resamples in chunks])
-    col = {name: draws[:, i] for i, name in enumerate(sums.columns)}
-    n = col["n"]
+    col = bootstrap_draws(sums, seed)
     return {
-        "rel_rmse_gap_se": float(np.std(np.sqrt(col["se"] / n) - np.sqrt(col["se_flat"] / n))),
-        "crps_gap_se": float(np.std((col["crps"] - col["crps_flat"]) / n)),
-        "brier_gap_se": float(np.std((col["brier"] - col["brier_base"]) / n)),
-        "coverage_se": float(np.std(col["covered"] / n)),
+        "rel_rmse_gap_se": rmse_gap_se(col, "se", "se_flat"),
+        "crps_gap_se": mean_gap_se(col, "crps", "crps_flat"),
+        "brier_gap_se": mean_gap_se(col, "brier", "brier_base"),
+        "coverage_se": mean_gap_se(col, "covered"),
     }
 
 
-VERSUS = ("rel_rmse", "log_rmse", "mape", "median_ape", "crps", "coverage", "bias")  # each beside both baselines
+VERSUS = ("rel_rmse", "log_rmse", "mape", "median_ape", "crps", "coverage", "bias")  # each beside the baselines
+# A scope's baselines: the flat forward and the single-exponential one for a model's forecast;
+# the flat forward and the fixed model's own forecast for a line forward (scope `line`,
+# pipelines/line_backtest.py). A baseline a scope lacks is missing there.
+BASELINES = ("_flat", "_single_exp", "_fixed")
 ACCURACY_COLUMNS = [
-    "scope", "tenor", "n", "revisions_excluded", *(f"excluded_{kind}" for kind in REVISIONS), "changed_share",
-    *(f"{metric}{suffix}" for metric in VERSUS for suffix in ("", "_flat", "_single_exp")),
-    "rel_rmse_gap_se", "crps_gap_se", "brier", "brier_base", "brier_gap_se", "coverage_se", "verdict",
+    "scope", "tenor", "n", "blocks", "revisions_excluded", *(f"excluded_{kind}" for kind in REVISIONS),
+    "changed_share", *(f"{metric}{suffix}" for metric in VERSUS for suffix in ("", *BASELINES)),
+    "rel_rmse_gap_se", "crps_gap_se", "rel_rmse_fixed_gap_se", "crps_fixed_gap_se", "brier", "brier_base",
+    "brier_gap_se", "coverage_se", "verdict",
 ]
+COUNT_COLUMNS = ["n", "blocks", "revisions_excluded", *(f"excluded_{kind}" for kind in REVISIONS)]
 
 
 def accuracy_table(predictions: pd.DataFrame) -> pd.DataFrame:
@@ -157,6 +179,7 @@ def accuracy_table(predictions: pd.DataFrame) -> pd.DataFrame:
             oracle = by_method["oracle"]
             cases = within[within["method"] == "oracle"]
             row = {"scope": scope, "tenor": tenor, "n": oracle["n"],
+                   "blocks": int(kept.loc[kept["method"] == "oracle", "ticker"].nunique()),
                    "revisions_excluded": int(len(cases) - oracle["n"]),
                    **{f"excluded_{kind}": int((cases["revision_kind"] == kind).sum()) for kind in REVISIONS},
                    "changed_share": oracle["changed_share"]}
@@ -170,13 +193,17 @@ def accuracy_table(predictions: pd.DataFrame) -> pd.DataFrame:
             row.update(bootstrap_ses(kept))
             row["verdict"] = verdict(row)
             rows.append(row)
+    return accuracy_frame(rows)
+
+
+def accuracy_frame(rows: list[dict]) -> pd.DataFrame:
+    """ACCURACY_COLUMNS of `rows`, a column a row lacks missing, the counts as integers."""
     frame = pd.DataFrame(rows, columns=ACCURACY_COLUMNS)
-    counts = ["n", "revisions_excluded", *(f"excluded_{kind}" for kind in REVISIONS)]
-    frame[counts] = frame[counts].astype("int64")
+    frame[COUNT_COLUMNS] = frame[COUNT_COLUMNS].astype("int64")
     return frame
 
 
-def _compare(name: str, ours: float, theirs: float, against: str, se: float | None = None) -> str:
+def versus(name: str, ours: float, theirs: float, against: str, se: float | None = None) -> str:
     gap = ours - theirs
     word = "below" if gap < 0 else "above" if gap > 0 else "equal to"
     text = f"{name} {ours:.5f}, {word} {against}'s {theirs:.5f}"
@@ -198,9 +225,9 @@ def verdict(row: dict) -> str:
     standing = ("beats" if gap < 0 else "does worse than") if beyond(gap, row["crps_gap_se"]) else "is level with"
     lead = f"At {row['tenor']} the forecast {standing} the flat forward as a distribution"
     parts = [
-        _compare("CRPS", row["crps"], row["crps_flat"], "flat", row["crps_gap_se"]),
-        _compare("Brier score of p_change", row["brier"], row["brier_base"], "the base rate", row["brier_gap_se"]),
-        _compare("relative RMSE of the mean", row["rel_rmse"], row["rel_rmse_flat"], "flat", row["rel_rmse_gap_se"]),
+        versus("CRPS", row["crps"], row["crps_flat"], "flat", row["crps_gap_se"]),
+        versus("Brier score of p_change", row["brier"], row["brier_base"], "the base rate", row["brier_gap_se"]),
+        versus("relative RMSE of the mean", row["rel_rmse"], row["rel_rmse_flat"], "flat", row["rel_rmse_gap_se"]),
         f"the 90% band holds {100 * row['coverage']:.1f}% of outcomes (randomised PIT; flat's "
         f"{100 * row['coverage_flat']:.1f}%)",
     ]

@@ -261,18 +261,33 @@ BACKTEST = _schema(
     log_error=(_F64, False), ape=(_F64, False), crps=(_F64, False), pit_low=(_F64, False), pit_high=(_F64, False),
     covered=(_F64, False),
 )
+# The line forwards' walk-forward cases (pipelines/line_backtest.py): per anchor, line, tenor and
+# method (line, fixed, flat), the forecast law's mean and median in $/M, its scores in units of the
+# spot, and whether the line's current model had changed by the target date.
+LINE_BACKTEST = _schema(
+    anchor=(_DATE, False), line=(_STR, False), maker=(_STR, False), tenor=(_STR, False), months=(_F64, False),
+    target_date=(_DATE, False), current=(_STR, False), spot=(_F64, False), successor=(_STR, False),
+    arrived=(_BOOL, False), realised=(_F64, False), method=(_STR, False), forecast=(_F64, False),
+    median=(_F64, False), p_successor=(_F64, False), p_base=(_F64, False), rel_error=(_F64, False),
+    log_error=(_F64, False), ape=(_F64, False), crps=(_F64, False), covered=(_F64, False),
+)
 _METRICS = dict(n=(_I64, False), changed_share=_F64, rel_rmse=_F64, log_rmse=_F64, mape=_F64, median_ape=_F64,
                 bias=_F64, crps=_F64, brier=_F64, coverage=_F64)
 BACKTEST_SUMMARY = _schema(tenor=(_STR, False), method=(_STR, False), **_METRICS)
 BACKTEST_FAMILIES = _schema(family=(_STR, False), tenor=(_STR, False), method=(_STR, False), **_METRICS)
 _VERSUS = {f"{metric}{suffix}": _F64 for metric in ("rel_rmse", "log_rmse", "mape", "median_ape", "crps",
                                                       "coverage", "bias")
-           for suffix in ("", "_flat", "_single_exp")}
+           for suffix in ("", "_flat", "_single_exp", "_fixed")}
+# One row per scope and tenor (pipelines/scorecard.py): scopes `all` and `fixed_name` score the
+# oracle's forecasts of a model against flat and the single exponential; scope `line` scores line
+# forwards against flat and the fixed model's own forecast (the `_fixed` columns); `blocks`: the
+# bootstrap's independent units (tickers; lines for `line`).
 ACCURACY = _schema(
-    scope=(_STR, False), tenor=(_STR, False), n=(_I64, False), revisions_excluded=(_I64, False),
+    scope=(_STR, False), tenor=(_STR, False), n=(_I64, False), blocks=(_I64, False), revisions_excluded=(_I64, False),
     excluded_switch=(_I64, False), excluded_hosts_changed=(_I64, False), excluded_restated=(_I64, False),
     excluded_slip=(_I64, False), changed_share=_F64, **_VERSUS, rel_rmse_gap_se=_F64, crps_gap_se=_F64,
-    brier=_F64, brier_base=_F64, brier_gap_se=_F64, coverage_se=_F64, verdict=(_STR, False),
+    rel_rmse_fixed_gap_se=_F64, crps_fixed_gap_se=_F64, brier=_F64, brier_base=_F64, brier_gap_se=_F64,
+    coverage_se=_F64, verdict=(_STR, False),
 )
 BACKTEST_RELIABILITY = _schema(tenor=(_STR, False), low=(_F64, False), high=(_F64, False), n=(_I64, False),
                                predicted=(_F64, False), observed=(_F64, False))
@@ -350,6 +365,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "backtest": BACKTEST,
     "backtest_summary": BACKTEST_SUMMARY,
     "backtest_families": BACKTEST_FAMILIES,
+    "line_backtest": LINE_BACKTEST,
     "accuracy": ACCURACY,
     "backtest_reliability": BACKTEST_RELIABILITY,
 }

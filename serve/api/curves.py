@@ -62,7 +62,12 @@ ACCURACY_NOTE = (
     "whole distribution, in units of the spot), brier (the chance of change, beside the base rate's), rel_rmse "
     "and log_rmse (the mean), mape and median_ape (the median); coverage is the randomised-PIT share inside the "
     "90% band (90% is calibrated); bias is in percent of spot. Standard errors are by a block bootstrap over "
-    "tickers. `reliability` compares the predicted chance of change with how often a change came."
+    "tickers. Rows of scope line score line forwards (the price of whatever model a line offers at the horizon) "
+    "against flat and against the fixed model's own forecast (the _fixed columns; single_exp is null there): "
+    "changed_share is the share of outcomes where the line had moved to a successor, brier scores the chance of a "
+    "successor beside every line's pooled rate, and the standard errors are by a block bootstrap over lines "
+    "(`blocks` counts the bootstrap's units). `reliability` compares the predicted chance of change with how "
+    "often a change came."
 )
 
 # --- response shapes -------------------------------------------------------------------------------
@@ -372,8 +377,9 @@ async def backtest(
      description="One row per scope and tenor: the oracle's CRPS, Brier score, relative and log-ratio RMSE, MAPE, "
                  "median APE, bias and randomised-PIT coverage of its 90% band beside the flat forward's and the "
                  "single-exponential baseline's (and the base rate's Brier score), with block-bootstrap standard "
-                 "errors and a verdict in words; the reliability of the chance of change; and a headline "
-                 "(methodology §9).")
+                 "errors and a verdict in words; rows of scope `line` score the line forwards the same way, "
+                 "beside flat and the fixed model's own forecast; the reliability of the chance of change; and a "
+                 "headline (methodology §9).")
 async def accuracy(reply: Reply) -> Response[AccuracyResponse]:
     snapshot = reply.snapshot
     return reply(memoized(snapshot, ("accuracy",), lambda: {

@@ -449,6 +449,17 @@ def test_accuracy_page_holds_the_backtest(page, dashboard_base, api):
         assert bars[(row["tenor"], "oracle")] == row["crps"]
     verdicts = page.locator("ul.verdicts li").all_inner_texts()
     assert verdicts == [row["verdict"] for row in every]
+    # Line forwards, scored like the rest: their table beside flat and the fixed model, and their verdicts.
+    lines = [row for row in accuracy["tenors"] if row["scope"] == "line"]
+    assert lines, "the accuracy table publishes the line forwards' scores"
+    table = _table(page, "accuracy-line")
+    assert sorted(table) == sorted(row["tenor"] for row in lines)
+    for row in lines:
+        for column in ("n", "changed_share", "crps", "crps_fixed", "crps_flat", "crps_gap_se", "crps_fixed_gap_se",
+                       "brier", "brier_base", "rel_rmse", "rel_rmse_fixed", "rel_rmse_flat", "coverage",
+                       "coverage_fixed", "coverage_flat"):
+            assert _value(table[row["tenor"]][column]) == row[column], ("line", row["tenor"], column)
+    assert page.locator("ul.line-verdicts li").all_inner_texts() == [row["verdict"] for row in lines]
 
     backtest = _data(api.get("/v1/backtest?method=oracle&tenor=3M&limit=1000&offset=0"))
     drawn = _marks(page, "[data-chart=predictions] .point")

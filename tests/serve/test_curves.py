@@ -436,8 +436,9 @@ def test_accuracy_is_the_accuracy_table_the_reliability_and_a_headline(client, t
     accuracy = tables["accuracy"]
     assert body["tenors"] == rows_of(accuracy)
     assert [(r["scope"], r["tenor"]) for r in body["tenors"]] == [
-        (scope, tenor) for scope in ("all", "fixed_name") for tenor in ("1M", "3M", "6M")]
-    assert all(r["verdict"].startswith(f"At {r['tenor']} the forecast ") for r in body["tenors"])
+        (scope, tenor) for scope in ("all", "fixed_name", "line") for tenor in ("1M", "3M", "6M")]
+    assert all(r["verdict"].startswith(f"At {r['tenor']} the {'line forward' if r['scope'] == 'line' else 'forecast'} ")
+               for r in body["tenors"])
     assert body["reliability"] == rows_of(tables["backtest_reliability"])
     assert body["methods"] == list(METHODS) == ["oracle", "flat", "single_exp"]
     assert body["methodology"] == "docs/methodology.md" and body["note"].endswith(".")

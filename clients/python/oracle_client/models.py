@@ -29,6 +29,7 @@ class AccuracyRow(TypedDict):
     scope: str
     tenor: str
     n: int
+    blocks: int
     revisions_excluded: int
     excluded_switch: int
     excluded_hosts_changed: int
@@ -38,26 +39,35 @@ class AccuracyRow(TypedDict):
     rel_rmse: float | None
     rel_rmse_flat: float | None
     rel_rmse_single_exp: float | None
+    rel_rmse_fixed: float | None
     log_rmse: float | None
     log_rmse_flat: float | None
     log_rmse_single_exp: float | None
+    log_rmse_fixed: float | None
     mape: float | None
     mape_flat: float | None
     mape_single_exp: float | None
+    mape_fixed: float | None
     median_ape: float | None
     median_ape_flat: float | None
     median_ape_single_exp: float | None
+    median_ape_fixed: float | None
     crps: float | None
     crps_flat: float | None
     crps_single_exp: float | None
+    crps_fixed: float | None
     coverage: float | None
     coverage_flat: float | None
     coverage_single_exp: float | None
+    coverage_fixed: float | None
     bias: float | None
     bias_flat: float | None
     bias_single_exp: float | None
+    bias_fixed: float | None
     rel_rmse_gap_se: float | None
     crps_gap_se: float | None
+    rel_rmse_fixed_gap_se: float | None
+    crps_fixed_gap_se: float | None
     brier: float | None
     brier_base: float | None
     brier_gap_se: float | None

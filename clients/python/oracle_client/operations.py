@@ -523,7 +523,8 @@ def accuracy() -> Call[Accuracy]:
     One row per scope and tenor: the oracle's CRPS, Brier score, relative and log-ratio RMSE, MAPE,
     median APE, bias and randomised-PIT coverage of its 90% band beside the flat forward's and the
     single-exponential baseline's (and the base rate's Brier score), with block-bootstrap standard
-    errors and a verdict in words; the reliability of the chance of change; and a headline
+    errors and a verdict in words; rows of scope `line` score the line forwards the same way, beside
+    flat and the fixed model's own forecast; the reliability of the chance of change; and a headline
     (methodology §9).
 
     `GET /v1/accuracy` (operation `accuracy`).

@@ -19,19 +19,36 @@ const SCOPES = [
   { key: "all", title: "Every model" },
   { key: "fixed_name", title: "Fixed-name models (no -latest, preview or unversioned name)" },
 ];
+// A line forward (the price of whatever model a line offers at the horizon) against flat and
+// against the fixed model's own forecast (methodology §9, "Line forwards, scored walk-forward").
+const LINE_METHODS = [
+  { key: "", label: "line", description: "the line forward: the current model's law and a successor that may come" },
+  { key: "_fixed", label: "fixed", description: "the current model's own forecast: no successor ever comes" },
+  { key: "_flat", label: "flat", description: "the price stays at today's spot" },
+];
+const MODEL_SCORES = { methods: METHODS, units: "tickers", changed: "changed",
+  changedTitle: "Share of outcomes whose price changed", brier: "Brier oracle",
+  brierTitle: "Brier score of the chance of change: lower is better",
+  baseTitle: "Brier score of the base rate of change known at each anchor" };
+const LINE_SCORES = { methods: LINE_METHODS, units: "lines", changed: "successor came",
+  changedTitle: "Share of outcomes where the line offered a successor by the target date",
+  brier: "Brier line", brierTitle: "Brier score of the chance a successor comes: lower is better",
+  baseTitle: "Brier score of every line's pooled rate of successions known at each anchor" };
 
-function scoreTable(rows, scope) {
+function scoreTable(rows, scope, scores = MODEL_SCORES) {
+  const { methods, units } = scores;
   const columns = [{ key: "tenor", label: "Tenor" }, { key: "n", label: "n", numeric: true },
-    { key: "changed_share", label: "changed", numeric: true, title: "Share of outcomes whose price changed" },
-    ...METHODS.map((m) => ({ key: `crps${m.key}`, label: `CRPS ${m.label}`, numeric: true,
+    { key: "changed_share", label: scores.changed, numeric: true, title: scores.changedTitle },
+    ...methods.map((m) => ({ key: `crps${m.key}`, label: `CRPS ${m.label}`, numeric: true,
       title: "Continuous ranked probability score of the whole distribution, in units of the spot: lower is better" })),
-    { key: "crps_gap_se", label: "gap s.e.", numeric: true, title: "Bootstrap s.e. (over tickers) of the CRPS gap to flat" },
-    { key: "brier", label: "Brier oracle", numeric: true, title: "Brier score of the chance of change: lower is better" },
-    { key: "brier_base", label: "Brier base rate", numeric: true,
-      title: "Brier score of the base rate of change known at each anchor" },
-    ...METHODS.map((m) => ({ key: `rel_rmse${m.key}`, label: `rel RMSE ${m.label}`, numeric: true })),
-    { key: "rel_rmse_gap_se", label: "gap s.e.", numeric: true, title: "Bootstrap s.e. (over tickers) of the RMSE gap to flat" },
-    ...METHODS.map((m) => ({ key: `coverage${m.key}`, label: `90% band ${m.label}`, numeric: true,
+    { key: "crps_gap_se", label: "gap s.e.", numeric: true, title: `Bootstrap s.e. (over ${units}) of the CRPS gap to flat` },
+    ...(scope === "line" ? [{ key: "crps_fixed_gap_se", label: "gap s.e. fixed", numeric: true,
+      title: "Bootstrap s.e. (over lines) of the CRPS gap to the fixed model's forecast" }] : []),
+    { key: "brier", label: scores.brier, numeric: true, title: scores.brierTitle },
+    { key: "brier_base", label: "Brier base rate", numeric: true, title: scores.baseTitle },
+    ...methods.map((m) => ({ key: `rel_rmse${m.key}`, label: `rel RMSE ${m.label}`, numeric: true })),
+    { key: "rel_rmse_gap_se", label: "gap s.e.", numeric: true, title: `Bootstrap s.e. (over ${units}) of the RMSE gap to flat` },
+    ...methods.map((m) => ({ key: `coverage${m.key}`, label: `90% band ${m.label}`, numeric: true,
       title: "Randomised-PIT share of outcomes inside the 90% band: 90% is calibrated" }))];
   const shown = (key) => (key.startsWith("coverage") || key === "changed_share" ? (v) => share(v, 1)
     : key === "n" ? String : (v) => number(v, 5));
@@ -96,6 +113,20 @@ function accuracySection(accuracy) {
     el("p", { class: "note" }, accuracy.note));
 }
 
+function linesSection(accuracy) {
+  const rows = accuracy.tenors.filter((row) => row.scope === "line");
+  if (!rows.length) return null;
+  return section("Following the line",
+    el("p", {}, "A team that moves to each new model of its line pays the line's price, not one model's. The line " +
+      "forward forecasts it; here it is scored walk-forward like the forecasts above, with what was known at each " +
+      "anchor, against flat and against the fixed model's own forecast, the standard errors by lines."),
+    el("ul", { class: "methods", "data-name": "line-methods" }, LINE_METHODS.map((method) =>
+      el("li", {}, el("strong", {}, method.label), `: ${method.description}`))),
+    scoreTable(rows, "line", LINE_SCORES),
+    el("ul", { class: "line-verdicts" }, rows.map((row) =>
+      el("li", { "data-tenor": row.tenor }, row.verdict))));
+}
+
 function predictionsSection(backtest, tenor) {
   const predictions = backtest.predictions;
   const values = predictions.flatMap((p) => [p.forecast, p.realised]).filter((v) => v > 0);
@@ -137,8 +168,9 @@ async function render() {
   ]);
   const main = mainElement();
   main.append(el("h1", {}, "Forecast accuracy"),
-    accuracy.status === "fulfilled" ? accuracySection(accuracy.value.data)
-      : problemBox(accuracy.reason, "The accuracy table failed"),
+    ...(accuracy.status === "fulfilled"
+      ? [accuracySection(accuracy.value.data), linesSection(accuracy.value.data)].filter(Boolean)
+      : [problemBox(accuracy.reason, "The accuracy table failed")]),
     backtest.status === "fulfilled" ? predictionsSection(backtest.value.data, tenor)
       : problemBox(backtest.reason, "The predictions failed"));
 }
