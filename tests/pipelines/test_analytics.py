@@ -222,7 +222,8 @@ def test_accuracy_recomputes_from_the_predictions(store):
     spot = predictions["spot"].astype(float)  # see test_curves.py: the column reads back as text
     predictions = predictions.assign(spot=spot, x=predictions["realised"] / spot)
     accuracy = store.read_table("accuracy").set_index(["scope", "tenor"])
-    assert list(accuracy.index) == [(s, t) for s in ("all", "fixed_name") for t in ("1M", "3M", "6M")]
+    assert list(accuracy.index) == [(s, t) for s in ("all", "fixed_name", "line") for t in ("1M", "3M", "6M")]
+    accuracy = accuracy.drop(index="line", level="scope")  # tests/pipelines/test_line_backtest_published.py
     for (scope, tenor), row in accuracy.iterrows():
         within = predictions[predictions["tenor"] == tenor]
         if scope == "fixed_name":
@@ -276,6 +277,7 @@ def test_the_summaries_recompute_from_the_predictions(store):
 
 def test_the_oracle_beats_the_single_exponential_is_below_flat_and_its_band_is_calibrated(full_store):
     accuracy = full_store.read_table("accuracy")  # a claim about the whole bundled data
+    accuracy = accuracy[accuracy["scope"] != "line"]  # the forecasts of a model; lines: methodology §9's table
     assert (accuracy["crps"] < accuracy["crps_single_exp"]).all()
     assert (accuracy["rel_rmse"] < accuracy["rel_rmse_single_exp"]).all()
     every = accuracy[accuracy["scope"] == "all"]
