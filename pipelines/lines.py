@@ -10,7 +10,10 @@ rule) is nearly that; the line rule adds what the family leaves out (methodology
    the ticker's own variant words (`mini`, `pro`, `deep-research`); a version ending in `v` is a
    vision variant (`GLM-4.5V`: `zai/glm-v`). So LLAMA-3.1-70B and
    LLAMA-3.3-70B are one line (`meta/llama-70b`) and LLAMA-3.1-8B another; O3-MINI follows
-   O1-MINI (`openai/o-series-mini`), not O3.
+   O1-MINI (`openai/o-series-mini`), not O3. A release word (`turbo`) is no variant under a
+   curated family: the rule that put GPT-4-TURBO in `openai/gpt` says it is a later release of
+   GPT-4, not a product of its own (QWEN-TURBO and GLM-5-TURBO, whose families name the word,
+   keep their own lines).
 2. Not a member (a member is a release a budget can move to):
    - a preview (`preview`, `exp`, `beta` in its API name): priced before its release; its general
      release is the member;
@@ -51,13 +54,14 @@ import pandas as pd
 
 from pipelines.change_panel import POINTER, PREVIEW, STAGE_WORDS, name_class
 from pipelines.listings import CARRIED_FORWARD, SYNC
-from pipelines.registry import VERSION_TOKEN
+from pipelines.registry import VERSION_TOKEN, default_family
 from pipelines.tickers import base_ticker
 
 LAUNCH_DAYS = 31  # a first price observed this long after the release is still its launch price
 SIZE_TOKEN = re.compile(r"^(\d+x)?[ae]?\d+(\.\d+)?[bm]$")  # 70b, 8x22b, a22b (active), e4b (effective), 360m
 CONTEXT_TOKEN = re.compile(r"^\d+k$")  # 32k
 VISION_VERSION = re.compile(r"^\d+(\.\d+)*v$")  # 4.5v: the vision sibling of 4.5
+RELEASE_WORDS = {"turbo"}  # a later release of a generation, where a curated family says so (rule 1)
 NUMBER = re.compile(r"\d+(\.\d+)?")
 DATED_VERSION = 1000  # a "version" this large is a date (2512: December 2025)
 TRAILING_VERSION = re.compile(r"(?<=[a-z]{3})\d+(\.\d+)*$")  # qwen3 → qwen, as the family rule reads it
@@ -78,10 +82,13 @@ def variant_tokens(ticker: str, maker: str, family: str) -> list[str]:
     """The ticker's tokens that set it apart within its family: sizes and context variants the
     family rule drops, and words a curated family does not name (rule 1)."""
     named = set(family.split("/", 1)[-1].split("-"))
+    curated = family != default_family(maker, ticker)
     out = []
     for token in ticker.lower().split("-"):
         stem = TRAILING_VERSION.sub("", token)
         if token in named or stem in named or token in STAGE_WORDS or stem == maker:
+            continue
+        if curated and stem in RELEASE_WORDS:
             continue
         if SIZE_TOKEN.match(token) or CONTEXT_TOKEN.match(token):
             out.append(token)

@@ -49,6 +49,9 @@ def registry(*rows) -> pd.DataFrame:
     ("DEEPSEEK-R1", "deepseek", "deepseek/reasoner", "deepseek/reasoner"),  # the maker's brand is no variant
     ("GLM-4.5V", "zai", "zai/glm", "zai/glm-v"),  # a vision sibling
     ("QWEN3-30B-A3B-THINKING", "alibaba", "alibaba/qwen-thinking", "alibaba/qwen-thinking-30b-a3b"),
+    ("GPT-4-TURBO", "openai", "openai/gpt", "openai/gpt"),  # a release word under a curated family
+    ("GPT-3.5-TURBO-16K", "openai", "openai/gpt-turbo", "openai/gpt-turbo-16k"),  # no curated rule: its own
+    ("QWEN-TURBO", "alibaba", "alibaba/qwen-turbo", "alibaba/qwen-turbo"),  # the product's own name
 ])
 def test_the_line_of_a_ticker(ticker, maker, family, line):
     assert line_of(ticker, maker, family) == line

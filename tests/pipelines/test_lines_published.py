@@ -52,6 +52,11 @@ def test_the_known_lines(tables):
     assert members["google/gemini-flash-lite"][:2] == ["GEMINI-2.0-FLASH-LITE", "GEMINI-2.5-FLASH-LITE"]
     assert members["openai/o-series-mini"] == ["O1-MINI", "O3-MINI", "O4-MINI"]
     assert "LLAMA-3.1-8B" in members["meta/llama-8b"] and "LLAMA-3.3-70B" in members["meta/llama-70b"]
+    # OpenAI's turbo releases follow their generation: GPT-4 Turbo at half GPT-4's output price.
+    assert members["openai/gpt"][:6] == ["GPT-3.5", "GPT-3.5-TURBO", "GPT-4", "GPT-4-TURBO", "GPT-4O", "GPT-4.1"]
+    assert "openai/gpt-turbo" not in members.index
+    turbo = lines[lines["ticker"] == "GPT-4-TURBO"].iloc[0]
+    assert turbo["predecessor"] == "GPT-4" and turbo["successor_ratio"] == 0.5
     sonnet = lines[lines["ticker"] == "SONNET-4.5"].iloc[0]
     assert sonnet["released"] == date(2025, 9, 29) and sonnet["predecessor"] == "SONNET-4"
 
