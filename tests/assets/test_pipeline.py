@@ -33,7 +33,8 @@ def test_manifest_names_every_table_with_row_counts_and_sources(store):
     assert manifest.extra["as_of"] == AS_OF and manifest.extra["live"] == {}
     assert manifest.extra["sources"] == {"genai-prices": "0.2.3", "model-prices": "0.0.5",
                                          "model-price-radar-mcp": "0.1.0", "litellm": "1.110.2",
-                                         "models.dev": "0.20260818.0", "tokenlens": "1.3.0"}
+                                         "models.dev": "0.20260818.0", "tokenlens": "1.3.0",
+                                         "models.dev releases": "1.0.398"}
 
 
 def test_sonnet_4_spot_is_3_in_15_out_030_cache_read(store):

@@ -1,12 +1,14 @@
-"""The shipped models.dev catalogue: its contents, its checks on read, and the script that builds it."""
+"""The shipped models.dev catalogue and release dates: their contents, their checks on read, and the
+scripts that build them."""
 
 import hashlib
+from datetime import date
 
 import pytest
 
-from pipelines.ingest_models_dev import models_dev_metadata
+from pipelines.ingest_models_dev import models_dev_metadata, models_dev_releases
 from tests.warehouse.seeds import copy_seed, load_script, reseal
-from warehouse.seed_files import MODELS_DEV_COLUMNS, SEED_DIR, read_models_dev
+from warehouse.seed_files import MODELS_DEV_COLUMNS, SEED_DIR, read_models_dev, read_models_dev_releases
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +75,28 @@ def test_damaged_content_is_rejected(tmp_path, rows, message):
            rows=len(rows))
     with pytest.raises(ValueError, match=message):
         read_models_dev(seed)
+
+
+def test_release_dates_are_the_pinned_models_dev_package_with_its_licence():
+    releases, meta = read_models_dev_releases()
+    blob = (SEED_DIR / "models_dev_releases.csv.gz").read_bytes()
+    assert hashlib.sha256(blob).hexdigest() == meta["file_sha256"] and len(releases) == meta["rows"] == 4802
+    script = load_script("build_models_dev_releases")
+    assert (meta["source_package"], meta["source_version"], meta["released"], meta["downloaded_sha256"]) == (
+        "models-dev", "1.0.398", "2026-05-21", script.WHEEL_SHA256)
+    assert meta["unreadable"] == ["scaleway/qwen3-embedding-8b: 2025-25-11"]  # no calendar day: left out
+    assert "MIT License" in (SEED_DIR / "LICENSE.models-dev").read_text()
+    assert "# Attribution: models_dev_releases.csv.gz" in (SEED_DIR / "ATTRIBUTION.md").read_text()
+    dated = models_dev_releases(releases).set_index(["provider", "source_model_id"])
+    assert dated.loc[("openai", "gpt-4o"), "released_on"] == date(2024, 5, 13)
+    month = dated[dated["stated"].str.len() == 7].iloc[0]
+    assert month["released_on"] == date.fromisoformat(month["stated"] + "-01")  # a month reads as its first day
+
+
+@pytest.mark.parametrize("stated", ["2025-25-11", "2025", "May 2025"])
+def test_a_release_date_that_is_no_day_is_rejected(tmp_path, stated):
+    seed = copy_seed(tmp_path)
+    reseal(seed, "models_dev_releases.csv.gz", "models_dev_releases.meta.json",
+           f"provider,model_id,release_date\nopenai,m,{stated}\n".encode(), rows=1)
+    with pytest.raises(ValueError, match="release_date must be"):
+        read_models_dev_releases(seed)

@@ -945,6 +945,8 @@ class ModelRecord(TypedDict):
     output_modalities: list[str]
     aliases: list[str]
     first_seen: str
+    released_on: str | None
+    released_on_source: str
     status: str
     deprecated_on: str | None
     retired_on: str | None
