@@ -8,7 +8,7 @@ import pytest
 
 from assets.registry import _release_statements
 from pipelines.model_metadata import BY_HOST, BY_MAKER, ELSEWHERE, UNKNOWN
-from pipelines.release_dates import RULE, release_dates, release_disputes
+from pipelines.release_dates import ID_MONTH_RULE, RULE, id_month, release_dates, release_disputes
 from tests.small_universe import SmallUniverse
 
 D = date.fromisoformat
@@ -57,6 +57,38 @@ def test_a_release_after_the_first_price_yields_to_it_and_is_disputed():
         ("genai-prices", D("2025-01-26")), ("models.dev", D("2025-12-01"))]
     assert set(disputes["chosen_date"]) == {D("2025-01-26")} and set(disputes["rule"]) == {RULE}
     assert set(disputes["field"]) == {"released_on"} and disputes["value"].isna().all()
+
+
+def test_a_date_one_host_states_alone_is_unknown():
+    firsts = pd.DataFrame({"first_seen": [D("2025-11-20"), D("2025-05-03")], "source": "genai-prices",
+                           "provider": "xai", "provider_model_id": ["grok-4-1-fast-reasoning", "grok-3"]},
+                          index=pd.Index(["GROK-4.1-FAST-REASONING", "GROK-3"], name="ticker"))
+    models = pd.DataFrame({"ticker": firsts.index, "first_seen": firsts["first_seen"].to_numpy()})
+    stated = statements([
+        ("GROK-4.1-FAST-REASONING", BY_HOST, "azure", "grok-4-1-fast-reasoning", D("2025-06-27"), "2025-06-27"),
+        # Three hosts, three dates (models.dev 1.0.398): none agreed, so none counts.
+        ("GROK-3", ELSEWHERE, "helicone", "grok-3", D("2024-06-01"), "2024-06-01"),
+        ("GROK-3", ELSEWHERE, "github-models", "xai/grok-3", D("2024-12-09"), "2024-12-09"),
+        ("GROK-3", ELSEWHERE, "poe", "xai/grok-3", D("2025-04-11"), "2025-04-11"),
+    ])
+    out = release_dates(models, stated, firsts).set_index("ticker")
+    assert out["released_on"].isna().all() and set(out["released_on_source"]) == {UNKNOWN}
+    assert release_disputes(stated, firsts).empty
+
+
+def test_a_date_before_the_month_its_id_names_yields_to_the_first_price():
+    assert id_month("command-r7b-12-2024") == D("2024-12-01") and id_month("mistral-large-2512") == D("2025-12-01")
+    assert id_month("claude-sonnet-4-20250514") == D("2025-05-01") and id_month("gpt-4o-2024-05-13") == D("2024-05-01")
+    assert id_month("gpt-3.5-turbo-0613") is None and id_month("gpt-4") is None  # MMDD names no year
+    firsts = pd.DataFrame({"first_seen": [D("2025-01-07")], "source": "model-prices", "provider": "cohere",
+                           "provider_model_id": ["command-r7b-12-2024"]},
+                          index=pd.Index(["COMMAND-R7B"], name="ticker"))
+    models = pd.DataFrame({"ticker": firsts.index, "first_seen": firsts["first_seen"].to_numpy()})
+    stated = statements([("COMMAND-R7B", BY_MAKER, "cohere", "command-r7b-12-2024", D("2024-02-27"), "2024-02-27")])
+    out = release_dates(models, stated, firsts).set_index("ticker")
+    assert out.loc["COMMAND-R7B", "released_on"] == D("2025-01-07")
+    disputes = release_disputes(stated, firsts)
+    assert set(disputes["rule"]) == {ID_MONTH_RULE} and set(disputes["chosen_date"]) == {D("2025-01-07")}
 
 
 def test_the_release_dates_are_known_from_the_packages_upload_day():
