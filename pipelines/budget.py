@@ -18,9 +18,16 @@ with spot_cost from `pipelines.pricing` and β_m/β_0 the forecast law (`pipelin
   same price, so they move together); different models, and the sync and batch prices of one model,
   follow independent paths, because the oracle fits no co-movement between processes. Where a
   market-wide repricing moves many models at once, the bands are narrower than the truth.
+- Following a line (methodology §5, "Line forwards"): the workload pays, each month, the price of
+  the line's then-current model, β_m/β_0 = R_m·Q_m with Q_m the successor's price over the current
+  model's (1 until a successor comes). Q is a `Process` of its own: its chance by month m is the
+  line forward's p_successor, its law the succession law, so E[spend_m] = monthly·L(m)·E[R_m]·E[Q_m]
+  is the line forward over the spot, and one path of Q per line is shared by every workload that
+  follows it (a successor comes for all of them at once). R stays the current model's path, shared
+  with the workloads that stay on that model.
 - Seeds: the request's seed feeds `numpy.random.SeedSequence`, which spawns one child per process
-  in the order the processes first appear among the workloads; the same workloads, horizon, paths
-  and seed give the same answer.
+  in the order the processes first appear among the workloads, then one per line followed, in the
+  order the lines first appear; the same workloads, horizon, paths and seed give the same answer.
 """
 
 from __future__ import annotations
@@ -89,6 +96,14 @@ class Workload:
     requests_per_month: float
     # The announced level at the end of month 1, 2, … (`scheduled.level_ratios`); none: 1 throughout.
     levels: tuple[float, ...] = ()
+    # Following a line: its name (workloads on one line share its successor's path) and the law of
+    # its successor's price over the current model's; none: the workload stays on its model.
+    line: str | None = None
+    successor: Process | None = None
+
+    def successor_ratio(self, months: np.ndarray) -> np.ndarray:
+        """E[Q_m]: 1 where the workload stays on its model."""
+        return np.ones(len(months)) if self.successor is None else self.successor.expected_ratio(months)
 
     def level(self, months: np.ndarray) -> np.ndarray:
         """L(m) for the month grid: the announced price over today's (1 where none)."""
@@ -100,6 +115,8 @@ class Workload:
         requests = float(self.requests_per_month)
         if not math.isfinite(requests) or requests <= 0:
             raise ValueError(f"requests_per_month must be a finite positive number, got {self.requests_per_month!r}")
+        if (self.line is None) != (self.successor is None):
+            raise ValueError("a workload that follows a line needs both the line and its successor law")
 
 
 @dataclass(frozen=True)
@@ -136,8 +153,9 @@ def monthly_spend(workload: Workload) -> float:
 
 
 def expected_spend(workloads: Sequence[Workload], months: np.ndarray) -> np.ndarray:
-    """E[spend] of each workload in each month, shape (workloads, months): monthly_spend·L(m)·E[R_m]."""
-    return np.array([monthly_spend(w) * w.level(months) * w.process.expected_ratio(months)
+    """E[spend] of each workload in each month, shape (workloads, months): monthly_spend·L(m)·E[R_m],
+    times E[Q_m] for a workload that follows a line."""
+    return np.array([monthly_spend(w) * w.level(months) * w.process.expected_ratio(months) * w.successor_ratio(months)
                      for w in workloads]).reshape(len(workloads), len(months))
 
 
@@ -149,11 +167,19 @@ def process_seeds(seed: int, count: int) -> list[int]:
 def spend_paths(workloads: Sequence[Workload], months: np.ndarray, paths: int, seed: int) -> np.ndarray:
     """Total spend of the portfolio on each path in each month, shape (paths, months)."""
     order = list(dict.fromkeys(w.key for w in workloads))
+    lines = list(dict.fromkeys(w.line for w in workloads if w.line is not None))
+    seeds = process_seeds(seed, len(order) + len(lines))
+    successors = {line: next(w for w in workloads if w.line == line).successor.sample(
+        months, paths, np.random.default_rng(child)) for line, child in zip(lines, seeds[len(order):], strict=True)}
     total = np.zeros((paths, len(months)))
-    for key, child in zip(order, process_seeds(seed, len(order)), strict=True):
+    for key, child in zip(order, seeds[:len(order)], strict=True):
         members = [w for w in workloads if w.key == key]
-        spend = sum(monthly_spend(w) for w in members)
-        if spend > 0:
+        # A month's spend at today's prices on this path of R: the part that stays on the model,
+        # plus each followed line's part moved by its path of Q.
+        spend = sum(monthly_spend(w) for w in members if w.line is None)
+        for line in dict.fromkeys(w.line for w in members if w.line is not None):
+            spend = spend + sum(monthly_spend(w) for w in members if w.line == line) * successors[line]
+        if np.any(spend > 0):
             total += spend * members[0].level(months) * members[0].process.sample(
                 months, paths, np.random.default_rng(child))
     return total

@@ -10,6 +10,9 @@ is the one thing known rather than forecast:
 - "no change announced; 13% chance of a change in 12 months, expected −4.1%"
 
 An expected change under a twentieth of a percent is not said: it is the flat price.
+
+A line forward (methodology §5, "Line forwards") is said from the side of a team that follows the
+line: "following the line: expected −30.0% by 2027-06 (70% chance of a successor by then)".
 """
 
 from __future__ import annotations
@@ -72,10 +75,11 @@ def in_words(months: float, p_change: float | None, expected_ratio: float | None
             + (f", expected {expected}" if expected else ""))
 
 
-def line_in_words(line: str, months: float, p_successor: float, expected_ratio: float) -> str:
-    """A line forward in words: "following anthropic/sonnet: 70% chance of a successor in 6
-    months; expected +37.2%" (the line's forward over the current model's spot)."""
-    span = _span(months)
+def line_in_words(by: date, p_successor: float, expected_ratio: float) -> str:
+    """A line forward in words, for a team that moves to each successor as it comes: "following the
+    line: expected −30.0% by 2027-06 (70% chance of a successor by then)". The change is the line's
+    forward over its current model's spot, `by` the horizon's day (said as its month)."""
     expected = _expected(expected_ratio)
-    return (f"following {line}: {_share(p_successor)} chance of a successor in {span}"
-            + (f", expected {expected}" if expected else ""))
+    change = f"expected {expected}" if expected else "no change expected"
+    return (f"following the line: {change} by {by:%Y-%m} "
+            f"({_share(p_successor)} chance of a successor by then)")

@@ -20,7 +20,7 @@ from litestar import Request, Response, post
 
 from pipelines.evidence import EVIDENCE_COLUMNS
 from pipelines.listings import BATCH, PRICE_FIELDS, SYNC
-from pipelines.outlook import announced_change, in_words, line_in_words
+from pipelines.outlook import announced_change, in_words
 from pipelines.pricing import (
     USAGE_FIELDS,
     CacheValue,
@@ -49,12 +49,13 @@ from pipelines.spots import build_spots, rate_columns
 from pipelines.tasks import task_table
 from serve.deps import Reply
 from serve.direct import direct, handler_answer
+from serve.line_follow import Follow, line_forward, line_outlook
 from serve.lookup import UnknownModel
 from serve.model_mode import ModelInMode, check_fit
 from serve.outlook import forward_chances, forward_ratios, process_of
 from serve.params import MAX_TOKENS, Eta, Tokens, in_mode
 from serve.problems import invalid
-from serve.records import memoized, optional_table, record_of
+from serve.records import memoized, record_of
 from serve.respond import TidyList, column_values, envelope_type, records, tidy_columns, tidy_floats
 from serve.routing import get
 from serve.state import LoadedSnapshot
@@ -68,7 +69,6 @@ Horizon = Annotated[float, msgspec.Meta(gt=0, le=MAX_HORIZON, description="Forwa
 ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200,
                                         description="Ticker, batch ticker, model_id or alias (case-insensitive).")]
 Mode = Literal["sync", "batch"]
-Follow = Literal["model", "line"]
 Period = Literal["peak", "off_peak"]
 Count = Annotated[float, msgspec.Meta(ge=0, le=MAX_TOKENS, description="A count of requests or tool calls, ≥ 0.")]
 AsOf = Annotated[date, msgspec.Meta(description="Price at the prices in force on this date (YYYY-MM-DD, on or before "
@@ -366,41 +366,17 @@ def _task_profile(profile: Profile) -> dict[str, float]:
             **{name: getattr(profile.usage, name) for name in USAGE_FIELDS}}  # its fields only, not what it caches
 
 
-def _line_forward_rows(snapshot: LoadedSnapshot) -> dict[tuple[str, str, float], dict[str, Any]]:
-    """(current model, mode, months) → its `line_forwards` row, once per snapshot."""
-    def index() -> dict[tuple[str, str, float], dict[str, Any]]:
-        table = optional_table(snapshot, "line_forwards", "no_lines", "lines were kept")
-        return {(row["current"], row["mode"], row["months"]): row for row in table.to_dict("records")}
-
-    return memoized(snapshot, ("line_forward_rows",), index)
-
-
 def _line_forward(snapshot: LoadedSnapshot, ticker: str, mode: str, months: float | None,
                   spot_cost: float) -> dict[str, Any]:
-    """The cost at `months` following the model's line (`line_forwards`): the task's spot cost
+    """The cost at `months` following the model's line (`serve.line_follow`): the task's spot cost
     moved as the line's β is, as a fixed model's forward moves it. A 400 when it cannot be said."""
-    if months is None or months != int(months):
-        raise invalid("follow", "following the line needs a whole horizon_months, 1 to 12 (the line forwards' "
-                                "months)")
-    point = _line_forward_rows(snapshot).get((ticker, mode, float(months)))
-    if point is None:
-        lines = optional_table(snapshot, "lines", "no_lines", "lines were kept")
-        mine = lines[lines["ticker"] == ticker]
-        if mine.empty:
-            raise invalid("follow", f"{ticker} is in no line; send follow \"model\"")
-        line = mine["line"].iloc[0]
-        forwards = optional_table(snapshot, "line_forwards", "no_lines", "lines were kept")
-        now = forwards[(forwards["line"] == line) & (forwards["mode"] == mode)]["current"]
-        where = f"its current model is {now.iloc[0]}; price that to follow the line" if len(now) else \
-            f"it has no {mode} line forward"
-        raise invalid("follow", f"{ticker} is not the current model of its line {line}: {where}")
+    point = line_forward(snapshot, ticker, mode, months)
     scale = spot_cost / float(point["spot"])
     return {"line": point["line"], "current": ticker, "horizon_months": months,
             "p_successor": float(point["p_successor"]), "cost": float(point["beta_forward"]) * scale,
             "cost_median": float(point["beta_median"]) * scale, "cost_p05": float(point["p05"]) * scale,
             "cost_p95": float(point["p95"]) * scale, "beta_forward": float(point["beta_forward"]),
-            "outlook": line_in_words(point["line"], months, float(point["p_successor"]),
-                                     float(point["beta_forward"]) / float(point["spot"]))}
+            "outlook": line_outlook(snapshot, point)}
 
 
 def price_data(snapshot: LoadedSnapshot, body: PriceRequest) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from pipelines.swap import TENORS, price_swap
 from pipelines.tasks import TASK_TYPES, Profile, TaskProfile, task_profile
 from serve.deps import Reply
 from serve.direct import strict
+from serve.line_follow import Follow, expected_ratio, line_forward, line_outlook, successor_process
 from serve.model_mode import ModelInMode, check_fit
 from serve.outlook import process_of
 from serve.params import Eta, Tokens, in_mode
@@ -88,6 +89,10 @@ class WorkloadIn(Struct, kw_only=True):
     task_type: str | None = None
     profile: ProfileIn | None = None
     mode: str | None = None
+    follow: Annotated[Follow, Meta(
+        description="`model` (default): the workload stays on this model. `line`: it moves to each successor of "
+                    "the model's line as it comes, priced by the line forward (the model must be its line's "
+                    "current model)")] = "model"
 
 
 class SimulateRequest(Struct, kw_only=True):
@@ -190,7 +195,16 @@ BudgetMonthOut = msgspec.defstruct("BudgetMonthOut", [("month", int), ("expected
                                                        *_percentiles(BANDS)], module=__name__)
 
 
-class WorkloadOut(Struct, kw_only=True):
+class LineFollowed(Struct, kw_only=True):
+    line: str
+    current: Annotated[str, Meta(description="The line's current model: the workload's model today")]
+    p_successor: Annotated[float, Meta(description="The chance a successor has come by the horizon")]
+    expected_change: Annotated[float, Meta(description="The line forward at the horizon over today's price, "
+                                                       "minus 1")]
+    outlook: Annotated[str, Meta(description="The same in words, with the horizon's month")]
+
+
+class WorkloadOut(Struct, kw_only=True, omit_defaults=True):
     model: str
     mode: str
     task: str
@@ -199,6 +213,8 @@ class WorkloadOut(Struct, kw_only=True):
     spot_cost: float
     expected_spend_total: float
     share: float
+    follow: str
+    line: Annotated[LineFollowed | None, Meta(description="With follow \"line\": the line followed")] = None
 
 
 class SimulateData(Struct, kw_only=True):
@@ -407,7 +423,8 @@ def _monte_carlo(reply: Reply, name: str, mode: str | None, category_field: str,
       tags=["simulation"],
       description=f"Monthly spend of a portfolio of workloads to `horizon_months` (a whole number from 1 to "
                   f"{MAX_HORIZON_MONTHS}), expected from the forward curves, with simulated percentile bands and "
-                  f"each workload's share (methodology §10).",
+                  f"each workload's share (methodology §10); a workload may follow its model's line "
+                  f"(`follow: \"line\"`, methodology §5).",
       **strict(SimulateRequest))
 async def simulate(computing: Threads, settings: Settings, snapshot: LoadedSnapshot,
                    data: SimulateRequest) -> SimulateResponse:
@@ -420,8 +437,22 @@ async def simulate(computing: Threads, settings: Settings, snapshot: LoadedSnaps
     spend are simulated (`pipelines.budget`): workloads on one model and mode share its price path,
     different models move independently. A workload gives a task type (`taskType` or `task_type`) or
     an explicit `profile` {n_in, n_out, eta, n_think}, not both.
+
+    A workload with `follow: "line"` (default `"model"`, as in /v1/price) moves to each successor of
+    its model's line as it comes: its expected spend in month m is requests·spot_cost times the line
+    forward at m over the current model's spot (`/v1/lines/{line}/forwards`), and its paths draw the
+    successor's coming and price (methodology §5, "Line forwards"); its `line` says which line, the
+    chance a successor has come by the horizon and the expected change in words. A model that is
+    not its line's current model, or is in no line, is a 400 on `items[i].follow`.
     """
     return await computing.run(_simulate, settings, snapshot, data)
+
+
+def _followed(snapshot: LoadedSnapshot, priced: _Priced, horizon: int, field: str) -> LineFollowed:
+    """The line a workload follows, at the horizon (`serve.line_follow`: the refusal of /v1/price)."""
+    point = line_forward(snapshot, priced.ticker, priced.mode, horizon, field)
+    return LineFollowed(line=point["line"], current=priced.ticker, p_successor=float(point["p_successor"]),
+                        expected_change=expected_ratio(point) - 1.0, outlook=line_outlook(snapshot, point))
 
 
 def _simulate(settings: Settings, snapshot: LoadedSnapshot, data: SimulateRequest) -> SimulateResponse:
@@ -441,22 +472,25 @@ def _simulate(settings: Settings, snapshot: LoadedSnapshot, data: SimulateReques
                          else _task(task_field, task_name))
         priced = _Priced(snapshot, item.model, item.mode, f"{field}.model", f"{field}.mode")
         check_fit(priced.row, priced.mode, profile, field=f"{field}.profile" if task_name is None else task_field)
+        followed = _followed(snapshot, priced, horizon, f"{field}.follow") if item.follow == "line" else None
         try:
             workload = Workload(f"{priced.ticker}:{priced.mode}", priced.rates, priced.process, *profile.args,
-                                item.requests_per_month, tuple(priced.levels(np.arange(1, MAX_HORIZON_MONTHS + 1))))
+                                item.requests_per_month, tuple(priced.levels(np.arange(1, MAX_HORIZON_MONTHS + 1))),
+                                *((followed.line, successor_process(snapshot, priced.ticker, priced.mode))
+                                  if followed else ()))
             cost = task_cost(priced.rates, *profile.args).spot_cost
         except ValueError as error:
             raise invalid(field, str(error)) from None
         workloads.append(workload)
-        described.append((priced, task, profile, item.requests_per_month, cost))
+        described.append((priced, task, profile, item.requests_per_month, cost, item.follow, followed))
     budget = simulate_budget(workloads, horizon, count, data.seed)
     return _reply(snapshot, SimulateResponse, SimulateData(
         horizon_months=horizon, paths=count, seed=data.seed,
         months=[BudgetMonthOut(**vars(month)) for month in budget.months],
         workloads=[WorkloadOut(model=priced.ticker, mode=priced.mode, task=task, task_profile=_profile_out(profile),
                                requests_per_month=float(requests), spot_cost=cost, expected_spend_total=spend,
-                               share=share)
-                   for (priced, task, profile, requests, cost), spend, share in zip(
+                               share=share, follow=follow, line=followed)
+                   for (priced, task, profile, requests, cost, follow, followed), spend, share in zip(
                        described, budget.workload_spend, budget.shares, strict=True)],
         total_expected_spend=budget.total_expected_spend,
     ))

@@ -363,6 +363,48 @@ def test_calculator_budgets_a_month_of_a_task_preset(page, dashboard_base, api):
     assert "e-" not in page.locator("[data-results]").inner_text()
 
 
+def test_calculator_budgets_following_the_line(page, dashboard_base, api):
+    """"follow the line": each budget row is the API's simulation following the model's line, with its
+    line forward in the API's words; a model that is not its line's current one says why."""
+    shortlist = ["HAIKU-5.5", "GPT-5.4", "SONNET-4"]
+    profile = {"n_in": 2000, "n_out": 500, "eta": 0, "n_think": 0}
+    query = "&".join(f"{name}={value:g}" for name, value in profile.items())
+    open_page(page, f"{dashboard_base}/dashboard/calculator?{query}&horizon=6&requests=100000&follow=line"
+                    f"&models={','.join(shortlist)}")
+    assert page.input_value("select[name=follow]") == "line"
+    page.wait_for_selector("[data-budget][aria-busy=false] table[data-table=budget]")
+    budget = _table(page, "budget")
+    assert set(budget) == set(shortlist)
+    for ticker in ("HAIKU-5.5", "GPT-5.4"):
+        data = _data(api.post("/v1/simulate", json={"items": [{"model": ticker, "mode": "sync", "profile": profile,
+                                                               "requests_per_month": 100000, "follow": "line"}],
+                                                    "horizon_months": 6, "paths": 2000, "seed": 1}))
+        month, line = data["months"][5], data["workloads"][0]["line"]
+        assert (_value(budget[ticker]["expected_spend"]), _value(budget[ticker]["p95"])) == (
+            month["expected_spend"], month["p95"])
+        cell = page.locator(f"table[data-table=budget] tr[data-ticker='{ticker}'] td[data-col=line_outlook]")
+        assert cell.inner_text() == line["outlook"] and line["outlook"].startswith("following the line: expected ")
+    refused = page.locator("table[data-table=budget] tr[data-ticker='SONNET-4'] td[data-col=line_outlook]")
+    assert refused.inner_text().startswith("cannot follow: SONNET-4 is not the current model of its line")
+    assert _value(budget["SONNET-4"]["expected_spend"]) is None
+    # Staying on each model (the default) has no such column.
+    page.select_option("select[name=follow]", "model")
+    page.click("form[data-form=calculator] button[type=submit]")
+    page.wait_for_selector("[data-budget][aria-busy=false] table[data-table=budget]")
+    assert page.locator("td[data-col=line_outlook]").count() == 0 and "follow=" not in page.url
+
+
+def test_model_page_says_its_lines_forward_when_it_is_the_current_model(page, dashboard_base, api):
+    priced = _data(api.post("/v1/price", json={"model": "HAIKU-5.5", "n_in": 3000, "n_out": 1000,
+                                               "horizon_months": 6, "follow": "line"}))
+    open_page(page, f"{dashboard_base}/dashboard/models/HAIKU-5.5")
+    facts = page.locator("[data-facts=now] dd")
+    assert page.locator("[data-facts=now] dt").nth(2).inner_text() == "Its line, anthropic/haiku"
+    assert facts.nth(2).inner_text() == priced["line_forward"]["outlook"]
+    open_page(page, f"{dashboard_base}/dashboard/models/SONNET-4")  # not its line's current model
+    assert page.locator("[data-facts=now] dt", has_text="Its line").count() == 0
+
+
 def test_calculator_filters_the_ranking_by_provider_and_tier(page, dashboard_base, api):
     profile = {"n_in": 8000, "n_out": 1200, "eta": 0.5, "n_think": 0}
     answer = _data(api.post("/v1/compare", json=profile))

@@ -195,3 +195,47 @@ def test_a_budget_needs_workloads():
         simulate_budget([], 3, 10, 0)
     with pytest.raises(ValueError):
         simulate_budget([replace(workload())], 0, 10, 0)
+
+
+# --- Following a line ----------------------------------------------------------------------------
+
+# A successor: its price over the current model's 0.5 or 2.0 at even odds (mean 1.25); a successor has
+# come by month m with chance 1 − 0.7^m (`line_forwards.successor_chance` at λ = −ln 0.7).
+SUCCESSOR = Process(1 - 0.7**K, ChangeLaw(np.array([0.5, 2.0]), np.array([0.5, 0.5])))
+
+
+def following(key="A:sync", requests=1_000.0, line="maker/line"):
+    return replace(workload(key=key, requests=requests), line=line, successor=SUCCESSOR)
+
+
+def test_following_a_line_multiplies_the_expected_spend_by_the_successors_expected_ratio():
+    months = month_grid(4)
+    # By hand: 53.4·E[R_m]·E[Q_m], E[R_m] = 1 − 0.17·(1 − 0.9^m), E[Q_m] = 1 + 0.25·(1 − 0.7^m).
+    by_hand = [53.4 * (1 - 0.17 * (1 - 0.9**m)) * (1 + 0.25 * (1 - 0.7**m)) for m in range(1, 5)]
+    assert expected_spend([following()], months)[0] == pytest.approx(by_hand, rel=EXACT)
+    assert expected_spend([workload(), following()], months)[0] == pytest.approx(
+        [53.4 * (1 - 0.17 * (1 - 0.9**m)) for m in range(1, 5)], rel=EXACT)  # staying: no successor
+    with pytest.raises(ValueError):
+        replace(workload(), line="maker/line")  # a line without its successor law
+
+
+def test_a_followed_line_draws_its_successor_once_for_every_workload_on_it():
+    months = month_grid(3)
+    seeds = process_seeds(11, 2)  # the model's process first, then the line
+    r = FALLING.sample(months, 2_000, np.random.default_rng(seeds[0]))
+    q = SUCCESSOR.sample(months, 2_000, np.random.default_rng(seeds[1]))
+    # Path for path: staying pays 53.4·R, following 53.4·R·Q; two followers are one of twice the volume.
+    mixed = spend_paths([workload(), following()], months, 2_000, seed=11)
+    assert mixed == pytest.approx(53.4 * r + 53.4 * r * q, abs=1e-9)
+    twice = spend_paths([following(requests=2_000.0)], months, 2_000, seed=11)
+    assert spend_paths([following(), following()], months, 2_000, seed=11) == pytest.approx(twice, abs=1e-9)
+    # With no line followed, the draws are as they were: the process's own first child seed.
+    assert spend_paths([workload()], months, 2_000, seed=11) == pytest.approx(53.4 * r, abs=1e-9)
+
+
+def test_the_simulated_share_of_paths_with_a_successor_is_its_chance():
+    months = month_grid(6)
+    paths = spend_paths([following()], months, 40_000, seed=5) / spend_paths([workload()], months, 40_000, seed=5)
+    # Q moved (0.5 or 2) on a path once a successor came: by month m with chance 1 − 0.7^m.
+    for m in range(6):
+        assert changed_share(paths[:, m]) == pytest.approx(1 - 0.7 ** (m + 1), abs=0.01)

@@ -48,7 +48,9 @@ def test_every_published_tenor_says_its_own_figures(store):
 def test_a_line_forward_in_words():
     from pipelines.outlook import line_in_words
 
-    assert line_in_words("anthropic/sonnet", 6, 0.7003, 1.3717) == \
-        "following anthropic/sonnet: 70% chance of a successor in 6 months, expected +37.2%"
-    assert line_in_words("openai/gpt-mini", 1, 0.004, 1.0) == \
-        "following openai/gpt-mini: under 1% chance of a successor in 1 month"
+    assert line_in_words(date(2027, 6, 3), 0.7003, 0.7) == \
+        "following the line: expected −30.0% by 2027-06 (70% chance of a successor by then)"
+    assert line_in_words(date(2027, 5, 24), 0.352, 1.2843) == \
+        "following the line: expected +28.4% by 2027-05 (35% chance of a successor by then)"
+    assert line_in_words(date(2026, 12, 22), 0.004, 1.0003) == \
+        "following the line: no change expected by 2026-12 (under 1% chance of a successor by then)"

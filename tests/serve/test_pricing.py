@@ -322,7 +322,9 @@ def test_following_the_line_prices_the_lines_then_current_model(client, store):
     assert line["cost"] == pytest.approx(point["beta_forward"] * scale, rel=1e-12)
     assert (line["cost_p05"], line["cost_median"], line["cost_p95"]) == pytest.approx(
         (point["p05"] * scale, point["beta_median"] * scale, point["p95"] * scale), rel=1e-12)
-    assert line["outlook"].startswith(f"following {point['line']}: ")
+    said = f"{point['beta_forward'] / point['spot'] - 1:+.1%}".replace("-", "−")
+    assert line["outlook"] == (f"following the line: expected {said} by 2027-02 "  # 2026-11-22 + 91 days
+                               f"({point['p_successor']:.0%} chance of a successor by then)")
     assert data["forward"] == post(client, "/v1/price", body)["forward"]  # staying on the model, beside it
     assert "line_forward" not in post(client, "/v1/price", body)
     older = lines[(lines["line"] == point["line"]) & (lines["ticker"] != point["current"])]

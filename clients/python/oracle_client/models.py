@@ -819,6 +819,19 @@ class Line(TypedDict):
     members: list[LineMember]
 
 
+class LineFollowed(TypedDict):
+    """LineFollowed, as the API's document describes it."""
+    line: str
+    current: str
+    """The line's current model: the workload's model today"""
+    p_successor: float
+    """The chance a successor has come by the horizon"""
+    expected_change: float
+    """The line forward at the horizon over today's price, minus 1"""
+    outlook: str
+    """The same in words, with the horizon's month"""
+
+
 class LineForwardOut(TypedDict):
     """LineForwardOut, as the API's document describes it."""
     line: str
@@ -1581,6 +1594,11 @@ class WorkloadIn(TypedDict):
     task_type: NotRequired[str | None]
     profile: NotRequired[ProfileIn | None]
     mode: NotRequired[str | None]
+    follow: NotRequired[str]
+    """`model` (default): the workload stays on this model. `line`: it moves to each successor of the
+    model's line as it comes, priced by the line forward (the model must be its line's current
+    model)
+    """
 
 
 class WorkloadOut(TypedDict):
@@ -1593,6 +1611,9 @@ class WorkloadOut(TypedDict):
     spot_cost: float
     expected_spend_total: float
     share: float
+    follow: str
+    line: NotRequired[LineFollowed | None]
+    """With follow "line": the line followed"""
 
 
 class SpotFields(TypedDict):
@@ -1814,6 +1835,7 @@ __all__ = [
     'KeyUsage',
     'KeyUsageResponse',
     'Line',
+    'LineFollowed',
     'LineForwardOut',
     'LineForwardPoint',
     'LineForwards',

@@ -66,6 +66,7 @@ from oracle_client.models import (  # noqa: F401 - the types of the answers
     KeyUsage,
     KeyUsageResponse,
     Line,
+    LineFollowed,
     LineForwardOut,
     LineForwardPoint,
     LineForwards,
@@ -997,7 +998,7 @@ def simulate(
 
     Monthly spend of a portfolio of workloads to `horizon_months` (a whole number from 1 to 12),
     expected from the forward curves, with simulated percentile bands and each workload's share
-    (methodology §10).
+    (methodology §10); a workload may follow its model's line (`follow: "line"`, methodology §5).
 
     Args:
         items: (body)

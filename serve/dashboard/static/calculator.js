@@ -1,9 +1,10 @@
 // Budget calculator: a task profile (typed, or a published task type's), ranked over every model
 // (or a shortlist) by POST /v1/compare, with the cost per request and per 1,000 requests; for a
 // monthly volume, the monthly spend of the cheapest models with its 5%–95% range from
-// POST /v1/simulate. The provider and tier filters are the page's own, applied to the API's ranking
-// (the tier of each model from /v1/spots). The address holds the inputs; the curl command of the
-// same call is last.
+// POST /v1/simulate, staying on each model or following its line (moving to each successor as it
+// comes, priced by the line forward). The provider and tier filters are the page's own, applied to
+// the API's ranking (the tier of each model from /v1/spots). The address holds the inputs; the curl
+// command of the same call is last.
 import { getJSON, mainElement, markNavigation, postJSON, problemBox, showStatus } from "./api.js";
 import { barChart } from "./chart.js";
 import { DASH, cell, dollars, el, keyValues, modelPage, number, numericCell, queryParams, replaceQuery, section,
@@ -70,9 +71,12 @@ function formElement(values, taskTypes, roster, onSubmit) {
   const mode = el("label", {}, "Prices", el("select", { name: "mode" },
     el("option", { value: "sync", selected: values.mode !== "batch" }, "sync"),
     el("option", { value: "batch", selected: values.mode === "batch" }, "batch")));
+  const follow = el("label", { "data-field": "follow" }, "Monthly budget", el("select", { name: "follow" },
+    el("option", { value: "model", selected: values.follow !== "line" }, "stay on this model"),
+    el("option", { value: "line", selected: values.follow === "line" }, "follow the line")));
   // novalidate: the API judges the profile, and its answer says what is wrong in its own words.
   const form = el("form", { class: "controls", "data-form": "calculator", novalidate: true },
-    el("label", {}, "Task", preset), inputs, volume, shortlist, provider, tier, mode,
+    el("label", {}, "Task", preset), inputs, volume, follow, shortlist, provider, tier, mode,
     el("button", { type: "submit" }, "Compare"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -123,25 +127,40 @@ function rankingSection(data, withForward) {
 }
 
 // The monthly spend of the cheapest models at `requests` a month, with the range the forecast
-// gives it: one /v1/simulate per model, to the horizon's month (the first without one).
-async function budgetSection(models, profile, requests, horizon, mode) {
+// gives it: one /v1/simulate per model, to the horizon's month (the first without one). Following
+// the line, each row says the line forward in the API's words; a model that is not its line's
+// current one says why, in the API's words too, in place of its figures.
+async function budgetSection(models, profile, requests, horizon, mode, follow) {
   const months = Math.min(12, Math.max(1, Math.ceil(horizon || 1)));
+  const following = follow === "line";
   const answers = await Promise.all(models.map((model) => postJSON("/v1/simulate", {
-    items: [{ model: model.ticker, mode, profile, requests_per_month: requests }],
-    horizon_months: months, paths: BUDGET_PATHS, seed: BUDGET_SEED })));
+    items: [{ model: model.ticker, mode, profile, requests_per_month: requests, ...(following ? { follow } : {}) }],
+    horizon_months: months, paths: BUDGET_PATHS, seed: BUDGET_SEED }).catch((error) => {
+    const refusal = (error.problem?.errors || []).find((item) => item.field === "items[0].follow");
+    if (following && refusal) return { refusal: refusal.message };
+    throw error;
+  })));
   const rows = models.map((model, i) => {
-    const month = answers[i].data.months[months - 1];
+    const answer = answers[i];
+    const month = answer.data?.months[months - 1];
+    const line = answer.data?.workloads[0].line;
     return el("tr", { "data-ticker": model.ticker }, [
       el("td", {}, el("a", { href: modelPage(model.ticker) }, model.ticker)),
-      numericCell(month.expected_spend, dollars, { "data-col": "expected_spend" }),
-      numericCell(month.p05, dollars, { "data-col": "p05" }), numericCell(month.p95, dollars, { "data-col": "p95" }),
+      numericCell(month?.expected_spend, dollars, { "data-col": "expected_spend" }),
+      numericCell(month?.p05, dollars, { "data-col": "p05" }), numericCell(month?.p95, dollars, { "data-col": "p95" }),
+      ...(following ? [cell(line ? line.outlook : `cannot follow: ${answer.refusal}`, line?.expected_change ?? null,
+        { "data-col": "line_outlook" })] : []),
     ]);
   });
+  const how = following ? "following each model's line (moving to a successor if one comes)" : "staying on each model";
   return section(`Monthly budget, ${requests.toLocaleString("en-US")} requests a month`,
-    el("p", { class: "note" }, `Spend in month ${months} for the ${models.length} cheapest: expected, and the range ` +
-      "the price forecast gives it (5% to 95%: a price change may come or not)."),
+    el("p", { class: "note" }, `Spend in month ${months} for the ${models.length} cheapest, ${how}: expected, and ` +
+      "the range the price forecast gives it (5% to 95%: a price change may come or not)."),
     table([{ key: "ticker", label: "Model" }, { key: "expected_spend", label: "Expected", numeric: true },
-      { key: "p05", label: "Low (5%)", numeric: true }, { key: "p95", label: "High (95%)", numeric: true }], rows,
+      { key: "p05", label: "Low (5%)", numeric: true }, { key: "p95", label: "High (95%)", numeric: true },
+      ...(following ? [{ key: "line_outlook", label: "Following the line", card: "wide",
+        title: "The line forward at the horizon over today's cost, and the chance a successor has come by then" }]
+        : [])], rows,
     { name: "budget" }));
 }
 
@@ -169,6 +188,7 @@ async function render() {
   const query = queryParams();
   const values = Object.fromEntries(FIELDS.map((field) => [field.name, query[field.name] ?? field.fallback]));
   values.mode = query.mode || "sync";
+  values.follow = query.follow === "line" ? "line" : "model";
   values.requests = query.requests ?? "100000";
   values.models = query.models ?? "";
   values.task = query.task ?? "";
@@ -193,7 +213,8 @@ async function render() {
   const run = async (submitted, asked = null) => {
     const body = payloadOf(submitted);
     replaceQuery({ ...Object.fromEntries(FIELDS.map((field) => [field.name, submitted[field.name]])),
-      mode: submitted.mode === "batch" ? "batch" : "", task: submitted.task, requests: submitted.requests,
+      mode: submitted.mode === "batch" ? "batch" : "", follow: submitted.follow === "line" ? "line" : "",
+      task: submitted.task, requests: submitted.requests,
       models: submitted.models, provider: submitted.provider, tier: submitted.tier });
     curl.textContent = curlCommand(window.location.origin, body);
     permalink.href = window.location.href;
@@ -233,7 +254,7 @@ async function render() {
       const profile = Object.fromEntries(PROFILE.map((name) => [name, body[name] ?? 0]));
       try {
         budget.replaceChildren(await budgetSection(answer.models.slice(0, BUDGETED), profile, requests,
-          body.horizon_months, answer.mode));
+          body.horizon_months, answer.mode, submitted.follow));
       } catch (error) {
         budget.replaceChildren(problemBox(error, "The monthly budget could not be simulated"));
       }

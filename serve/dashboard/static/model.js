@@ -56,6 +56,7 @@ const PRICE_ROWS = [
     "file_search_fee", "fee"], ["grounding_fee", "Per grounded prompt", "grounding_fee", "fee"],
 ];
 const PROVIDER_PROFILE = { n_in: 3000, n_out: 1000 }; // the board's 3:1 blend, as one request
+const LINE_MONTHS = 6; // the line forward said beside the model's own 6M outlook
 const PHONE_PAGE = 20; // the rows of a long list a phone shows at first, and at each "show more"
 const HOSTS_PAGE = 10; // the hosts a phone shows at first: the cheapest ten
 
@@ -64,7 +65,7 @@ function priceText(value, unit) {
   return unit === "fee" ? `${price(value)} /1k` : `${price(value)} /M`;
 }
 
-function pricesSection(model, events, scheduled, record, curve) {
+function pricesSection(model, events, scheduled, record, curve, line) {
   const rows = PRICE_ROWS.filter(([, , column]) => model[`${column}_sync`] != null || model[`${column}_batch`] != null)
     .map(([key, label, column, unit]) => el("tr", { "data-price": key }, [
       el("th", { scope: "row" }, label),
@@ -85,6 +86,8 @@ function pricesSection(model, events, scheduled, record, curve) {
     keyValues([
       ["Status", statusInWords(record || model), model.status],
       ["Will it get cheaper?", outlookIn(curve, "6M"), "6M"],
+      // Only for its line's current model: the API refuses to follow the line from any other.
+      ...(line ? [[`Its line, ${line.line}`, line.outlook, line.expected_change]] : []),
       ["Last change", last ? `${last.effective_date}: ${last.field} ${percent(last.percent_change)} ` +
         `(${number(last.before)} → ${number(last.after)} $/M)` : "none recorded", last ? last.percent_change : null],
       ["Announced", coming.length ? coming.map((change) => `${change.effective_date}: ${change.field} ` +
@@ -254,6 +257,12 @@ function historySection(history) {
       { key: "observed_on", label: "Observed on" }], rows, { name: "observations", tall: true, page: PHONE_PAGE }));
 }
 
+// The line forward of a price that followed the line, with the expected change it says in words.
+function lineOf(priced) {
+  const line = priced?.line_forward;
+  return line ? { line: line.line, outlook: line.outlook, expected_change: line.cost / priced.spot_cost - 1 } : null;
+}
+
 // The forward at a tenor in words, as the curve publishes it ("no change announced; 1% chance ...").
 function outlookIn(curve, tenor) {
   const point = (curve?.forwards || []).find((p) => p.tenor === tenor);
@@ -327,6 +336,8 @@ function panels(ticker, mode) {
     getJSON(`/v1/scheduled?ticker=${path}`),
     postJSON("/v1/providers", { model: ticker, mode, ...PROVIDER_PROFILE }),
     getJSON(`/v1/models/${path}`),  // the record: the status's dates
+    // Following the model's line for six months (`line_forward`): a 400 unless it is the line's current model.
+    postJSON("/v1/price", { model: ticker, mode, ...PROVIDER_PROFILE, horizon_months: LINE_MONTHS, follow: "line" }),
   ]);
 }
 
@@ -340,7 +351,8 @@ async function render() {
   const sheet = getJSON(`/v1/greeks/${modelPath(name)}`);
   // The address usually names a ticker (every link here does): ask for the panels at once rather
   // than a round trip later, and again only if the model turns out to be known by another name.
-  // With the sheet they fill a browser's six connections to a host, so the status comes after.
+  // With the sheet they fill a browser's six connections to a host (the line's price, asked last,
+  // waits for one), so the status comes after.
   const early = TICKER_LIKE.test(name) ? panels(name, asked) : null;
   showStatus();
   let model;
@@ -356,7 +368,7 @@ async function render() {
     window.history.replaceState(null, "", `${modelPage(model.ticker)}${window.location.search}`);
   }
   document.title = `${model.ticker} · Inference Pricing Oracle`;
-  const [curve, history, events, scheduled, hosts, record] =
+  const [curve, history, events, scheduled, hosts, record, followed] =
     await (early && name === model.ticker && mode === asked ? early : panels(model.ticker, mode));
   const value = (result) => (result.status === "fulfilled" ? result.value.data : null);
   const main = mainElement();
@@ -364,7 +376,7 @@ async function render() {
     el("h1", { "data-ticker": model.ticker }, `${model.display_name} `, el("span", { class: "mono" }, model.ticker)),
     modeTabs(model, mode),
     el("div", { class: "grid-2" },
-      pricesSection(model, value(events), value(scheduled), value(record), value(curve)),
+      pricesSection(model, value(events), value(scheduled), value(record), value(curve), lineOf(value(followed))),
       settled(hosts, "Providers", providersSection)),
     el("div", { class: "grid-2" },
       settled(curve, "Forward curve", forwardSection),
