@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 
 from pipelines.forecast import Process
 from pipelines.line_forwards import HORIZONS, succession_law
@@ -25,14 +26,15 @@ Follow = Literal["model", "line"]  # stay on the model asked for, or move to eac
 NO_LINES = "no_lines"  # the code of a 503 for a snapshot published before lines were kept
 
 
-def _table(snapshot: LoadedSnapshot, name: str):
+def lines_table(snapshot: LoadedSnapshot, name: str) -> pd.DataFrame:
+    """`lines` or `line_forwards`, or a 503 (NO_LINES) for a snapshot published before they were kept."""
     return optional_table(snapshot, name, NO_LINES, "lines were kept")
 
 
 def line_forward_rows(snapshot: LoadedSnapshot) -> dict[tuple[str, str, float], dict[str, Any]]:
     """(current model, mode, months) → its `line_forwards` row, once per snapshot."""
     def index() -> dict[tuple[str, str, float], dict[str, Any]]:
-        table = _table(snapshot, "line_forwards")
+        table = lines_table(snapshot, "line_forwards")
         return {(row["current"], row["mode"], row["months"]): row for row in table.to_dict("records")}
 
     return memoized(snapshot, ("line_forward_rows",), index)
@@ -47,12 +49,12 @@ def line_forward(snapshot: LoadedSnapshot, ticker: str, mode: str, months: float
     point = line_forward_rows(snapshot).get((ticker, mode, float(months)))
     if point is not None:
         return point
-    lines = _table(snapshot, "lines")
+    lines = lines_table(snapshot, "lines")
     mine = lines[lines["ticker"] == ticker]
     if mine.empty:
         raise invalid(field, f"{ticker} is in no line; send follow \"model\"")
     line = mine["line"].iloc[0]
-    forwards = _table(snapshot, "line_forwards")
+    forwards = lines_table(snapshot, "line_forwards")
     now = forwards[(forwards["line"] == line) & (forwards["mode"] == mode)]["current"]
     where = f"its current model is {now.iloc[0]}; price that to follow the line" if len(now) else \
         f"it has no {mode} line forward"
@@ -75,6 +77,6 @@ def successor_process(snapshot: LoadedSnapshot, ticker: str, mode: str, field: s
     line forward's p_successor, its law the succession law (a 400 as `line_forward` where the
     model's line cannot be followed)."""
     chances = [float(line_forward(snapshot, ticker, mode, months, field)["p_successor"]) for months in HORIZONS]
-    law = memoized(snapshot, ("succession_law",), lambda: succession_law(_table(snapshot, "lines"),
+    law = memoized(snapshot, ("succession_law",), lambda: succession_law(lines_table(snapshot, "lines"),
                                                                          snapshot.as_of_day))
     return Process(np.asarray(chances), law)

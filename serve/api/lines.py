@@ -12,14 +12,14 @@ import difflib
 from typing import Annotated, Any
 
 import msgspec
-import pandas as pd
 from litestar import Response
 
 from serve.deps import Reply
 from serve.documented import problem
+from serve.line_follow import lines_table
 from serve.params import MODES, SYNC, enum_param, one_of
 from serve.problems import Problem
-from serve.records import memoized, optional_table
+from serve.records import memoized
 from serve.respond import envelope_type, records
 from serve.routing import get
 from serve.state import LoadedSnapshot
@@ -63,16 +63,8 @@ LinesResponse = envelope_type("LineListResponse", LineList)
 LineForwardsResponse = envelope_type("LineForwardsResponse", LineForwards)
 
 
-NO_LINES = "no_lines"  # the code of a 503 for a snapshot published before lines were kept
-
-
-def _table(snapshot: LoadedSnapshot, name: str) -> pd.DataFrame:
-    """`lines` or `line_forwards`, or a 503 for a snapshot published before lines were kept."""
-    return optional_table(snapshot, name, NO_LINES, "lines were kept")
-
-
 def _every_line(snapshot: LoadedSnapshot) -> dict[str, Any]:
-    table = _table(snapshot, "lines").sort_values(["line", "position"], kind="stable")
+    table = lines_table(snapshot, "lines").sort_values(["line", "position"], kind="stable")
     answer = []
     for line, rows in table.groupby("line", sort=True):
         head = rows.iloc[0]
@@ -85,7 +77,7 @@ def _every_line(snapshot: LoadedSnapshot) -> dict[str, Any]:
 def line_named(snapshot: LoadedSnapshot, name: str) -> str:
     """The published line called `name` (any case), or a 404 naming it with the closest names."""
     names = memoized(snapshot, ("line_names",),
-                     lambda: {line.lower(): line for line in _table(snapshot, "lines")["line"].unique()})
+                     lambda: {line.lower(): line for line in lines_table(snapshot, "lines")["line"].unique()})
     wanted = name.strip().strip("/").lower()
     if wanted in names:
         return names[wanted]
@@ -96,12 +88,12 @@ def line_named(snapshot: LoadedSnapshot, name: str) -> str:
 
 
 def _line_forwards(snapshot: LoadedSnapshot, line: str, mode: str) -> dict[str, Any]:
-    table = _table(snapshot, "line_forwards")
+    table = lines_table(snapshot, "line_forwards")
     rows = table[(table["line"] == line) & (table["mode"] == mode)].sort_values("months", kind="stable")
     if rows.empty:
         raise Problem(404, "no_line_forward", f"no {mode} forward is published for the line {line}: it has no live, "
                                               f"priced current model in {mode}")
-    members = _table(snapshot, "lines")
+    members = lines_table(snapshot, "lines")
     head = records(rows.head(1))[0]
     return {
         "line": line, "maker": head["maker"], "mode": mode, "current": head["current"],
