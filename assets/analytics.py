@@ -10,7 +10,7 @@ from assets.history_rows import backtest_rows, observed_rows, spot_rows
 from assets.live_settings import LiveSources
 from assets.resources import PriceSources, RefreshSettings
 from assets.worker_processes import ordered_map, spare_cores
-from pipelines.backtest import backtest_parts, realised_sync
+from pipelines.backtest import Anchors, backtest_parts, realised_sync
 from pipelines.change_panel import Histories, change_points
 from pipelines.events import build_events, price_moves
 from pipelines.evidence import compared, spot_evidence
@@ -152,16 +152,27 @@ def events(price_history: TableFile, models, model_aliases, scheduled_changes, p
                         scheduled_changes, pd.concat(held, ignore_index=True) if held else None, price_observations)
 
 
-@asset(group_name=GROUP, kinds={"parquet"})
-def backtest(price_observations, price_history: TableFile, models, events, sources: PriceSources,
-             settings: RefreshSettings):
-    """Every walk-forward prediction of the oracle and both baselines, scored (written an anchor at a time)."""
+@multi_asset(group_name=GROUP, outs={
+    "backtest": AssetOut(kinds={"parquet"}, description="Every walk-forward prediction of the oracle and both "
+                                                        "baselines, scored (written an anchor at a time)."),
+    "line_backtest": AssetOut(kinds={"parquet"}, description="Every walk-forward forecast of a line's price (the "
+                                                             "line forward, the fixed model's own forecast and "
+                                                             "flat) at 1, 3 and 6 months, scored against what the "
+                                                             "line offered then."),
+})
+def backtests(price_observations, price_history: TableFile, models, events, sources: PriceSources,
+              settings: RefreshSettings):
+    """Both walk-forward backtests, from one reading of what each anchor knew (`Anchors.known`)."""
     rules = Rules.from_frame(sources.seed_table("model_rules"))
     as_of = settings.as_of_date()
     workers = spare_cores() if len(price_observations) >= SHARED_BACKTEST_OBSERVATIONS else 0
-    return TableParts(backtest_parts(price_observations, backtest_rows(price_history, as_of),
-                                     observed_rows(price_history), models, rules, as_of,
-                                     map_anchors=partial(ordered_map, workers=workers), moves=price_moves(events)))
+    anchors = Anchors.known(price_observations, models, as_of)
+    realised = backtest_rows(price_history, as_of)
+    observed = observed_rows(price_history)
+    scored = TableParts(backtest_parts(price_observations, realised, observed, models, rules, as_of,
+                                       map_anchors=partial(ordered_map, workers=workers), moves=price_moves(events),
+                                       anchors=anchors))
+    return scored, run_line_backtest(anchors, observed, realised_sync(realised), models, rules, as_of)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})
@@ -180,17 +191,6 @@ def backtest_families(backtest):
 def backtest_reliability(backtest):
     """How often a change came, per tenor and bin of the predicted chance of change."""
     return reliability_table(backtest)
-
-
-@asset(group_name=GROUP, kinds={"parquet"})
-def line_backtest(price_observations, price_history: TableFile, models, sources: PriceSources,
-                  settings: RefreshSettings):
-    """Every walk-forward forecast of a line's price (the line forward, the fixed model's own
-    forecast and flat) at 1, 3 and 6 months, scored against what the line offered then."""
-    as_of = settings.as_of_date()
-    rules = Rules.from_frame(sources.seed_table("model_rules"))
-    return run_line_backtest(price_observations, observed_rows(price_history),
-                             realised_sync(backtest_rows(price_history, as_of)), models, rules, as_of)
 
 
 @asset(group_name=GROUP, kinds={"parquet"})

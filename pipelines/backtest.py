@@ -333,25 +333,49 @@ def run_backtest(observations: pd.DataFrame, history: pd.DataFrame, observed: pd
                      ignore_index=True)
 
 
+@dataclass(frozen=True)
+class Anchors:
+    """What each anchor knew, read once for every backtest made at it: its points
+    (`known_points`) and, with moves, its moves as the events named them then (`moves_known_on`)."""
+
+    dates: list[date]
+    points: dict[date, pd.DataFrame]
+    moves: dict[date, pd.DataFrame] | None = None
+
+    @classmethod
+    def known(cls, observations: pd.DataFrame, models: pd.DataFrame, as_of: date, start: date = START,
+              with_moves: bool = True) -> Anchors:
+        dates = anchor_dates(start, as_of)
+        points, moves = {}, {} if with_moves else None
+        for anchor in dates:  # what each anchor knew, ranked once for its points and its moves
+            known = as_known_on(observations, anchor)
+            points[anchor] = _points_of(known, anchor)
+            if moves is not None:
+                moves[anchor] = _moves_of(known, models, anchor)
+        return cls(dates, points, moves)
+
+    def forecasts(self, anchor: date, models: pd.DataFrame, rules: Rules
+                  ) -> tuple[pd.DataFrame, dict[str, ChangeLaw]]:
+        """`forecasts_at` the anchor, from what it knew."""
+        return forecasts_from(self.points[anchor], models, rules, anchor,
+                              None if self.moves is None else self.moves[anchor])
+
+
 def backtest_parts(observations: pd.DataFrame, history: pd.DataFrame, observed: pd.DataFrame, models: pd.DataFrame,
                    rules: Rules, as_of: date, start: date = START,
                    map_anchors: Callable[[Callable[[date], pd.DataFrame], list[date]], Iterable[pd.DataFrame]] = map,
-                   moves: pd.DataFrame | None = None) -> Iterator[pd.DataFrame]:
+                   moves: pd.DataFrame | None = None, anchors: Anchors | None = None) -> Iterator[pd.DataFrame]:
     """`run_backtest` an anchor at a time: each anchor's scored predictions, in order, so that
     only one anchor's are held. The anchors are independent of each other: `map_anchors` (an
     ordered map, such as the built-in one) may compute them anywhere, in any order. `moves`: the
     moves the events name today (`change_points`), for the revisions of the realised path; with
-    them, each anchor reads its own, as the events named them then (`moves_known_on`)."""
-    anchors = anchor_dates(start, as_of)
+    them, each anchor reads its own, as the events named them then (`moves_known_on`). `anchors`:
+    what each anchor knew, when it was read already (`Anchors.known`, with moves when `moves`)."""
     revisions = Histories(change_points(observed, as_of, moves), models, rules)
-    points, at_anchors = {}, None if moves is None else {}
-    for anchor in anchors:  # what each anchor knew, ranked once for its points and its moves
-        known = as_known_on(observations, anchor)
-        points[anchor] = _points_of(known, anchor)
-        if at_anchors is not None:
-            at_anchors[anchor] = _moves_of(known, models, anchor)
-    scored_at = AnchorScorer(points, models, rules, realised_sync(history), revisions, as_of, at_anchors)
-    yield from map_anchors(scored_at, anchors)
+    if anchors is None:
+        anchors = Anchors.known(observations, models, as_of, start, with_moves=moves is not None)
+    scored_at = AnchorScorer(anchors.points, models, rules, realised_sync(history), revisions, as_of, anchors.moves)
+    yield from map_anchors(scored_at, anchors.dates)
 
 
 @dataclass(frozen=True)

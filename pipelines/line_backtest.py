@@ -30,7 +30,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from pipelines.backtest import BAND, START, anchor_dates, band_share, forecasts_at, target_date
+from pipelines.backtest import BAND, Anchors, band_share, target_date
 from pipelines.forecast import ChangeLaw
 from pipelines.line_forwards import (
     current_members,
@@ -130,11 +130,11 @@ def line_cases(anchor: date, current: pd.DataFrame, rates: pd.DataFrame, success
     return cases
 
 
-def run_line_backtest(observations: pd.DataFrame, observed: pd.DataFrame, realised: pd.Series,
-                      models: pd.DataFrame, rules: Rules, as_of: date, start: date = START) -> pd.DataFrame:
-    """Every case (CASE_COLUMNS) of every anchor from `start` whose shortest tenor ends by `as_of`.
-    `observed`: the price history's observed rows (as `build_lines` reads them); `realised`: the
-    sync β by (ticker, date) on the days scored."""
+def run_line_backtest(anchors: Anchors, observed: pd.DataFrame, realised: pd.Series, models: pd.DataFrame,
+                      rules: Rules, as_of: date) -> pd.DataFrame:
+    """Every case (CASE_COLUMNS) of every anchor (`Anchors.known`, read once with the model
+    backtest's) whose shortest tenor ends by `as_of`. `observed`: the price history's observed
+    rows (as `build_lines` reads them); `realised`: the sync β by (ticker, date) on the days scored."""
     lines_now, offered_on = build_lines(models, observed, as_of), {}
 
     def outcome(line: str, day: date) -> tuple[str, float] | None:
@@ -149,10 +149,10 @@ def run_line_backtest(observations: pd.DataFrame, observed: pd.DataFrame, realis
         return None if price is None or not price > 0 else (offered[line], float(price))
 
     cases = []
-    for anchor in anchor_dates(start, as_of):
+    for anchor in anchors.dates:
         if target_date(anchor, min(LINE_TENORS.values())) > as_of:
             break
-        forecasts, laws = forecasts_at(observations, models, rules, anchor)
+        forecasts, laws = anchors.forecasts(anchor, models, rules)
         lines = build_lines(models, observed, anchor)
         cases += line_cases(anchor, current_members(lines, anchor), succession_rates(lines, anchor).set_index("line"),
                             succession_law(lines, anchor), forecasts[forecasts["method"] == "oracle"], laws, outcome)

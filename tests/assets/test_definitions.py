@@ -54,7 +54,7 @@ TABLE_GRAPH = {
     "backtest_summary": {"backtest"},
     "backtest_families": {"backtest"},
     "backtest_reliability": {"backtest"},
-    "line_backtest": {"price_observations", "price_history", "models"},
+    "line_backtest": {"price_observations", "price_history", "models", "events"},  # one multi-asset with backtest
     "accuracy": {"backtest", "line_backtest"},
 }
 # The snapshot waits for every table an asset builds, and only for those; it writes the index's
