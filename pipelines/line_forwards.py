@@ -54,28 +54,31 @@ def _known(lines: pd.DataFrame, as_of: date) -> pd.DataFrame:
     return lines[[_as_day(d) <= as_of for d in lines["released"]]]
 
 
-def _line_exposure(members: pd.DataFrame, as_of: date) -> tuple[int, float]:
-    """(successions, months observed) of one line: successions are its dated, in-order releases
-    after the first day it is seen; it is observed from that day to `as_of`, or to its last
+def line_exposures(known: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """Per line (sorted): its maker, successions and months observed. Successions are its dated,
+    in-order releases after the first day it is seen (the first release not bounded only by a
+    retirement, else its first); it is observed from that day to `as_of`, or to its last
     retirement when every member is retired by then (a line that ended expects no successor)."""
-    bounded = members["release_basis"] == BEFORE_RETIREMENT
-    start = min(members.loc[~bounded, "released"] if (~bounded).any() else members["released"])
-    retired = [_as_day(d) for d in members["retired_on"]]
-    ended = all(d is not None and d <= as_of for d in retired)
-    end = max(retired) if ended else as_of
-    later = members[members["dated"].astype(bool) & ~members["out_of_order"].astype(bool)
-                    & (members["released"] > start)]
-    return int(later["released"].nunique()), max(float(months_between(start, end)), 0.0)
+    released = pd.to_datetime(pd.Series([_as_day(d) for d in known["released"]], index=known.index))
+    retired = pd.to_datetime(pd.Series([_as_day(d) for d in known["retired_on"]], index=known.index))
+    line = known["line"]
+    bounded = (known["release_basis"] == BEFORE_RETIREMENT).to_numpy()
+    start = released.where(~bounded).groupby(line).min().fillna(released.groupby(line).min())
+    ended = (retired.notna() & (retired <= pd.Timestamp(as_of))).groupby(line).all()
+    end = retired.groupby(line).max().where(ended, pd.Timestamp(as_of))
+    later = (known["dated"].astype(bool) & ~known["out_of_order"].astype(bool)).to_numpy() & (
+        released > line.map(start)).to_numpy()
+    successions = released[later].groupby(line[later]).nunique().reindex(start.index, fill_value=0)
+    months = np.maximum(months_between(start.to_numpy("datetime64[D]"), end.to_numpy("datetime64[D]")), 0.0)
+    return pd.DataFrame({"line": start.index, "maker": known.groupby(line)["maker"].first().to_numpy(),
+                         "successions": successions.to_numpy(int), "exposure_months": months})
 
 
 def succession_rates(lines: pd.DataFrame, as_of: date) -> pd.DataFrame:
     """λ per line (RATE_COLUMNS), successions per month: (n + A·λ_maker)/(T + A), the maker's
     λ_maker = (n_maker + A·λ_all)/(T_maker + A), λ_all = Σn/ΣT over every line, A =
     PRIOR_EXPOSURE_MONTHS: the exponential rate's estimate with censoring, shrunk."""
-    known = _known(lines, as_of)
-    rows = [(line, members["maker"].iloc[0], *_line_exposure(members, as_of))
-            for line, members in known.groupby("line", sort=True)]
-    frame = pd.DataFrame(rows, columns=RATE_COLUMNS[:4])
+    frame = line_exposures(_known(lines, as_of), as_of)
     pooled = pooled_rate(frame)
     makers = frame.groupby("maker")[["successions", "exposure_months"]].sum()
     maker_rate = (makers["successions"] + PRIOR_EXPOSURE_MONTHS * pooled) / (makers["exposure_months"]
