@@ -311,6 +311,8 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
     if think_as_output and profile.n_think > 0:
         note = np.where(thinking_as_output, thinking_note(profile, reasoning=False),
                         thinking_note(profile, reasoning=True)).astype(object)
+    elif think_as_output:  # no thinking tokens: a reasoning model's cost is a floor, and its row says so
+        note = np.where(roster.is_reasoning, ZERO_THINKING_NOTE, None).astype(object)
     return Ranking(order=order, spot_cost=costs.spot_cost, kappa=costs.kappa, beta=costs.beta_used,
                    r_in_eff=costs.r_in_eff, theta=theta, forward_cost=forward, excluded_rows=out, note=note)
 
@@ -318,6 +320,10 @@ def rank(spots: pd.DataFrame, profile: Profile, mode: str, theta: np.ndarray | N
 def thinking_billed_as_output(profile: Profile) -> Profile:
     """The profile a model that does not think is priced on: its thinking tokens written as output."""
     return dataclasses.replace(profile, n_out=profile.n_out + profile.n_think, n_think=0.0)
+
+
+ZERO_THINKING_NOTE = ("a reasoning model priced with no thinking tokens: it spends some on every request, so its "
+                      "cost is a floor; send n_think to price them")
 
 
 def thinking_note(profile: Profile, reasoning: bool) -> str:

@@ -3,6 +3,13 @@
 These are the oracle's reference profiles, stated so that a swap, a Monte Carlo run or a budget
 simulation on `coding` means the same thing everywhere; they are conventions chosen to be
 typical, not measurements, and a client who knows its own workload passes an explicit profile.
+
+Thinking tokens: the `reasoning` and `agentic` profiles count some (conventions too); the others
+count none, because no published measure of what a reasoning model spends thinking on a chat
+turn, a coding edit or an answer from retrieved passages is known to the oracle (the published
+counts are for benchmark questions, and vary tenfold between models). Each task type says so
+(`thinking`), and so does every comparison row of a reasoning model priced with none: its cost
+is a floor.
 """
 
 from __future__ import annotations
@@ -61,6 +68,19 @@ TASK_TYPES: dict[str, TaskProfile] = {
 }
 
 
+NO_THINKING = ("counts no thinking tokens: a reasoning model spends some on every request, and no published "
+               "measure of how many for this kind of request is known, so its cost here is a floor; send n_think "
+               "to price your own")
+
+
+def thinking_words(profile: Profile) -> str:
+    """What a task type's thinking tokens stand for, in words."""
+    if profile.n_think > 0:
+        return (f"counts {profile.n_think:,.0f} thinking tokens, billed at a reasoning model's reasoning rate "
+                "(a convention, not a measurement)")
+    return NO_THINKING
+
+
 def task_profile(name: str) -> TaskProfile:
     """The profile of a task type (case-insensitive); KeyError lists the valid names."""
     try:
@@ -70,5 +90,5 @@ def task_profile(name: str) -> TaskProfile:
 
 
 def task_table() -> list[dict]:
-    return [{"task_type": name, **profile.as_dict(), "description": profile.description}
-            for name, profile in TASK_TYPES.items()]
+    return [{"task_type": name, **profile.as_dict(), "description": profile.description,
+             "thinking": thinking_words(profile)} for name, profile in TASK_TYPES.items()]

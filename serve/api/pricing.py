@@ -292,6 +292,8 @@ class TaskType(msgspec.Struct):
     eta: float
     n_think: float
     description: str
+    thinking: Annotated[str, msgspec.Meta(description="What its thinking tokens stand for; with none, that a "
+                                                      "reasoning model's cost on it is a floor")]
 
 
 PriceResponse = envelope_type("PriceResponse", Price)

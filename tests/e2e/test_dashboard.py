@@ -335,6 +335,10 @@ def test_calculator_budgets_a_month_of_a_task_preset(page, dashboard_base, api):
     page.select_option("select[name=task]", "coding")
     assert {name: float(page.input_value(f"input[name={name}]")) for name in ("n_in", "n_out", "eta", "n_think")} == \
         {name: coding[name] for name in ("n_in", "n_out", "eta", "n_think")}
+    # The preset says what its thinking tokens stand for: none, so a reasoning model's cost is a floor.
+    assert page.inner_text("[data-name=task-thinking]") == f"coding {coding['thinking']}."
+    page.fill("input[name=n_think]", "500")
+    assert page.input_value("select[name=task]") == "" and page.inner_text("[data-name=task-thinking]") == ""
     profile = {name: coding[name] for name in ("n_in", "n_out", "eta", "n_think")}
     # The address holds every input: the same calculation from it.
     query = "&".join(f"{name}={value:g}" for name, value in profile.items())

@@ -291,8 +291,12 @@ def test_a_shortlist_prices_every_named_model_and_says_how_it_billed_the_thinkin
     spot = tables["spots"].set_index("ticker").loc["GPT-4.1"]
     blended = 0.7 * spot["input_sync"] + 0.3 * spot["cache_read_sync"]
     assert rows["GPT-4.1"]["spot_cost"] == pytest.approx((2400 * spot["beta_sync"] + 1500 * blended) / 1e6, rel=1e-9)
-    # Without thinking tokens, no note; the whole board still leaves non-thinkers out, with the reason.
-    assert all(m.get("note") is None for m in post(client, "/v1/compare", {**profile, "models": ["GPT-4.1"]})["models"])
+    # Without thinking tokens a reasoning model's cost is a floor, and its row says so; the others
+    # have no note. The whole board still leaves non-thinkers out of a thinking profile, with the reason.
+    none = {m["ticker"]: m for m in post(client, "/v1/compare", {**profile, "models": ["O3", "GPT-4.1"]})["models"]}
+    assert none["GPT-4.1"].get("note") is None
+    assert none["O3"]["note"] == ("a reasoning model priced with no thinking tokens: it spends some on every "
+                                  "request, so its cost is a floor; send n_think to price them")
     board = post(client, "/v1/compare", {**profile, "n_think": 2000, "include_retired": True})
     assert {e["ticker"]: e["reason"] for e in board["excluded"]}["GPT-4.1"] == "no_thinking"
 
@@ -448,6 +452,13 @@ def test_task_types_are_the_published_table(client):
     assert response.json()["data"] == task_table()
     assert {"chat", "coding", "reasoning", "rag", "summarization", "extraction", "agentic"} <= {
         t["task_type"] for t in response.json()["data"]}
+    # Each says what its thinking tokens stand for: a convention where it counts some, a floor where none.
+    said = {t["task_type"]: t["thinking"] for t in response.json()["data"]}
+    assert said["reasoning"] == ("counts 6,000 thinking tokens, billed at a reasoning model's reasoning rate "
+                                 "(a convention, not a measurement)")
+    for name in ("chat", "coding", "rag"):
+        assert said[name].startswith("counts no thinking tokens: a reasoning model spends some on every request")
+        assert "its cost here is a floor" in said[name]
 
 
 # Bad input

@@ -1515,6 +1515,9 @@ class TaskType(TypedDict):
     eta: float
     n_think: float
     description: str
+    thinking: str
+    """What its thinking tokens stand for; with none, that a reasoning model's cost on it is a floor
+    """
 
 
 class TaskTypesResponse(TypedDict):

@@ -53,14 +53,24 @@ function formElement(values, taskTypes, roster, onSubmit) {
   const preset = el("select", { name: "task" }, el("option", { value: "" }, "custom"),
     taskTypes.map((task) => el("option", { value: task.task_type, selected: task.task_type === values.task,
       title: task.description }, task.task_type)));
+  // What the preset's thinking tokens stand for: with none, a reasoning model's cost is a floor.
+  const thinking = el("p", { class: "note", "data-name": "task-thinking" });
+  const sayThinking = () => {
+    const task = taskTypes.find((candidate) => candidate.task_type === preset.value);
+    thinking.textContent = task ? `${task.task_type} ${task.thinking}.` : "";
+  };
   preset.addEventListener("change", () => {
     const task = taskTypes.find((candidate) => candidate.task_type === preset.value);
+    sayThinking();
     if (!task) return;
     for (const name of PROFILE) inputs.find((label) => label.dataset.field === name).querySelector("input").value = task[name];
   });
   for (const label of inputs) {
-    if (PROFILE.includes(label.dataset.field)) label.querySelector("input").addEventListener("input", () => { preset.value = ""; });
+    if (PROFILE.includes(label.dataset.field)) {
+      label.querySelector("input").addEventListener("input", () => { preset.value = ""; sayThinking(); });
+    }
   }
+  sayThinking();
   const volume = el("label", { "data-field": "requests" }, "Requests per month (optional)",
     el("input", { type: "number", name: "requests", value: values.requests, step: "1", min: "0", inputmode: "numeric" }));
   const shortlist = el("label", { "data-field": "models" }, "Shortlist (tickers, comma-separated; optional)",
@@ -76,7 +86,7 @@ function formElement(values, taskTypes, roster, onSubmit) {
     el("option", { value: "line", selected: values.follow === "line" }, "follow the line")));
   // novalidate: the API judges the profile, and its answer says what is wrong in its own words.
   const form = el("form", { class: "controls", "data-form": "calculator", novalidate: true },
-    el("label", {}, "Task", preset), inputs, volume, follow, shortlist, provider, tier, mode,
+    el("label", {}, "Task", preset), thinking, inputs, volume, follow, shortlist, provider, tier, mode,
     el("button", { type: "submit" }, "Compare"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
