@@ -263,6 +263,34 @@ def modalities(models: pd.DataFrame, litellm: pd.DataFrame, keys: pd.DataFrame, 
                                        "output_modalities_source"])
 
 
+def reasoning(models: pd.DataFrame, litellm: pd.DataFrame, keys: pd.DataFrame, rules) -> pd.DataFrame:
+    """is_reasoning per ticker, with `is_reasoning_source`: the curated rule of `model_rules.csv`
+    where one matches the model's id (it decides either way: a `non-reasoning` id is not one);
+    else LiteLLM's `supports_reasoning` of the model's ids at its maker, a reasoning model if any
+    of those entries says so (a dated id's entry often states more than the undated one's); else
+    at its hosts, if most of the hosts' entries that state it say so; else not one (the default,
+    no source stating it)."""
+    entries = keyed(litellm, keys)
+    entries = entries[entries["is_reasoning"].notna()]
+    makers = set(entries.loc[entries["is_origin"].astype(bool), "ticker"])
+    entries = entries[entries["is_origin"].astype(bool) | ~entries["ticker"].isin(makers)]
+    said = entries.groupby("ticker")["is_reasoning"].agg(["sum", "size"])
+    rows = []
+    for ticker, maker, model_id in models[["ticker", "provider", "model_id"]].itertuples(index=False):
+        rule = rules.first("reasoning", f"{maker}/{model_id}")
+        if rule is not None:
+            rows.append((ticker, rule == "true", f"model_rules: {rule}"))
+        elif ticker in said.index:
+            yes, stated = int(said.loc[ticker, "sum"]), int(said.loc[ticker, "size"])
+            at_maker = ticker in makers
+            is_one = yes > 0 if at_maker else 2 * yes > stated
+            where = "its maker's entries" if at_maker else "its hosts' entries"
+            rows.append((ticker, is_one, f"litellm supports_reasoning: {yes} of {stated} of {where}"))
+        else:
+            rows.append((ticker, False, "default: false (no source states it)"))
+    return pd.DataFrame(rows, columns=["ticker", "is_reasoning", "is_reasoning_source"])
+
+
 ACTIVE, DEPRECATED, RETIRED = "active", "deprecated", "retired"
 
 
@@ -386,8 +414,8 @@ def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd
                   models_dev: pd.DataFrame | None = None, more: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """`models` (`registry.build_models`) with what every source says of each model: display_name
     and display_name_source, context_window and max_output_tokens with their sources,
-    input_modalities and output_modalities with theirs, status, deprecated_on, retired_on and
-    retired_by.
+    input_modalities and output_modalities with theirs, is_reasoning with its source (`reasoning`),
+    status, deprecated_on, retired_on and retired_by.
 
     `listings`: the price sources' listings; `history`: the genai-prices release history;
     `litellm`: `ingest_litellm.litellm_metadata`; `notices` and `removed`: see `lifecycle`;
@@ -400,10 +428,10 @@ def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd
     # The keys and the history's providers made above serve the statements too (`metadata_statements`
     # makes them itself for a caller without them).
     parts = [names_and_limits(models, _statements(listings, history, litellm, keys, models_dev, more)),
-             modalities(models, litellm, keys, rules, models_dev),
+             modalities(models, litellm, keys, rules, models_dev), reasoning(models, litellm, keys, rules),
              lifecycle(models, listings, history, litellm, notices, removed, removed_as_of, as_of,
                        lifecycle_ids(models, keys, listed, pointers))]
-    out = models
+    out = models.drop(columns=["is_reasoning"], errors="ignore")  # the registry's rule alone: `reasoning` decides
     for part in parts:
         out = out.merge(part, on="ticker", how="left", validate="one_to_one")
     return out

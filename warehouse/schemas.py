@@ -79,6 +79,9 @@ MODELS = pa.schema(
         # rule (a curated rule on its name) or price (its latest sync output price: the tier of today).
         pa.field("tier_basis", pa.string(), nullable=False),
         pa.field("is_reasoning", pa.bool_(), nullable=False),
+        # Which evidence decided it: a curated rule, LiteLLM's supports_reasoning at the maker or
+        # its hosts, or the default (`pipelines.model_metadata.reasoning`).
+        pa.field("is_reasoning_source", pa.string(), nullable=False),
         pa.field("context_window", pa.int64()),
         pa.field("max_output_tokens", pa.int64()),
         pa.field("input_modalities", pa.list_(pa.string()), nullable=False),

@@ -13,6 +13,7 @@ from pipelines.model_metadata import (
     lifecycle_notices,
     modalities,
     name_from_ticker,
+    reasoning,
 )
 from pipelines.registry import Rules
 
@@ -71,9 +72,11 @@ HISTORY = pd.DataFrame([
 ])
 LITELLM = pd.DataFrame([
     {"provider": "openai", "source_model_id": "gpt-5", "context_window": 272_000, "max_output_tokens": 128_000,
-     "input_modalities": ["text", "image"], "output_modalities": ["text"], "deprecation_date": date(2026, 12, 11)},
+     "input_modalities": ["text", "image"], "output_modalities": ["text"], "deprecation_date": date(2026, 12, 11),
+     "is_reasoning": True},
     {"provider": "openai", "source_model_id": "babbage-002", "context_window": None, "max_output_tokens": 4_096,
-     "input_modalities": ["text"], "output_modalities": ["text"], "deprecation_date": date(2026, 9, 28)},
+     "input_modalities": ["text"], "output_modalities": ["text"], "deprecation_date": date(2026, 9, 28),
+     "is_reasoning": False},
 ])
 RULES = Rules.from_frame(pd.DataFrame({"kind": ["input"], "pattern": ["-asr"], "value": ["audio"]}))
 
@@ -83,6 +86,18 @@ def enriched():
     removed = {("anthropic", "claude-sonnet-4-20250514"), ("openai", "gpt-5-2025-08-07")}  # a snapshot id only
     return enrich_models(MODELS, OBSERVATIONS, LISTINGS, HISTORY, LITELLM, NOTICES, removed, date(2026, 10, 26),
                          RULES, AS_OF).set_index("ticker")
+
+
+def test_reasoning_from_the_rules_else_litellm_at_the_maker_else_not(enriched):
+    assert enriched.loc["GPT-5", ["is_reasoning", "is_reasoning_source"]].tolist() == [
+        True, "litellm supports_reasoning: 1 of 1 of its maker's entries"]
+    assert enriched.loc["BABBAGE-002", ["is_reasoning", "is_reasoning_source"]].tolist() == [
+        False, "litellm supports_reasoning: 0 of 1 of its maker's entries"]
+    assert enriched.loc["ASR", ["is_reasoning", "is_reasoning_source"]].tolist() == [
+        False, "default: false (no source states it)"]
+    ruled = Rules.from_frame(pd.DataFrame({"kind": ["reasoning"], "pattern": ["gpt-5"], "value": ["false"]}))
+    said = reasoning(MODELS, LITELLM, id_keys(OBSERVATIONS), ruled).set_index("ticker")
+    assert said.loc["GPT-5", ["is_reasoning", "is_reasoning_source"]].tolist() == [False, "model_rules: false"]
 
 
 def test_names_come_from_the_sources_else_from_the_ticker(enriched):

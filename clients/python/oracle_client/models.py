@@ -952,6 +952,7 @@ class ModelRecord(TypedDict):
     tier: str
     tier_basis: str
     is_reasoning: bool
+    is_reasoning_source: str
     context_window: int | None
     max_output_tokens: int | None
     input_modalities: list[str]
