@@ -8,9 +8,18 @@ on a large universe's history.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date, datetime
 
 import numpy as np
 import pandas as pd
+
+
+def as_day(value) -> date | None:
+    """A table cell as a date: a date as it is, a timestamp's day, None for a missing one (None,
+    NaN, NaT: pandas' NaT passes for a date, so it is checked first)."""
+    if value is None or pd.isna(value):
+        return None
+    return value.date() if isinstance(value, datetime) else value
 
 
 def days_since_1970(values) -> np.ndarray:

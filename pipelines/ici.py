@@ -200,7 +200,7 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
     what is known of that day (the tier of its price, its hosts, its status then)."""
     sync = price_history[(price_history["mode"] == SYNC) & (price_history["date"] == rebalance_date)]
     on_day = sync[valid_rates(sync)].set_index("ticker")
-    candidates = models.assign(tier=tiers_on(models, on_day["output"]), released=release_days(models))
+    candidates = models.assign(tier=tiers_on(models, on_day["output"]))
     candidates = candidates[candidates["provider"].isin(MAJOR_MAKERS) & candidates["tier"].isin(TIERS)
                             & is_among(candidates["ticker"], on_day.index)
                             & (candidates.get("pricing_basis", MAKER) == MAKER)]
@@ -209,7 +209,7 @@ def select_constituents(price_history: pd.DataFrame, models: pd.DataFrame, obser
     candidates = pd.DataFrame({
         "ticker": candidates["ticker"], "maker": candidates["provider"], "tier": candidates["tier"],
         "hosts": candidates["ticker"].map(_hosts(observations, rebalance_date)).fillna(0).astype(int),
-        "released": candidates["released"],
+        "released": release_days(candidates),  # of the candidates alone: read on every rebalance day
     })
     ranked = candidates.sort_values(["maker", "tier", "hosts", "released", "ticker"],
                                     ascending=[True, True, False, False, True], kind="stable", na_position="last")

@@ -30,31 +30,34 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from pipelines.backtest import BAND, Anchors, band_share, target_date
+from pipelines.backtest import BAND, TENOR_MONTHS, Anchors, band_share, target_date
+from pipelines.change_panel import REVISIONS
+from pipelines.days import as_day
 from pipelines.forecast import ChangeLaw
 from pipelines.line_forwards import (
+    atom_quantiles,
     current_members,
     mixture_atoms,
     pooled_rate,
     product_atoms,
-    product_quantiles,
     succession_law,
     succession_rates,
     successor_chance,
 )
-from pipelines.lines import build_lines
+from pipelines.lines import lines_from_prices, observed_sync_prices
 from pipelines.registry import Rules
 from pipelines.scorecard import (
+    VERSUS,
     accuracy_frame,
-    beyond,
     bootstrap_draws,
     mean_gap_se,
     metrics_of,
     rmse_gap_se,
+    standing,
     versus,
 )
 
-LINE_TENORS = {"1M": 1, "3M": 3, "6M": 6}
+LINE_TENORS = TENOR_MONTHS  # scored at the model backtest's tenors
 LINE_METHODS = ("line", "fixed", "flat")
 LINE_SCOPE = "line"
 CASE_COLUMNS = ["anchor", "line", "maker", "tenor", "months", "target_date", "current", "spot", "successor",
@@ -86,7 +89,7 @@ def score_case(atoms: tuple[np.ndarray, np.ndarray], x: float) -> dict[str, floa
     values, weights = atoms
     low, high = pit_bounds(values, weights, x)
     return {"forecast": float(np.dot(values, weights)),
-            "median": float(product_quantiles(atoms, (np.ones(1), np.ones(1)), (0.5,))[0]),
+            "median": float(atom_quantiles(atoms, (0.5,))[0]),
             "crps": step_crps(values, weights, x),
             "covered": float(band_share(np.array([low]), np.array([high]), BAND)[0])}
 
@@ -109,7 +112,7 @@ def line_cases(anchor: date, current: pd.DataFrame, rates: pd.DataFrame, success
             if seen is None or not spot > 0:
                 continue
             successor, realised = seen
-            retires_on = None if pd.isna(member.retired_on) else pd.Timestamp(member.retired_on).date()
+            retires_on = as_day(member.retired_on)
             ps = float(successor_chance(float(rates.loc[member.line, "rate"]), months, retires_on, anchor))
             own = mixture_atoms(float(row["p_change"]), laws[row["change_law"]])
             laws_of = {"line": product_atoms(own, mixture_atoms(ps, succession)), "fixed": own,
@@ -135,7 +138,8 @@ def run_line_backtest(anchors: Anchors, observed: pd.DataFrame, realised: pd.Ser
     """Every case (CASE_COLUMNS) of every anchor (`Anchors.known`, read once with the model
     backtest's) whose shortest tenor ends by `as_of`. `observed`: the price history's observed
     rows (as `build_lines` reads them); `realised`: the sync β by (ticker, date) on the days scored."""
-    lines_now, offered_on = build_lines(models, observed, as_of), {}
+    prices = observed_sync_prices(observed, as_of)  # read once; each anchor keeps what was observed by then
+    lines_now, offered_on = lines_from_prices(models, prices, as_of), {}
 
     def outcome(line: str, day: date) -> tuple[str, float] | None:
         if day > as_of:
@@ -153,7 +157,7 @@ def run_line_backtest(anchors: Anchors, observed: pd.DataFrame, realised: pd.Ser
         if target_date(anchor, min(LINE_TENORS.values())) > as_of:
             break
         forecasts, laws = anchors.forecasts(anchor, models, rules)
-        lines = build_lines(models, observed, anchor)
+        lines = lines_from_prices(models, prices, anchor)
         cases += line_cases(anchor, current_members(lines, anchor), succession_rates(lines, anchor).set_index("line"),
                             succession_law(lines, anchor), forecasts[forecasts["method"] == "oracle"], laws, outcome)
     return pd.DataFrame(cases, columns=CASE_COLUMNS)
@@ -209,12 +213,11 @@ def line_accuracy(cases: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
         figures = {method: _metrics(at[at["method"] == method]) for method in LINE_METHODS}
         line = figures["line"]
         row = {"scope": LINE_SCOPE, "tenor": tenor, "n": line["n"], "blocks": int(at["line"].nunique()),
-               "revisions_excluded": 0, **{column: 0 for column in ("excluded_switch", "excluded_hosts_changed",
-                                                                    "excluded_restated", "excluded_slip")},
+               "revisions_excluded": 0, **{f"excluded_{kind}": 0 for kind in REVISIONS},
                "changed_share": line["changed_share"], "brier": line["brier"],
                "brier_base": float(np.mean((at.loc[at["method"] == "line", "p_base"]
                                             - at.loc[at["method"] == "line", "arrived"].astype(float)) ** 2))}
-        for metric in ("rel_rmse", "log_rmse", "mape", "median_ape", "crps", "coverage", "bias"):
+        for metric in VERSUS:
             row[metric] = line[metric]
             row[f"{metric}_flat"], row[f"{metric}_fixed"] = figures["flat"][metric], figures["fixed"][metric]
         row.update(_ses(at, seed))
@@ -223,15 +226,11 @@ def line_accuracy(cases: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     return accuracy_frame(rows)
 
 
-def _standing(gap: float, se: float) -> str:
-    return ("beats" if gap < 0 else "does worse than") if beyond(gap, se) else "is level with"
-
-
 def line_verdict(row: dict) -> str:
     """One sentence on the line forward at this tenor against flat and against the fixed model's
     own forecast: it beats one only where its CRPS is lower by more than one standard error."""
-    flat = _standing(row["crps"] - row["crps_flat"], row["crps_gap_se"])
-    fixed = _standing(row["crps"] - row["crps_fixed"], row["crps_fixed_gap_se"])
+    flat = standing(row["crps"] - row["crps_flat"], row["crps_gap_se"])
+    fixed = standing(row["crps"] - row["crps_fixed"], row["crps_fixed_gap_se"])
     parts = [
         versus("CRPS", row["crps"], row["crps_flat"], "flat", row["crps_gap_se"]),
         versus("CRPS", row["crps"], row["crps_fixed"], "the fixed model", row["crps_fixed_gap_se"]),

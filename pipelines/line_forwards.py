@@ -27,6 +27,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from pipelines.days import as_day
 from pipelines.forecast import NO_CHANGE, ChangeLaw, ProcessTable, mean_ratio
 from pipelines.lines import BEFORE_RETIREMENT
 from pipelines.months import months_between
@@ -44,14 +45,8 @@ LINE_FORWARD_COLUMNS = [
 ]
 
 
-def _as_day(value) -> date | None:
-    if value is None or (not isinstance(value, date) and pd.isna(value)):
-        return None
-    return value.date() if isinstance(value, pd.Timestamp) else value
-
-
 def _known(lines: pd.DataFrame, as_of: date) -> pd.DataFrame:
-    return lines[[_as_day(d) <= as_of for d in lines["released"]]]
+    return lines[[as_day(d) <= as_of for d in lines["released"]]]
 
 
 def line_exposures(known: pd.DataFrame, as_of: date) -> pd.DataFrame:
@@ -59,8 +54,8 @@ def line_exposures(known: pd.DataFrame, as_of: date) -> pd.DataFrame:
     in-order releases after the first day it is seen (the first release not bounded only by a
     retirement, else its first); it is observed from that day to `as_of`, or to its last
     retirement when every member is retired by then (a line that ended expects no successor)."""
-    released = pd.to_datetime(pd.Series([_as_day(d) for d in known["released"]], index=known.index))
-    retired = pd.to_datetime(pd.Series([_as_day(d) for d in known["retired_on"]], index=known.index))
+    released = pd.to_datetime(pd.Series([as_day(d) for d in known["released"]], index=known.index))
+    retired = pd.to_datetime(pd.Series([as_day(d) for d in known["retired_on"]], index=known.index))
     line = known["line"]
     bounded = (known["release_basis"] == BEFORE_RETIREMENT).to_numpy()
     start = released.where(~bounded).groupby(line).min().fillna(released.groupby(line).min())
@@ -98,7 +93,7 @@ def pooled_rate(rates: pd.DataFrame) -> float:
 def succession_law(lines: pd.DataFrame, as_of: date) -> ChangeLaw:
     """The successor's launch price over its predecessor's, each succession launched by `as_of`
     weighing the same (no change where none is known)."""
-    launched = [d is not None and d <= as_of for d in map(_as_day, lines["launch_date"])]
+    launched = [d is not None and d <= as_of for d in map(as_day, lines["launch_date"])]
     ratios = lines.loc[launched, "successor_ratio"].to_numpy(float)
     ratios = np.sort(ratios[np.isfinite(ratios) & (ratios > 0)])
     if not len(ratios):
@@ -110,7 +105,7 @@ def current_members(lines: pd.DataFrame, as_of: date) -> pd.DataFrame:
     """Each line's current model on `as_of`: its newest in-order member released by then and not
     retired (a retirement dated by then, or a retired status without a date)."""
     known = _known(lines, as_of)
-    retired_on = [_as_day(d) for d in known["retired_on"]]
+    retired_on = [as_day(d) for d in known["retired_on"]]
     retired = np.array([(d is not None and d <= as_of) or (d is None and s == "retired")
                         for d, s in zip(retired_on, known["status"], strict=True)], dtype=bool)
     live = known[~retired & ~known["out_of_order"].astype(bool).to_numpy()]
@@ -128,14 +123,19 @@ def product_atoms(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray
     return np.outer(first[0], second[0]).reshape(-1), np.outer(first[1], second[1]).reshape(-1)
 
 
-def product_quantiles(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray],
-                      probabilities) -> np.ndarray:
-    """Quantiles of X·Y, X and Y independent discrete laws (values, weights): the least value whose
-    cumulative weight reaches each probability (the convention of `forecast.mixture_quantiles`)."""
-    values, weights = product_atoms(first, second)
+def atom_quantiles(atoms: tuple[np.ndarray, np.ndarray], probabilities) -> np.ndarray:
+    """Quantiles of a discrete law (values, weights): the least value whose cumulative weight
+    reaches each probability (the convention of `forecast.mixture_quantiles`)."""
+    values, weights = atoms
     order = np.argsort(values, kind="stable")
     values, cdf = values[order], np.cumsum(weights[order])
     return np.array([values[min(np.searchsorted(cdf, q - 1e-12), len(values) - 1)] for q in probabilities])
+
+
+def product_quantiles(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray],
+                      probabilities) -> np.ndarray:
+    """Quantiles of X·Y, X and Y independent discrete laws (values, weights)."""
+    return atom_quantiles(product_atoms(first, second), probabilities)
 
 
 def successor_chance(rate: float, months, retires_on: date | None, as_of: date) -> np.ndarray:
@@ -181,17 +181,17 @@ def build_line_forwards(lines: pd.DataFrame, processes: pd.DataFrame, change_law
             if at is None or not spot_now > 0:
                 continue
             rate = rates.loc[member.line]
-            retires_on = _as_day(member.retired_on)
+            retires_on = as_day(member.retired_on)
             p_successor = successor_chance(float(rate["rate"]), months, retires_on, as_of)
             fixed_law = table.laws[table.law_names[at]]
             head = (member.line, member.maker, mode)
             for h, level, p, ps in zip(months, level_now, p_change[at], p_successor, strict=True):
                 fixed = mixture_atoms(p, fixed_law)
                 line_q = product_quantiles(fixed, mixture_atoms(ps, law), QUANTILES)
-                fixed_q = product_quantiles(fixed, (np.ones(1), np.ones(1)), QUANTILES)
+                fixed_q = atom_quantiles(fixed, QUANTILES)
                 fixed_mean = float(mean_ratio(p, fixed_law.mean))
                 rows.append((
-                    *head, f"{int(h)}M", h, member.ticker, _as_day(member.released), spot_now, level, p,
+                    *head, f"{int(h)}M", h, member.ticker, as_day(member.released), spot_now, level, p,
                     level * fixed_mean, *(level * fixed_q[[1, 0, 2]]), ps, float(rate["rate"]),
                     int(rate["successions"]), float(rate["exposure_months"]), float(rate["maker_rate"]), *law_stats,
                     retires_on, level * fixed_mean * float(mean_ratio(ps, law.mean)), *(level * line_q[[1, 0, 2]]),

@@ -53,18 +53,17 @@ import numpy as np
 import pandas as pd
 
 from pipelines.change_panel import POINTER, PREVIEW, STAGE_WORDS, name_class
+from pipelines.days import as_day
 from pipelines.listings import CARRIED_FORWARD, SYNC
-from pipelines.registry import VERSION_TOKEN, default_family
+from pipelines.registry import CONTEXT_TOKEN, TRAILING_VERSION, VERSION_TOKEN, default_family
 from pipelines.tickers import base_ticker
 
 LAUNCH_DAYS = 31  # a first price observed this long after the release is still its launch price
 SIZE_TOKEN = re.compile(r"^(\d+x)?[ae]?\d+(\.\d+)?[bm]$")  # 70b, 8x22b, a22b (active), e4b (effective), 360m
-CONTEXT_TOKEN = re.compile(r"^\d+k$")  # 32k
 VISION_VERSION = re.compile(r"^\d+(\.\d+)*v$")  # 4.5v: the vision sibling of 4.5
 RELEASE_WORDS = {"turbo"}  # a later release of a generation, where a curated family says so (rule 1)
 NUMBER = re.compile(r"\d+(\.\d+)?")
 DATED_VERSION = 1000  # a "version" this large is a date (2512: December 2025)
-TRAILING_VERSION = re.compile(r"(?<=[a-z]{3})\d+(\.\d+)*$")  # qwen3 → qwen, as the family rule reads it
 
 # release_basis: how `released` was read
 FIRST_SEEN, DATA_START, BEFORE_RETIREMENT = "first_seen", "data_start", "before_retirement"
@@ -174,8 +173,7 @@ def line_members(models: pd.DataFrame, as_of: date) -> pd.DataFrame:
                          zip(known["ticker"], known["model_id"], known["line"], strict=True)]
     members = known[known["excluded"].isna()].copy()
     for column in ("first_seen", "deprecated_on", "retired_on"):
-        members[column] = [d if isinstance(d, date) else (d.date() if isinstance(d, pd.Timestamp) else None)
-                           for d in members[column]]
+        members[column] = [as_day(d) for d in members[column]]
     released = [_release(row, data_start) for row in members.itertuples()]
     members["released"] = [r for r, _ in released]
     members["release_basis"] = [b for _, b in released]
@@ -234,4 +232,10 @@ def build_lines(models: pd.DataFrame, history: pd.DataFrame, as_of: date) -> pd.
     """The `lines` table on `as_of`: every line's members in release order, with the evidence of
     each membership and of each succession's price (`history`: rows of the daily price history,
     at least its observed ones)."""
-    return with_successions(line_members(models, as_of), observed_sync_prices(history, as_of))
+    return lines_from_prices(models, observed_sync_prices(history, as_of), as_of)
+
+
+def lines_from_prices(models: pd.DataFrame, prices: pd.DataFrame, as_of: date) -> pd.DataFrame:
+    """`build_lines` on `as_of` from `observed_sync_prices` read once for a later day (a backtest
+    builds the lines of every anchor): only the prices observed by `as_of` count."""
+    return with_successions(line_members(models, as_of), prices[(prices["date"] <= as_of).to_numpy(dtype=bool)])

@@ -431,7 +431,7 @@ def enrich_models(models: pd.DataFrame, observations: pd.DataFrame, listings: pd
              modalities(models, litellm, keys, rules, models_dev), reasoning(models, litellm, keys, rules),
              lifecycle(models, listings, history, litellm, notices, removed, removed_as_of, as_of,
                        lifecycle_ids(models, keys, listed, pointers))]
-    out = models.drop(columns=["is_reasoning"], errors="ignore")  # the registry's rule alone: `reasoning` decides
+    out = models
     for part in parts:
         out = out.merge(part, on="ticker", how="left", validate="one_to_one")
     return out

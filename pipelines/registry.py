@@ -1,13 +1,15 @@
 """The model registry: one record per ticker, with the fields of the contract (§1).
 
-Families, tiers and the reasoning flag are not in the price data. They come from curated
-pattern rules (`warehouse/seed/model_rules.csv`) matched against `maker/model_id`, with these
-defaults where no rule matches:
+Families and tiers are not in the price data. They come from curated pattern rules
+(`warehouse/seed/model_rules.csv`) matched against `maker/model_id`, with these defaults where no
+rule matches:
 - family: `maker/` + the ticker without its version tokens (`GPT-4.1-MINI` → `openai/gpt-mini`);
 - tier: by the latest sync output price: at least 10 $/M frontier, at most 1.5 $/M efficient,
   mid in between (`tier_basis` says which: `rule` or `price`; a tier by price is a tier of a day,
-  and `tiers_on` gives it for a past day from that day's price);
-- is_reasoning: false.
+  and `tiers_on` gives it for a past day from that day's price).
+
+Whether a model reasons is a rule where one matches, else what the sources state
+(`model_metadata.reasoning`, when the registry is enriched).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ TIER_BY_RULE, TIER_BY_PRICE = "rule", "price"
 FRONTIER_OUTPUT_FLOOR = 10.0
 EFFICIENT_OUTPUT_CEILING = 1.5
 VERSION_TOKEN = re.compile(r"^[a-z]?\d+(\.\d+)*[a-z]?$")
+CONTEXT_TOKEN = re.compile(r"^\d+k$")  # 32k: a context variant, no part of the family
+TRAILING_VERSION = re.compile(r"(?<=[a-z]{3})\d+(\.\d+)*$")  # qwen3 → qwen
 
 
 @dataclass(frozen=True)
@@ -58,9 +62,9 @@ class Rules:
 def default_family(maker: str, ticker: str) -> str:
     tokens = []
     for token in ticker.lower().split("-"):
-        if VERSION_TOKEN.match(token) or re.match(r"^\d+k$", token):
+        if VERSION_TOKEN.match(token) or CONTEXT_TOKEN.match(token):
             continue
-        tokens.append(re.sub(r"(?<=[a-z]{3})\d+(\.\d+)*$", "", token))
+        tokens.append(TRAILING_VERSION.sub("", token))
     line = "-".join(tokens) or re.sub(r"\d.*$", "", ticker.lower()) or ticker.lower()
     return f"{maker}/{line}"
 
@@ -184,7 +188,6 @@ def build_models(observations: pd.DataFrame, rules: Rules, model_aliases: pd.Dat
                 "family": rules.first("family", subject) or default_family(maker, ticker),
                 "tier": (rule_tier := rules.first("tier", subject)) or default_tier(output_price),
                 "tier_basis": TIER_BY_RULE if rule_tier else TIER_BY_PRICE,
-                "is_reasoning": (rules.first("reasoning", subject) or "false") == "true",
                 "aliases": sorted(aliases.get(ticker, set()) | extra.get(ticker, set()) | {ticker.lower()}),
                 "first_seen": first_seen[ticker],
                 "host_count": int(hosts.get(ticker, 0)),

@@ -218,12 +218,17 @@ def beyond(gap: float, se: float) -> bool:
     return bool(np.isfinite(se) and abs(gap) > se)
 
 
+def standing(gap: float, se: float) -> str:
+    """A forecast against a baseline, by its score's gap: it beats it or does worse only beyond
+    one standard error."""
+    return ("beats" if gap < 0 else "does worse than") if beyond(gap, se) else "is level with"
+
+
 def verdict(row: dict) -> str:
     """One sentence on whether the forecast beats the flat forward at this tenor, and how: it
     beats it only where its CRPS is lower by more than one standard error."""
-    gap = row["crps"] - row["crps_flat"]
-    standing = ("beats" if gap < 0 else "does worse than") if beyond(gap, row["crps_gap_se"]) else "is level with"
-    lead = f"At {row['tenor']} the forecast {standing} the flat forward as a distribution"
+    lead = (f"At {row['tenor']} the forecast {standing(row['crps'] - row['crps_flat'], row['crps_gap_se'])} "
+            "the flat forward as a distribution")
     parts = [
         versus("CRPS", row["crps"], row["crps_flat"], "flat", row["crps_gap_se"]),
         versus("Brier score of p_change", row["brier"], row["brier_base"], "the base rate", row["brier_gap_se"]),

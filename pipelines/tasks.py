@@ -68,7 +68,7 @@ TASK_TYPES: dict[str, TaskProfile] = {
 }
 
 
-NO_THINKING = ("counts no thinking tokens: a reasoning model spends some on every request, and no published "
+NO_THINKING_WORDS = ("counts no thinking tokens: a reasoning model spends some on every request, and no published "
                "measure of how many for this kind of request is known, so its cost here is a floor; send n_think "
                "to price your own")
 
@@ -78,7 +78,7 @@ def thinking_words(profile: Profile) -> str:
     if profile.n_think > 0:
         return (f"counts {profile.n_think:,.0f} thinking tokens, billed at a reasoning model's reasoning rate "
                 "(a convention, not a measurement)")
-    return NO_THINKING
+    return NO_THINKING_WORDS
 
 
 def task_profile(name: str) -> TaskProfile:

@@ -21,9 +21,9 @@ import json
 import re
 import sys
 import zipfile
-from datetime import date
 from pathlib import Path
 
+from pipelines.ingest_models_dev import release_day
 from warehouse.seed_files import MODELS_DEV_RELEASES as OUT_NAME
 from warehouse.seed_files import MODELS_DEV_RELEASES_COLUMNS as COLUMNS
 from warehouse.seed_files import MODELS_DEV_RELEASES_META as META_NAME
@@ -63,9 +63,10 @@ def read_wheel(wheel: Path) -> tuple[bytes, bytes]:
 
 
 def is_day(stated: str) -> bool:
-    """Whether a stated date (YYYY-MM-DD or YYYY-MM) names a real day or month."""
+    """Whether a stated date (YYYY-MM-DD or YYYY-MM) names a real day or month, as the pipeline
+    reads it (`ingest_models_dev.release_day`)."""
     try:
-        date.fromisoformat(stated if len(stated) == 10 else f"{stated}-01")
+        release_day(stated)
     except ValueError:
         return False
     return True

@@ -17,10 +17,10 @@ from pathlib import Path
 import pandas as pd
 
 from pipelines.change_panel import REVISIONS
+from pipelines.line_backtest import LINE_SCOPE
 from pipelines.scorecard import headline
 
 SCOPES = {"all": "all", "fixed_name": "fixed name"}
-LINE = "line"  # the line forwards' rows (pipelines.line_backtest.LINE_SCOPE)
 
 
 def _models(accuracy: pd.DataFrame) -> pd.DataFrame:
@@ -79,7 +79,7 @@ def line_table(accuracy: pd.DataFrame) -> str:
              "| 90% band line / fixed / flat | Brier line / base rate (s.e.) |",
              "|---|---|---|---|---|---|---|---|---|"]
     trio = ("", "_fixed", "_flat")
-    for _, row in accuracy[accuracy["scope"] == LINE].iterrows():
+    for _, row in accuracy[accuracy["scope"] == LINE_SCOPE].iterrows():
         lines.append(
             f"| {row['tenor']} | {row['n']:,} ({row['blocks']}) | {100 * row['changed_share']:.1f}% "
             f"| {_trio(row, 'crps', methods=trio)} | {row['crps'] - row['crps_flat']:+.5f} ({row['crps_gap_se']:.5f}) "

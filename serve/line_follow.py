@@ -44,7 +44,7 @@ def line_forward(snapshot: LoadedSnapshot, ticker: str, mode: str, months: float
                  field: str = "follow") -> dict[str, Any]:
     """The `line_forwards` row at `months` of the line `ticker` is the current model of, or a 400 on
     `field` saying why it cannot be followed (no whole horizon, in no line, not its current model)."""
-    if months is None or months != int(months) or float(months) not in HORIZONS:
+    if months is None or float(months) not in HORIZONS:  # whole months 1 to 12
         raise invalid(field, "following the line needs a whole horizon_months, 1 to 12 (the line forwards' months)")
     point = line_forward_rows(snapshot).get((ticker, mode, float(months)))
     if point is not None:
@@ -72,11 +72,11 @@ def line_outlook(snapshot: LoadedSnapshot, point: dict[str, Any]) -> str:
                          expected_ratio(point))
 
 
-def successor_process(snapshot: LoadedSnapshot, ticker: str, mode: str, field: str = "follow") -> Process:
+def successor_process(snapshot: LoadedSnapshot, ticker: str, mode: str) -> Process:
     """Q, the successor's price over the current model's, as a `Process`: its chance by month m the
     line forward's p_successor, its law the succession law (a 400 as `line_forward` where the
     model's line cannot be followed)."""
-    chances = [float(line_forward(snapshot, ticker, mode, months, field)["p_successor"]) for months in HORIZONS]
+    chances = [float(line_forward(snapshot, ticker, mode, months)["p_successor"]) for months in HORIZONS]
     law = memoized(snapshot, ("succession_law",), lambda: succession_law(lines_table(snapshot, "lines"),
                                                                          snapshot.as_of_day))
     return Process(np.asarray(chances), law)

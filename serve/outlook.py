@@ -36,6 +36,9 @@ def forward_chances(snapshot: LoadedSnapshot, mode: str, months: float) -> np.nd
     return chance_at(by_month, months).reshape(-1)
 
 
-def forward_ratios(snapshot: LoadedSnapshot, mode: str, months: float) -> np.ndarray:
-    """E[R_t] at `months` of each row of the spots table in `mode`, NaN where the model has no law."""
-    return mean_ratio(forward_chances(snapshot, mode, months), _stacked(snapshot, mode)[1])
+def forward_ratios(snapshot: LoadedSnapshot, mode: str, months: float,
+                   chances: np.ndarray | None = None) -> np.ndarray:
+    """E[R_t] at `months` of each row of the spots table in `mode`, NaN where the model has no law
+    (`chances`: `forward_chances` of the same, when the caller has them already)."""
+    chances = forward_chances(snapshot, mode, months) if chances is None else chances
+    return mean_ratio(chances, _stacked(snapshot, mode)[1])

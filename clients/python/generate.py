@@ -58,7 +58,7 @@ def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
             for method, operation in methods.items() if method in {"get", "post", "put", "delete", "patch"}]
 
 
-def annotation(schema: dict[str, Any], optional: bool = False) -> str:
+def annotation(schema: dict[str, Any]) -> str:
     """The Python type of a JSON schema."""
     if "$ref" in schema:
         return schema["$ref"].rsplit("/", 1)[-1]

@@ -488,10 +488,9 @@ def _ranked_rows(snapshot: LoadedSnapshot, rows: list[int], figures: dict[str, l
 
 
 def _outlooks(snapshot: LoadedSnapshot, mode: str, months: float, rows: list[int], ranking,
-              scheduled: np.ndarray | None) -> list[str]:
-    """Each ranked model's forward in words (`pipelines.outlook`), in rank order; `rows` index the
-    whole spots table, the ranking's arrays the frame it ranked."""
-    chances = forward_chances(snapshot, mode, months)
+              scheduled: np.ndarray | None, chances: np.ndarray) -> list[str]:
+    """Each ranked model's forward in words (`pipelines.outlook`), in rank order; `rows` and
+    `chances` (`forward_chances`) index the whole spots table, the ranking's arrays the frame it ranked."""
     tickers = _rank_labels(snapshot)["ticker"]
     order = ranking.order.tolist()
     changes = snapshot.table("scheduled_changes")
@@ -510,7 +509,10 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     day = _priced_on(snapshot, body.as_of, body.horizon_months)
     _, theta, row_of, book = _mode_inputs(snapshot, mode, day)
     spots = snapshot.table("spots") if day is None else _past(snapshot, day)["spots"]
-    ratios = forward_ratios(snapshot, mode, body.horizon_months) if body.horizon_months is not None else None
+    chances = ratios = None
+    if body.horizon_months is not None:  # read once, for the forwards and their words
+        chances = forward_chances(snapshot, mode, body.horizon_months)
+        ratios = forward_ratios(snapshot, mode, body.horizon_months, chances)
     unknown: list[dict[str, Any]] = []
     listed_rows = None  # the spots rows ranked, when not all
     if body.models is not None:
@@ -541,7 +543,7 @@ def compare_data(snapshot: LoadedSnapshot, body: CompareRequest) -> dict[str, An
     theta_of = _tidy_theta(snapshot, mode, day)
     figures["theta"] = [theta_of[row] for row in rows]
     if body.horizon_months is not None:
-        figures["outlook"] = _outlooks(snapshot, mode, body.horizon_months, rows, ranking, scheduled)
+        figures["outlook"] = _outlooks(snapshot, mode, body.horizon_months, rows, ranking, scheduled, chances)
     tickers = _rank_labels(snapshot)["ticker"]
     data: dict[str, Any] = {
         "task_profile": _task_profile(profile), "mode": mode,

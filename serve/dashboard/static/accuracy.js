@@ -29,11 +29,13 @@ const LINE_METHODS = [
 const MODEL_SCORES = { methods: METHODS, units: "tickers", changed: "changed",
   changedTitle: "Share of outcomes whose price changed", brier: "Brier oracle",
   brierTitle: "Brier score of the chance of change: lower is better",
-  baseTitle: "Brier score of the base rate of change known at each anchor" };
+  baseTitle: "Brier score of the base rate of change known at each anchor", gaps: [] };
 const LINE_SCORES = { methods: LINE_METHODS, units: "lines", changed: "successor came",
   changedTitle: "Share of outcomes where the line offered a successor by the target date",
   brier: "Brier line", brierTitle: "Brier score of the chance a successor comes: lower is better",
-  baseTitle: "Brier score of every line's pooled rate of successions known at each anchor" };
+  baseTitle: "Brier score of every line's pooled rate of successions known at each anchor",
+  gaps: [{ key: "crps_fixed_gap_se", label: "gap s.e. fixed", numeric: true,
+    title: "Bootstrap s.e. (over lines) of the CRPS gap to the fixed model's forecast" }] };
 
 function scoreTable(rows, scope, scores = MODEL_SCORES) {
   const { methods, units } = scores;
@@ -42,8 +44,7 @@ function scoreTable(rows, scope, scores = MODEL_SCORES) {
     ...methods.map((m) => ({ key: `crps${m.key}`, label: `CRPS ${m.label}`, numeric: true,
       title: "Continuous ranked probability score of the whole distribution, in units of the spot: lower is better" })),
     { key: "crps_gap_se", label: "gap s.e.", numeric: true, title: `Bootstrap s.e. (over ${units}) of the CRPS gap to flat` },
-    ...(scope === "line" ? [{ key: "crps_fixed_gap_se", label: "gap s.e. fixed", numeric: true,
-      title: "Bootstrap s.e. (over lines) of the CRPS gap to the fixed model's forecast" }] : []),
+    ...scores.gaps,
     { key: "brier", label: scores.brier, numeric: true, title: scores.brierTitle },
     { key: "brier_base", label: "Brier base rate", numeric: true, title: scores.baseTitle },
     ...methods.map((m) => ({ key: `rel_rmse${m.key}`, label: `rel RMSE ${m.label}`, numeric: true })),
